@@ -1,0 +1,166 @@
+"""Showing values: base magnitude -> text in a unit, and picking a compact unit.
+
+Everything here works on float magnitudes in base units (see ``Unit``) and
+Dimensions; Pint is only touched through ``parse_unit`` (cached).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+from units.dimensions import Dimensions, format_exponent
+from units.parse import UnitError, parse_unit
+
+# Outside this range positional notation gets unreadable: use "1.235e-12".
+_SMALLEST_POSITIONAL = 1e-9
+_LARGEST_POSITIONAL = 1e15
+
+
+def convert(base_magnitude: float, unit: str) -> float:
+    """A magnitude in base units -> the magnitude in ``unit``."""
+    return base_magnitude / parse_unit(unit).factor
+
+
+def format_number(x: float, digits: int = 4) -> str:
+    """``digits`` significant digits, positional, no trailing zeros: 61.4966 -> "61.5".
+
+    Numbers with more integer digits than ``digits`` are rounded to an integer
+    (1234567.8 -> "1234568"), never shown as "1.235e+06"; only magnitudes
+    outside [1e-9, 1e15) use exponent notation.
+    """
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    digits = max(1, digits)
+    magnitude = abs(x)
+    if magnitude < _SMALLEST_POSITIONAL or magnitude >= _LARGEST_POSITIONAL:
+        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+        return f"{_strip_zeros(mantissa)}e{exponent}"
+    if magnitude >= 10**digits:
+        return str(round(x))
+    text = format(Decimal(f"{x:.{digits - 1}e}"), "f")
+    return _strip_zeros(text)
+
+
+def _strip_zeros(text: str) -> str:
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def format_quantity(base_magnitude: float, dims: Dimensions, unit: str | None = None, digits: int = 4) -> str:
+    """``"3.35 TB/s"``: the value in ``unit`` (or in ``compact_unit`` when None) with its unit.
+
+    A dimensionless value without a unit is just the number.  Raises UnitError
+    when ``unit`` does not have the dimensions ``dims``.
+    """
+    if not unit:
+        unit = compact_unit(base_magnitude, dims)
+        if unit is None:
+            return format_number(base_magnitude, digits)
+    parsed = parse_unit(unit)
+    if parsed.dimensions != dims:
+        raise UnitError(f'cannot show a value of dimensions {dims!r} in "{unit}"', 0, len(unit))
+    return f"{format_number(base_magnitude / parsed.factor, digits)} {parsed.text}"
+
+
+# The unit symbol shown for each base dimension.
+_SYMBOLS: dict[str, str] = {
+    "money": "USD", "information": "B", "FLOP": "FLOP", "length": "m", "mass": "g",
+    "current": "A", "temperature": "K", "substance": "mol", "luminosity": "cd",
+    "GPU": "GPU", "token": "token", "request": "request", "session": "session", "time": "s",
+}
+# Order of factors in a built unit: the first one is the one that gets a prefix.
+_ORDER: tuple[str, ...] = (
+    "money", "information", "FLOP", "W", "J", "Hz", "length", "mass", "current", "temperature",
+    "substance", "luminosity", "GPU", "token", "request", "session", "time",
+)
+
+_DECIMAL = {"n": 1e-9, "μ": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+_BINARY = {"": 1.0, "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50, "Ei": 2.0**60}
+
+
+def _decimal(*names: str) -> dict[str, float]:
+    return {name: _DECIMAL[name] for name in names}
+
+
+# Prefixes each symbol may take when it leads the unit, smallest first.
+_PREFIXES: dict[str, dict[str, float]] = {
+    "B": _decimal("", "k", "M", "G", "T", "P", "E"),
+    "FLOP": _decimal("", "k", "M", "G", "T", "P", "E"),
+    "s": _decimal("n", "μ", "m", ""),
+    "m": _decimal("n", "μ", "m", "", "k"),
+    "g": _decimal("μ", "m", "", "k"),
+    "W": _decimal("m", "", "k", "M", "G"),
+    "J": _decimal("μ", "m", "", "k", "M", "G", "T"),
+    "Hz": _decimal("", "k", "M", "G", "T"),
+}
+
+# Derived units recognised inside a dimension product: (symbol, exponents taken out).
+_COMPOSITES: tuple[tuple[str, dict[str, float]], ...] = (
+    ("W", {"mass": 1.0, "length": 2.0, "time": -3.0}),
+    ("J", {"mass": 1.0, "length": 2.0, "time": -2.0}),
+)
+
+
+def compact_unit(base_magnitude: float, dims: Dimensions, binary: bool = False) -> str | None:
+    """A display unit for a value whose sheet gives none, or None when dimensionless.
+
+    The leading factor gets the prefix that puts the value in [1, 1000)
+    (binary=True: KiB, MiB ... for information); counts (token, GPU, USD ...)
+    are never prefixed; ``time`` is never prefixed above s.
+    """
+    if not dims:
+        return None
+    factors = _factor(dims)
+    if factors is None:
+        return None
+    numerator = [(s, e) for s, e in factors if e > 0]
+    denominator = [(s, -e) for s, e in factors if e < 0]
+
+    def term(symbol: str, exponent: float) -> str:
+        return symbol if exponent == 1 else f"{symbol}^{format_exponent(exponent)}"
+
+    rest = "".join(f"/{term(s, e)}" for s, e in denominator)
+    if not numerator:
+        return "1" + rest
+    lead, lead_exponent = numerator[0]
+    tail = "".join(f"*{term(s, e)}" for s, e in numerator[1:]) + rest
+    prefixes = _PREFIXES.get(lead)
+    if lead_exponent != 1 or prefixes is None:
+        return term(lead, lead_exponent) + tail
+    if binary and lead == "B":
+        prefixes = _BINARY
+    value = abs(base_magnitude / parse_unit(lead + tail).factor)
+    chosen = "" if "" in prefixes else next(iter(prefixes))
+    if math.isfinite(value) and value > 0:
+        chosen = next(iter(prefixes))
+        for prefix, scale in prefixes.items():
+            if value >= scale * (1 - 1e-12):
+                chosen = prefix
+    return chosen + lead + tail
+
+
+def _factor(dims: Dimensions) -> list[tuple[str, float]] | None:
+    """Dimensions -> ordered (symbol, exponent) factors, with W/J/Hz recognised."""
+    remaining = dict(dims)
+    found: dict[str, float] = {}
+    for symbol, parts in _COMPOSITES:
+        if all(remaining.get(name) == exponent for name, exponent in parts.items()):
+            for name in parts:
+                del remaining[name]
+            found[symbol] = 1.0
+            break
+    if remaining == {"time": -1.0} and not found:
+        return [("Hz", 1.0)]
+    for name, exponent in remaining.items():
+        symbol = _SYMBOLS.get(name)
+        if symbol is None:
+            return None
+        found[name] = exponent
+    ordered = sorted(found.items(), key=lambda item: _ORDER.index(item[0]))
+    return [(_SYMBOLS.get(key, key), exponent) for key, exponent in ordered]

@@ -1,0 +1,242 @@
+"""Unit text -> Unit: the tokenizer, name resolution against Pint, and errors.
+
+Grammar of a unit (no spaces, no parentheses; ``*``/``·`` and ``/`` read left
+to right, so ``USD/GPU/h`` is USD/(GPU*h))::
+
+    unit   := factor ( ("*" | "·" | "/") factor )*
+    factor := ( NAME | NUMBER ) ( ("^" | "**") ["-" | "+"] NUMBER )?
+
+Each NAME is looked up in the registry: first as written (so our explicit
+``Gb``/``KB`` win), then as prefix + unit, then as a plural (``tokens``) --
+never a plural of a one-letter unit, as in Pint, so ``GBs`` is unknown.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from units._registry import registry
+from units.dimensions import Dimensions, make_dimensions
+
+if TYPE_CHECKING:
+    import pint
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A parsed unit: ``base_magnitude = magnitude * factor``.
+
+    Base units: byte, second, meter, kilogram (SI: J and W have factor 1), FLOP,
+    token, request, session, GPU, USD.
+    """
+
+    text: str
+    factor: float
+    dimensions: Dimensions
+
+
+class UnitError(Exception):
+    """A unit that cannot be read; ``offset``/``length`` locate the bad part of the text."""
+
+    def __init__(self, message: str, offset: int, length: int, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        self.length = length
+        self.hint = hint
+
+    def __repr__(self) -> str:
+        return f"UnitError({self.message!r}, offset={self.offset}, length={self.length}, hint={self.hint!r})"
+
+
+# Units offered in did-you-mean hints before the rest of Pint's thousand names.
+COMMON_UNITS: tuple[str, ...] = (
+    "B", "kB", "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB", "PiB",
+    "bit", "byte", "Kbit", "Mbit", "Gbit", "Tbit", "Gb", "Mbps", "Gbps", "Tbps",
+    "FLOP", "GFLOP", "TFLOP", "PFLOP", "token", "request", "session", "GPU", "card", "USD", "%",
+    "s", "ms", "μs", "us", "ns", "min", "h", "day", "Hz", "kHz", "MHz", "GHz",
+    "W", "kW", "MW", "J", "kJ", "MJ", "Wh", "kWh", "MWh", "m", "km", "cm", "mm", "nm", "g", "kg",
+)
+
+_TOKEN = re.compile(
+    r"""
+    (?P<space>\s+)
+    | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+    | (?P<pow>\^|\*\*)
+    | (?P<op>[*/·⋅])
+    | (?P<sign>[-+])
+    | (?P<name>(?:[^\W\d]|[%‰°Ω$])(?:\w|°)*)
+    """,
+    re.VERBOSE,
+)
+
+_GRAMS_PER_KILOGRAM = 1000.0
+# Every spelling of the micro prefix is shown as U+03BC.
+_MICRO = "μ"
+_AMBIGUOUS_FLOPS = re.compile(r"(.*)(FLOPs|flops|Flops)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str
+    text: str
+    offset: int
+
+
+def _tokenize(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    position = 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise UnitError(f'unexpected "{text[position]}" in unit "{text}"', position, 1)
+        kind = match.lastgroup or ""
+        if kind == "space":
+            raise UnitError(
+                "a unit contains no spaces", position, match.end() - position,
+                "write the unit without spaces (GB/s, GPU*s); with spaces * and / are arithmetic",
+            )
+        tokens.append(_Token(kind, match.group(), position))
+        position = match.end()
+    return tokens
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_unit(text: str) -> Unit:
+    """Read a unit such as ``GB/s``, ``USD/GPU/h``, ``m/s^2``, ``μs``, ``%``; raises UnitError."""
+    if not text:
+        raise UnitError("empty unit", 0, 0)
+    tokens = _tokenize(text)
+    factor = 1.0
+    exponents: list[tuple[str, float]] = []
+    pieces: list[str] = []
+    sign = 1.0
+    i = 0
+    while True:
+        if i >= len(tokens):
+            end = len(text)
+            raise UnitError(f'unit "{text}" ends after "{tokens[-1].text}"', end, 0) if tokens else UnitError(
+                "empty unit", 0, 0
+            )
+        token = tokens[i]
+        if token.kind == "number":
+            value = float(token.text)
+            names: tuple[tuple[str, float], ...] = ()
+            pieces.append(token.text)
+        elif token.kind == "name":
+            value, names, shown = _resolve(token, text)
+            pieces.append(shown)
+        else:
+            raise UnitError(f'expected a unit name, found "{token.text}"', token.offset, len(token.text))
+        i += 1
+        exponent = 1.0
+        if i < len(tokens) and tokens[i].kind == "pow":
+            pieces.append(tokens[i].text)
+            exponent, used, written = _read_exponent(tokens, i + 1, text)
+            pieces.append(written)
+            i += 1 + used
+        factor *= value ** (sign * exponent)
+        exponents.extend((name, e * sign * exponent) for name, e in names)
+        if i >= len(tokens):
+            break
+        token = tokens[i]
+        if token.kind != "op":
+            raise UnitError(
+                f'expected "*", "/" or the end of the unit, found "{token.text}"', token.offset, len(token.text)
+            )
+        sign = -1.0 if token.text == "/" else 1.0
+        pieces.append(token.text)
+        i += 1
+    return Unit("".join(pieces), factor, make_dimensions(exponents))
+
+
+def _read_exponent(tokens: list[_Token], i: int, text: str) -> tuple[float, int, str]:
+    """The exponent after ``^``/``**``: (value, tokens used, text)."""
+    written = ""
+    used = 0
+    negative = False
+    if i < len(tokens) and tokens[i].kind == "sign":
+        negative = tokens[i].text == "-"
+        written = tokens[i].text
+        i += 1
+        used += 1
+    if i >= len(tokens) or tokens[i].kind != "number":
+        where = tokens[i].offset if i < len(tokens) else len(text)
+        raise UnitError("expected a number after the power sign", where, 0 if i >= len(tokens) else len(tokens[i].text))
+    value = float(tokens[i].text)
+    return (-value if negative else value), used + 1, written + tokens[i].text
+
+
+def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], ...], str]:
+    """A unit name -> (factor to base units, dimension exponents, normalised spelling)."""
+    name = token.text
+    ambiguous = _AMBIGUOUS_FLOPS.fullmatch(name)
+    if ambiguous:
+        prefix = ambiguous.group(1)
+        raise UnitError(
+            f'ambiguous unit "{name}"', token.offset, len(name),
+            f'write "{prefix}FLOP/s" for a rate or "{prefix}FLOP" for an amount',
+        )
+    ureg = registry()
+    found = _lookup(ureg, name)
+    if found is None:
+        raise UnitError(f'unknown unit "{name}"', token.offset, len(name), _hint(ureg, token, text))
+    prefix_written, prefix_name, unit_name = found
+    definition = ureg._units[unit_name]
+    if not definition.is_multiplicative:
+        raise UnitError(
+            f'unit "{name}" has an offset (like °C) and cannot be used here', token.offset, len(name),
+            f'use an absolute unit such as "K"',
+        )
+    from pint.util import UnitsContainer
+
+    root_factor, _ = ureg.get_root_units(UnitsContainer({unit_name: 1}))
+    dims = ureg.get_dimensionality(UnitsContainer({unit_name: 1}))
+    scale = ureg._prefixes[prefix_written].converter.scale if prefix_written else 1
+    shown = name
+    if prefix_name == "micro":
+        shown = _MICRO + name[len(prefix_written):]
+    shown = shown.replace("µ", _MICRO)
+    # Pint's root mass unit is the gram; ours is the SI kilogram, so that J and W have factor 1.
+    kilograms = _GRAMS_PER_KILOGRAM ** -dims.get("[mass]", 0)
+    return float(scale) * float(root_factor) * kilograms, tuple(dims.items()), shown
+
+
+def _lookup(ureg: pint.UnitRegistry, name: str) -> tuple[str, str, str] | None:
+    """(prefix as written, prefix's name, unit's canonical name), or None when unknown."""
+    units = ureg._units
+    if name in units:
+        return "", "", units[name].name
+    prefixes = [p for p in ureg._prefixes if p and name.startswith(p)]
+    for prefix in prefixes:
+        if name[len(prefix):] in units:
+            return prefix, ureg._prefixes[prefix].name, units[name[len(prefix):]].name
+    if name.endswith("s"):
+        stem = name[:-1]
+        if len(stem) > 1 and stem in units:
+            return "", "", units[stem].name
+        for prefix in prefixes:
+            rest = stem[len(prefix):]
+            if len(rest) > 1 and rest in units:
+                return prefix, ureg._prefixes[prefix].name, units[rest].name
+    return None
+
+
+def _hint(ureg: pint.UnitRegistry, token: _Token, text: str) -> str | None:
+    """'did you mean "GB/s"?': the whole unit with the bad name replaced by a close known one."""
+    name = token.text
+    match = next((u for u in COMMON_UNITS if u.lower() == name.lower()), None)
+    if match is None:
+        close = difflib.get_close_matches(name, COMMON_UNITS, n=1, cutoff=0.6)
+        if not close:
+            others = [u for u in ureg._units if len(u) > 2 and u.isascii()]
+            close = difflib.get_close_matches(name, others, n=1, cutoff=0.8)
+        match = close[0] if close else None
+    if match is None:
+        return None
+    return f'did you mean "{text[: token.offset]}{match}{text[token.offset + len(name):]}"?'
+
