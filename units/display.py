@@ -12,7 +12,7 @@ from decimal import Decimal
 from units.dimensions import Dimensions, format_exponent
 from units.parse import UnitError, parse_unit
 
-# Outside this range positional notation gets unreadable: use "1.235e-12".
+# Outside [1e-9, 1e15] positional notation gets unreadable: use "1.235e-12".
 _SMALLEST_POSITIONAL = 1e-9
 _LARGEST_POSITIONAL = 1e15
 
@@ -27,7 +27,7 @@ def format_number(x: float, digits: int = 4) -> str:
 
     Numbers with more integer digits than ``digits`` are rounded to an integer
     (1234567.8 -> "1234568"), never shown as "1.235e+06"; only magnitudes
-    outside [1e-9, 1e15) use exponent notation.
+    outside [1e-9, 1e15] use exponent notation.
     """
     if math.isnan(x):
         return "nan"
@@ -37,7 +37,7 @@ def format_number(x: float, digits: int = 4) -> str:
         return "0"
     digits = max(1, digits)
     magnitude = abs(x)
-    if magnitude < _SMALLEST_POSITIONAL or magnitude >= _LARGEST_POSITIONAL:
+    if magnitude < _SMALLEST_POSITIONAL or magnitude > _LARGEST_POSITIONAL:
         mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
         return f"{_strip_zeros(mantissa)}e{exponent}"
     if magnitude >= 10**digits:

@@ -49,6 +49,10 @@ class UnitError(Exception):
         self.length = length
         self.hint = hint
 
+    def __reduce__(self) -> tuple[type[UnitError], tuple[str, int, int, str | None]]:
+        # Picklable (e.g. across process pools) despite the extra constructor arguments.
+        return (type(self), (self.message, self.offset, self.length, self.hint))
+
     def __repr__(self) -> str:
         return f"UnitError({self.message!r}, offset={self.offset}, length={self.length}, hint={self.hint!r})"
 
@@ -117,11 +121,8 @@ def parse_unit(text: str) -> Unit:
     sign = 1.0
     i = 0
     while True:
-        if i >= len(tokens):
-            end = len(text)
-            raise UnitError(f'unit "{text}" ends after "{tokens[-1].text}"', end, 0) if tokens else UnitError(
-                "empty unit", 0, 0
-            )
+        if i >= len(tokens):  # only after an operator: "GB/"
+            raise UnitError(f'unit "{text}" ends after "{tokens[-1].text}"', len(text), 0)
         token = tokens[i]
         if token.kind == "number":
             value = float(token.text)

@@ -202,3 +202,14 @@ def test_factor_is_float() -> None:
     for text in ("GiB", "B", "KiB/token", "s"):
         assert isinstance(parse_unit(text).factor, float)
         assert math.isfinite(parse_unit(text).factor)
+
+
+def test_unit_error_pickles() -> None:
+    import pickle
+
+    try:
+        parse_unit("GB/xyz")
+    except UnitError as error:
+        copy = pickle.loads(pickle.dumps(error))
+        assert (copy.message, copy.offset, copy.length, copy.hint) == (error.message, 3, 3, error.hint)
+        assert str(copy) == 'unknown unit "xyz"'
