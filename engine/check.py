@@ -1,0 +1,503 @@
+"""Name resolution and unit/type checking of every cell (spec §3.3, §3.5, §3.6).
+
+Three passes over the flattened model: resolve every name to a cell key (E-NAME
+with did-you-mean), order the cells (graph.py reports cycles), then infer the
+type of every formula node in dependency order (E-UNIT, E-TYPE). Results are
+kept per node so the compiler never has to look anything up again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from units import DIMENSIONLESS, UnitError, compact_unit, describe, divide, multiply, parse_unit, power
+
+from . import ast as A
+from .diagnostics import Diagnostic, Label, did_you_mean
+from .functions import DIMENSIONLESS_ONLY, FUNCTIONS
+from .graph import order_cells
+from .model import Cell, Model, Scope
+from .span import Origin
+from .types import BOOL, NUMBER, Type
+
+
+@dataclass
+class CheckedCell:
+    type: Type | None
+    deps: tuple[str, ...] = ()
+    display_unit: str | None = None
+    ok: bool = True
+
+
+@dataclass
+class Checked:
+    """Everything later stages need: per-cell types and deps, per-node types and bindings."""
+
+    model: Model
+    cells: dict[str, CheckedCell] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)           # topological, cycle-free cells only
+    bindings: dict[int, str] = field(default_factory=dict)   # id(Name node) -> cell key
+    node_types: dict[int, Type] = field(default_factory=dict)
+    constants: dict[int, float] = field(default_factory=dict)  # id(node) -> folded value (range args, exponents)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.code != "E-EXPECT" for d in self.diagnostics)
+
+
+class _Fail(Exception):
+    """Abandon typing this formula; the diagnostic is already recorded."""
+
+
+def check_model(model: Model) -> Checked:
+    checked = Checked(model)
+    deps: dict[str, tuple[str, ...]] = {}
+    for key, cell in model.cells.items():
+        deps[key] = _resolve(checked, cell) if cell.formula is not None else ()
+    order, cycle_diags = order_cells(model, deps)
+    checked.order = order
+    checked.diagnostics.extend(cycle_diags)
+    typer = Typer(checked)
+    for key in order:
+        cell = model.cells[key]
+        checked.cells[key] = typer.check_cell(cell, deps[key])
+    for key in model.cells:
+        if key not in checked.cells:
+            checked.cells[key] = CheckedCell(None, deps[key], ok=False)
+    return checked
+
+
+def origin_of(cell: Cell) -> Origin:
+    spec = cell.set_by or cell.spec
+    return spec.origin
+
+
+def _resolve(checked: Checked, cell: Cell) -> tuple[str, ...]:
+    assert cell.formula is not None
+    origin = origin_of(cell)
+    found: list[str] = []
+    scope = cell.scope if cell.set_by is None else cell.scope
+    for node in A.names(cell.formula.expr):
+        key = resolve_name(checked, node, scope, origin)
+        if key is not None and key not in found:
+            found.append(key)
+    return tuple(found)
+
+
+def resolve_name(checked: Checked, node: A.Name, scope: Scope, origin: Origin) -> str | None:
+    """Bind a Name node to a cell key, or record E-NAME with a hint."""
+    if node.alias is None:
+        key = scope.names.get(node.name)
+        if key is None:
+            checked.diagnostics.append(Diagnostic(
+                "E-NAME", f"unknown cell {node.name!r}", origin.span(*node.span),
+                hint=did_you_mean(node.name, list(scope.names) + [f"{a}.{n}" for a, s in scope.aliases.items() for n in s.names])))
+            return None
+    else:
+        target = scope.aliases.get(node.alias)
+        if target is None:
+            start = node.span[0]
+            hint = did_you_mean(node.alias, scope.aliases)
+            if hint is None and node.alias in scope.names:
+                hint = f"{node.alias} is a cell; imported sheets are declared under 'use:'"
+            checked.diagnostics.append(Diagnostic(
+                "E-NAME", f"unknown import {node.alias!r}", origin.span(start, start + len(node.alias)), hint=hint))
+            return None
+        key = target.names.get(node.name)
+        if key is None:
+            start = node.span[0] + len(node.alias) + 1
+            checked.diagnostics.append(Diagnostic(
+                "E-NAME", f"{node.alias!r} has no cell {node.name!r}", origin.span(start, node.span[1]),
+                hint=did_you_mean(node.name, target.names)))
+            return None
+    checked.bindings[id(node)] = key
+    return key
+
+
+class Typer:
+    """Infers and checks the type of formula nodes."""
+
+    def __init__(self, checked: Checked) -> None:
+        self.checked = checked
+        self.origin = Origin("", 1, 1)
+        self.scope: Scope | None = None
+        self.text = ""
+
+    # -- cells ------------------------------------------------------------
+    def check_cell(self, cell: Cell, deps: tuple[str, ...]) -> CheckedCell:
+        if cell.formula is None:
+            return CheckedCell(None, deps, ok=False)
+        spec = cell.set_by or cell.spec
+        self.origin, self.scope, self.text = spec.origin, cell.scope, _formula_body(spec.text)
+        try:
+            typ = self.formula_type(cell.formula)
+        except _Fail:
+            return CheckedCell(None, deps, ok=False)
+        if cell.kind == "check" and typ is not None and not typ.is_bool:
+            self.error("E-TYPE", f"check {cell.name!r} must be a condition (a boolean), not {typ.describe()}",
+                       (0, len(self.text)))
+            return CheckedCell(None, deps, ok=False)
+        display = cell.formula.display_unit or cell.spec.unit
+        if cell.formula.display_unit is None and cell.spec.unit and typ is not None:
+            self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
+        if display is None and typ is not None and not typ.is_bool:
+            display = _natural_unit(cell.formula.expr)
+        return CheckedCell(typ, deps, display)
+
+    def formula_type(self, formula: A.Formula) -> Type:
+        typ = self.type_of(formula.expr)
+        if formula.display_unit is not None:
+            self.check_display(formula.display_unit, typ, formula.display_span, None)
+        return typ
+
+    def check_display(self, unit: str, typ: Type, span: tuple[int, int] | None, file_span) -> None:
+        try:
+            parsed = parse_unit(unit)
+        except UnitError as e:
+            self.unit_error(e, span, file_span)
+        if typ.is_bool:
+            self.fail_at("E-TYPE", f"a condition has no unit to convert to {unit!r}", span, file_span)
+        if parsed.dimensions != typ.dims:
+            self.fail_at("E-UNIT", f"cannot show {typ.describe()} in {unit} ({describe(parsed.dimensions)})",
+                         span, file_span, hint=_unit_hint(typ))
+
+    def fail_at(self, code: str, message: str, span, file_span, hint: str | None = None) -> None:
+        where = self.origin.span(*span) if span is not None else (file_span or self.origin.span(0, len(self.text)))
+        self.checked.diagnostics.append(Diagnostic(code, message, where, hint=hint))
+        raise _Fail
+
+    def unit_error(self, e: UnitError, span, file_span) -> None:
+        if span is not None:
+            start = span[0] + e.offset
+            self.fail_at("E-UNIT", e.message, (start, start + max(e.length, 1)), None, e.hint)
+        self.fail_at("E-UNIT", e.message, None, file_span, e.hint)
+
+    # -- nodes ------------------------------------------------------------
+    def error(self, code: str, message: str, span: tuple[int, int], hint: str | None = None,
+              labels: tuple[Label, ...] = ()) -> None:
+        self.checked.diagnostics.append(Diagnostic(code, message, self.origin.span(*span), labels, hint))
+
+    def fail(self, code: str, message: str, span: tuple[int, int], hint: str | None = None,
+             labels: tuple[Label, ...] = ()) -> None:
+        self.error(code, message, span, hint, labels)
+        raise _Fail
+
+    def type_of(self, node: A.Node) -> Type:
+        typ = self._type_of(node)
+        self.checked.node_types[id(node)] = typ
+        return typ
+
+    def _type_of(self, node: A.Node) -> Type:
+        if isinstance(node, A.Number):
+            return Type("number", self.unit_dims(node.unit, node.unit_span))
+        if isinstance(node, A.Bool):
+            return BOOL
+        if isinstance(node, A.Array):
+            return self.array_type(node)
+        if isinstance(node, A.Name):
+            return self.name_type(node)
+        if isinstance(node, A.Unary):
+            operand = self.type_of(node.operand)
+            if node.op == "not":
+                self.need_bool(operand, node.operand, "not")
+            else:
+                self.need_number(operand, node.operand, "-")
+            return operand
+        if isinstance(node, A.Binary):
+            return self.binary_type(node)
+        return self.call_type(node)
+
+    def unit_dims(self, unit: str | None, span: tuple[int, int] | None):
+        if unit is None:
+            return DIMENSIONLESS
+        try:
+            return parse_unit(unit).dimensions
+        except UnitError as e:
+            hint = e.hint
+            if hint is None and unit.isidentifier():
+                hint = f"multiplication is written with '*': 8 * {unit}"
+            assert span is not None
+            start = span[0] + e.offset
+            self.fail("E-UNIT", e.message, (start, start + max(e.length, 1)), hint)
+
+    def array_type(self, node: A.Array) -> Type:
+        items = [self.type_of(i) for i in node.items]
+        first = items[0]
+        for item, child in zip(items, node.items):
+            if item.is_array:
+                self.fail("E-TYPE", "arrays cannot be nested", child.span)
+            if item.kind != first.kind:
+                self.fail("E-TYPE", "an array mixes booleans and numbers", child.span)
+            if item.dims != first.dims:
+                self.fail("E-UNIT", f"array elements of different dimensions: {first.describe()} and {item.describe()}",
+                          child.span)
+        dims = first.dims
+        if node.unit is not None:
+            if first.is_bool:
+                self.fail("E-TYPE", "an array of booleans has no unit", node.unit_span or node.span)
+            dims = multiply(dims, self.unit_dims(node.unit, node.unit_span))
+        return Type(first.kind, dims, len(items))
+
+    def name_type(self, node: A.Name) -> Type:
+        key = self.checked.bindings.get(id(node))
+        if key is None:
+            raise _Fail
+        target = self.checked.cells.get(key)
+        if target is None or target.type is None:
+            raise _Fail  # the referenced cell has its own diagnostic (or is in a cycle)
+        return target.type
+
+    def need_number(self, typ: Type, node: A.Node, op: str) -> None:
+        if typ.is_bool:
+            self.fail("E-TYPE", f"a boolean cannot be used as a number (in {op!r})", node.span,
+                      "count trues with sum(...) or choose a number with if(cond, a, b)")
+
+    def need_bool(self, typ: Type, node: A.Node, op: str) -> None:
+        if not typ.is_bool:
+            self.fail("E-TYPE", f"{op!r} needs a condition (a boolean), not {typ.describe()}", node.span)
+
+    def broadcast(self, types: list[Type], nodes: list[A.Node]) -> int | None:
+        length: int | None = None
+        for typ, node in zip(types, nodes):
+            if typ.length is None:
+                continue
+            if length is not None and typ.length != length:
+                self.fail("E-TYPE", f"arrays of different lengths: {length} and {typ.length}", node.span)
+            length = typ.length
+        return length
+
+    def mismatch(self, verb: str, node: A.Node, left: A.Node, right: A.Node, lt: Type, rt: Type) -> None:
+        lw, rw = self.unit_word(left, lt), self.unit_word(right, rt)
+        labels = (Label(self.origin.span(*left.span), lw), Label(self.origin.span(*right.span), rw))
+        message = f"cannot {verb} {lw} ({describe(lt.dims)}) and {rw} ({describe(rt.dims)})"
+        self.checked.diagnostics.append(Diagnostic("E-UNIT", message, self.origin.span(*right.span), labels,
+                                                   self.convert_hint(left, right, lt, rt, verb)))
+        raise _Fail
+
+    def unit_word(self, node: A.Node, typ: Type) -> str:
+        unit = _natural_unit(node)
+        if unit is None and isinstance(node, A.Name):
+            key = self.checked.bindings.get(id(node))
+            cell = self.checked.cells.get(key) if key else None
+            unit = cell.display_unit if cell else None
+        return unit or compact_unit(1.0, typ.dims) or "a number"
+
+    def convert_hint(self, left: A.Node, right: A.Node, lt: Type, rt: Type, verb: str) -> str | None:
+        """Suggest dividing one side by a cell whose dimensions bridge the two."""
+        if self.scope is None or verb not in ("add", "subtract", "compare"):
+            return None
+        needed = divide(lt.dims, rt.dims)
+        for key, cell in self.checked.cells.items():
+            if cell.type is not None and not cell.type.is_array and cell.type.dims == needed and not cell.type.is_bool:
+                name = self._visible_name(key)
+                if name:
+                    op = {"add": "+", "subtract": "-", "compare": "vs"}[verb]
+                    return f"did you mean {self.snippet(left)} / {name} {op} {self.snippet(right)}?"
+        return None
+
+    def _visible_name(self, key: str) -> str | None:
+        assert self.scope is not None
+        for name, k in self.scope.names.items():
+            if k == key:
+                return name
+        for alias, sub in self.scope.aliases.items():
+            for name, k in sub.names.items():
+                if k == key:
+                    return f"{alias}.{name}"
+        return None
+
+    def snippet(self, node: A.Node) -> str:
+        if self.origin.exact and self.text:
+            return self.text[node.span[0]:node.span[1]]
+        return A.to_text(node)
+
+    def binary_type(self, node: A.Binary) -> Type:
+        lt, rt = self.type_of(node.left), self.type_of(node.right)
+        op = node.op
+        if op in ("and", "or"):
+            self.need_bool(lt, node.left, op)
+            self.need_bool(rt, node.right, op)
+            return BOOL.with_length(self.broadcast([lt, rt], [node.left, node.right]))
+        if op in ("==", "!=") and lt.is_bool and rt.is_bool:
+            return BOOL.with_length(self.broadcast([lt, rt], [node.left, node.right]))
+        self.need_number(lt, node.left, op)
+        self.need_number(rt, node.right, op)
+        length = self.broadcast([lt, rt], [node.left, node.right])
+        if op in ("+", "-"):
+            if lt.dims != rt.dims:
+                self.mismatch("add" if op == "+" else "subtract", node, node.left, node.right, lt, rt)
+            return Type("number", lt.dims, length)
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            if lt.dims != rt.dims:
+                self.mismatch("compare", node, node.left, node.right, lt, rt)
+            return BOOL.with_length(length)
+        if op == "*":
+            return Type("number", multiply(lt.dims, rt.dims), length)
+        if op == "/":
+            return Type("number", divide(lt.dims, rt.dims), length)
+        # power
+        if rt.dims != DIMENSIONLESS:
+            self.fail("E-UNIT", f"an exponent must be dimensionless, not {rt.describe()}", node.right.span)
+        if lt.dims == DIMENSIONLESS:
+            return Type("number", DIMENSIONLESS, length)
+        exponent = self.constant(node.right)
+        if exponent is None or rt.is_array:
+            self.fail("E-UNIT", f"a quantity with a unit ({lt.describe()}) can only be raised to a fixed number",
+                      node.right.span, "write the exponent as a literal, e.g. x ^ 2")
+        return Type("number", power(lt.dims, exponent), length)
+
+    def constant(self, node: A.Node, lookup_cells: bool = False) -> float | None:
+        value = fold_constant(node, self.checked if lookup_cells else None)
+        if value is not None:
+            self.checked.constants[id(node)] = value
+        return value
+
+    # -- functions ----------------------------------------------------------
+    def call_type(self, node: A.Call) -> Type:
+        fn = FUNCTIONS.get(node.func)
+        if fn is None:
+            self.fail("E-NAME", f"unknown function {node.func!r}", node.name_span,
+                      did_you_mean(node.func, FUNCTIONS))
+        assert fn is not None
+        n = len(node.args)
+        if n < fn.min_args or (fn.max_args is not None and n > fn.max_args):
+            self.fail("E-TYPE", f"{fn.name}() takes {_arity(fn.min_args, fn.max_args)}, got {n}", node.span,
+                      f"usage: {fn.signature}")
+        if node.func == "range":
+            return self.range_type(node)
+        args = [self.type_of(a) for a in node.args]
+        name = node.func
+        if name == "if":
+            cond, a, b = args
+            self.need_bool(cond, node.args[0], "if")
+            if a.kind != b.kind:
+                self.fail("E-TYPE", "if() branches must both be numbers or both be booleans", node.span)
+            if a.dims != b.dims:
+                self.mismatch("choose between", node, node.args[1], node.args[2], a, b)
+            return Type(a.kind, a.dims, self.broadcast(args, list(node.args)))
+        if name in ("sum", "mean", "count"):
+            arg = args[0]
+            if name == "count" or (arg.is_bool and name == "sum"):
+                return NUMBER
+            if name == "mean" and arg.is_bool:
+                return NUMBER
+            return Type("number", arg.dims)
+        for typ, arg in zip(args, node.args):
+            self.need_number(typ, arg, name + "()")
+        if name in ("min", "max"):
+            if n == 1:
+                return args[0].scalar()
+            self.same_dims(name, args, node)
+            return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
+        if name == "clamp":
+            self.same_dims(name, args, node)
+            return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
+        if name == "abs":
+            return args[0]
+        if name == "sqrt":
+            dims = args[0].dims
+            if any(exp % 2 for _, exp in dims):
+                self.fail("E-UNIT", f"sqrt of {describe(dims)} has no unit (odd exponent)", node.args[0].span)
+            return Type("number", power(dims, 0.5), args[0].length)
+        if name in ("ceil", "floor") and n == 2:
+            self.same_dims(name, args, node)
+            return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
+        if name in DIMENSIONLESS_ONLY or name in ("ceil", "floor"):
+            if args[0].dims != DIMENSIONLESS:
+                hint = f"divide by a unit first, e.g. {name}(x / 1 {self.unit_word(node.args[0], args[0])})"
+                if name in ("ceil", "floor"):
+                    hint = f"or round to a step of the same unit: {name}(x, 8 {self.unit_word(node.args[0], args[0])})"
+                self.fail("E-UNIT", f"{name}() needs a dimensionless number, not {args[0].describe()}",
+                          node.args[0].span, hint)
+            return args[0]
+        raise AssertionError(name)
+
+    def same_dims(self, name: str, args: list[Type], node: A.Call) -> None:
+        for typ, arg in zip(args[1:], node.args[1:]):
+            if typ.dims != args[0].dims:
+                self.mismatch(f"mix in {name}()", node, node.args[0], arg, args[0], typ)
+
+    def range_type(self, node: A.Call) -> Type:
+        values = []
+        for arg in node.args:
+            typ = self.type_of(arg)
+            if typ.is_bool or typ.is_array:
+                self.fail("E-TYPE", "range() takes numbers", arg.span)
+            if typ.dims != DIMENSIONLESS:
+                self.fail("E-UNIT", f"range() needs dimensionless numbers, not {typ.describe()}", arg.span)
+            value = self.constant(arg, lookup_cells=True)
+            if value is None:
+                self.fail("E-TYPE", "range() needs a length known before evaluation", arg.span,
+                          "use literals or input cells for its bounds")
+            values.append(value)
+        lo, hi = (0.0, values[0]) if len(values) == 1 else (values[0], values[1])
+        count = int(max(0, -(-(hi - lo) // 1)))
+        if count > 100_000:
+            self.fail("E-TYPE", f"range() of {count} elements is too long (at most 100000)", node.span)
+        if count == 0:
+            self.fail("E-TYPE", "range() is empty", node.span)
+        self.checked.constants[id(node)] = lo
+        return Type("number", DIMENSIONLESS, count)
+
+
+def fold_constant(node: A.Node, checked: Checked | None, overrides: dict[str, float] | None = None,
+                  depth: int = 0) -> float | None:
+    """The value of a dimensionless expression of literals (and, with `checked`,
+    input cells), or None when it depends on anything else."""
+    if depth > 50:
+        return None
+    if isinstance(node, A.Number):
+        return node.value if node.unit is None else None
+    if isinstance(node, A.Unary) and node.op == "-":
+        inner = fold_constant(node.operand, checked, overrides, depth + 1)
+        return None if inner is None else -inner
+    if isinstance(node, A.Binary) and node.op in "+-*/^":
+        left = fold_constant(node.left, checked, overrides, depth + 1)
+        right = fold_constant(node.right, checked, overrides, depth + 1)
+        if left is None or right is None:
+            return None
+        try:
+            return {"+": left + right, "-": left - right, "*": left * right,
+                    "/": left / right if right else None, "^": float(left ** right) if not (left < 0 and right % 1) else None}[node.op]
+        except (OverflowError, ZeroDivisionError):
+            return None
+    if isinstance(node, A.Name) and checked is not None:
+        key = checked.bindings.get(id(node))
+        if key is None:
+            return None
+        if overrides and key in overrides:
+            return overrides[key]
+        cell = checked.model.cells.get(key)
+        if cell is None or cell.formula is None or cell.formula.display_unit:
+            return None
+        return fold_constant(cell.formula.expr, checked, overrides, depth + 1)
+    return None
+
+
+def _natural_unit(node: A.Node) -> str | None:
+    """The unit a reader would expect for a formula: that of its leading literal."""
+    if isinstance(node, A.Number) and node.unit:
+        return parse_unit(node.unit).text
+    if isinstance(node, A.Array) and node.unit:
+        return parse_unit(node.unit).text
+    return None
+
+
+def _formula_body(text: str) -> str:
+    stripped = text.lstrip()
+    if stripped.startswith("="):
+        return stripped[1:].lstrip()
+    return stripped
+
+
+def _arity(lo: int, hi: int | None) -> str:
+    if hi is None:
+        return f"at least {lo} argument" + ("s" if lo != 1 else "")
+    if lo == hi:
+        return f"{lo} argument" + ("s" if lo != 1 else "")
+    return f"{lo} to {hi} arguments"
+
+
+def _unit_hint(typ: Type) -> str | None:
+    unit = compact_unit(1.0, typ.dims)
+    return f"this is {typ.describe()}; convert to a unit like {unit}" if unit else "this is a plain number"

@@ -1,0 +1,232 @@
+"""Run a checked sheet: one scenario (a one-row frame) or many (a sweep frame).
+
+A `Program` is the compiled sheet for one set of overrides: the cells to
+compute in dependency layers, each layer one `with_columns`. Overridden cells
+(`--set`, sweep axes, goal-seek variables) become inputs: their column comes
+from the frame and their own formula is skipped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import polars as pl
+
+from units import parse_unit
+
+from . import ast as A
+from .check import Checked
+from .compile import CompiledCell, Compiler, Source, element_column, error_column
+from .graph import dependents
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorValue:
+    code: str
+
+    def __str__(self) -> str:
+        return self.code
+
+
+Scalar = float | bool | ErrorValue
+Value = Scalar | list[Scalar] | None   # None: the cell could not be evaluated (invalid sheet)
+
+
+@dataclass
+class Program:
+    checked: Checked
+    compiled: dict[str, CompiledCell]
+    layers: list[list[str]]
+    inputs: dict[str, Source]                      # cells read from the frame
+    sources: dict[str, Source] = field(default_factory=dict)
+
+    def output_columns(self, keys: Iterable[str]) -> list[str]:
+        columns: list[str] = []
+        for key in keys:
+            source = self.sources.get(key)
+            if source is None:
+                continue
+            columns.extend(source.columns if isinstance(source.columns, list) else [source.columns])
+            if source.error_column:
+                columns.append(source.error_column)
+        return columns
+
+    def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None) -> pl.LazyFrame:
+        """Add the columns of `keys` (default: every cell) and what they need."""
+        needed = self.needed(keys) if keys is not None else None
+        for layer in self.layers:
+            exprs: list[pl.Expr] = []
+            for key in layer:
+                if needed is not None and key not in needed:
+                    continue
+                compiled = self.compiled[key]
+                exprs.extend(expr for _, expr in compiled.columns)
+                if compiled.error is not None:
+                    exprs.append(compiled.error)
+            if exprs:
+                frame = frame.with_columns(exprs)
+        return frame
+
+    def needed(self, keys: Iterable[str]) -> set[str]:
+        needed: set[str] = set()
+        stack = [k for k in keys if k in self.compiled]
+        while stack:
+            key = stack.pop()
+            if key in needed:
+                continue
+            needed.add(key)
+            stack.extend(d for d in self.checked.cells[key].deps if d in self.compiled and d not in needed)
+        return needed
+
+
+def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
+                    fixed: dict[str, A.Node] | None = None) -> Program:
+    """Compile every evaluable cell. `inputs` are cells read from frame columns
+    (sweep axes); `fixed` replaces a cell's formula by a literal (--set)."""
+    inputs = inputs or {}
+    fixed = fixed or {}
+    sources: dict[str, Source] = dict(inputs)
+    compiled: dict[str, CompiledCell] = {}
+    level: dict[str, int] = {}
+    compiler = Compiler(checked, sources)
+    for key in checked.order:
+        if key in inputs:
+            level[key] = -1
+            continue
+        if checked.cells[key].type is None:
+            continue
+        if key in fixed:
+            cell = compiler.compile_cell(key, fixed[key])
+            level[key] = 0
+        else:
+            deps = checked.cells[key].deps
+            if any(d not in sources for d in deps):
+                continue
+            cell = compiler.compile_cell(key)
+            level[key] = 1 + max((level[d] for d in deps), default=-1)
+        compiled[key] = cell
+        sources[key] = cell.source
+    layers: list[list[str]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
+    for key in compiled:
+        layers[level[key]].append(key)
+    return Program(checked, compiled, [layer for layer in layers if layer], inputs, sources)
+
+
+@dataclass
+class Scenario:
+    """The values of every cell in one scenario, in base-unit magnitudes."""
+
+    checked: Checked
+    values: dict[str, Value]
+    program: Program
+
+    def has_errors(self) -> bool:
+        return any(_is_error(v) for v in self.values.values())
+
+
+def _is_error(value: Value) -> bool:
+    if isinstance(value, list):
+        return any(isinstance(v, ErrorValue) for v in value)
+    return isinstance(value, ErrorValue)
+
+
+def evaluate(checked: Checked, fixed: dict[str, A.Node] | None = None) -> Scenario:
+    """Evaluate one scenario of a checked sheet."""
+    program = compile_program(checked, fixed=fixed)
+    frame = program.apply(pl.LazyFrame({"__row": [0]})).collect()
+    row = frame.row(0, named=True)
+    values = {key: read_value(program, key, row) for key in checked.model.cells}
+    return Scenario(checked, values, program)
+
+
+def read_value(program: Program, key: str, row: dict[str, Any]) -> Value:
+    source = program.sources.get(key)
+    if source is None:
+        return None
+    error = row.get(source.error_column) if source.error_column else None
+    if isinstance(source.columns, list):
+        out: list[Scalar] = []
+        for column in source.columns:
+            value = row[column]
+            out.append(ErrorValue(error or "#ERROR") if value is None else value)
+        return out
+    value = row[source.columns]
+    if value is None:
+        return ErrorValue(error or "#ERROR")
+    return value
+
+
+def reevaluate(scenario: Scenario, changed: dict[str, A.Node]) -> tuple[Scenario, list[str]]:
+    """Recompute only the dependents of `changed` cells (new literal values).
+
+    The unchanged cells enter as one-row literal columns, so the cost is that of
+    the dependents alone; returns the new scenario and the keys recomputed."""
+    checked = scenario.checked
+    program = scenario.program
+    affected = set(changed) | set(dependents(set(changed), {k: checked.cells[k].deps for k in checked.cells},
+                                             checked.order))
+    fixed_inputs: dict[str, pl.Series] = {}
+    sources: dict[str, Source] = {}
+    for key, source in program.sources.items():
+        if key in affected:
+            continue
+        sources[key] = source
+        value = scenario.values.get(key)
+        for column, item in _columns_of(source, value):
+            fixed_inputs[column] = item
+    compiler = Compiler(checked, sources)
+    exprs_by_layer: list[list[pl.Expr]] = []
+    level: dict[str, int] = {}
+    new_sources = dict(sources)
+    compiled: dict[str, CompiledCell] = {}
+    for key in checked.order:
+        if key not in affected or checked.cells[key].type is None:
+            continue
+        compiler.sources = new_sources
+        node = changed.get(key)
+        if node is None and any(d not in new_sources for d in checked.cells[key].deps):
+            continue
+        cell = compiler.compile_cell(key, node)
+        compiled[key] = cell
+        new_sources[key] = cell.source
+        deps = checked.cells[key].deps if node is None else ()
+        level[key] = 1 + max((level.get(d, -1) for d in deps), default=-1)
+        while len(exprs_by_layer) <= level[key]:
+            exprs_by_layer.append([])
+        exprs_by_layer[level[key]].extend(e for _, e in cell.columns)
+        if cell.error is not None:
+            exprs_by_layer[level[key]].append(cell.error)
+    frame = pl.LazyFrame(fixed_inputs or {"__row": [0]})
+    for exprs in exprs_by_layer:
+        if exprs:
+            frame = frame.with_columns(exprs)
+    row = frame.collect().row(0, named=True)
+    values = dict(scenario.values)
+    for key in compiled:
+        values[key] = read_value(Program(checked, compiled, [], {}, new_sources), key, row)
+    merged = dict(program.compiled)
+    merged.update(compiled)
+    new_program = Program(checked, merged, program.layers, program.inputs, {**program.sources, **new_sources})
+    return Scenario(checked, values, new_program), [k for k in checked.order if k in compiled]
+
+
+def _columns_of(source: Source, value: Value) -> list[tuple[str, pl.Series]]:
+    out: list[tuple[str, pl.Series]] = []
+    columns = source.columns if isinstance(source.columns, list) else [source.columns]
+    items = value if isinstance(value, list) else [value]
+    error: str | None = None
+    for column, item in zip(columns, items):
+        if isinstance(item, ErrorValue):
+            error = item.code
+            item = None
+        dtype = pl.Boolean if isinstance(item, bool) else pl.Float64
+        out.append((column, pl.Series(column, [item], dtype=dtype)))
+    if source.error_column:
+        out.append((source.error_column, pl.Series(source.error_column, [error], dtype=pl.String)))
+    return out
+
+
+def literal_for(value: float, unit: str | None) -> A.Number:
+    """A literal node holding a base-unit magnitude (for overrides built in code)."""
+    factor = parse_unit(unit).factor if unit else 1.0
+    return A.Number(value / factor, unit, (0, 0))

@@ -1,0 +1,153 @@
+"""Formula text -> tokens.
+
+Units are lexical: a unit is the run of unit characters that directly follows a
+number or a closing `]` (after at most one space), or follows `->`. A name
+anywhere else is a cell name, so cells and units never compete (spec §3.3).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+RESERVED = frozenset({"and", "or", "not", "true", "false"})
+
+OPERATORS = ("->", "**", "<=", ">=", "==", "!=", "+", "-", "*", "/", "^", "<", ">", "(", ")", "[", "]", ",", ".")
+
+_UNIT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_%μµ°Ω")
+_UNIT_BODY = _UNIT_START | set("0123456789")
+
+
+class Token(NamedTuple):
+    kind: str   # NUMBER UNIT NAME OP KEYWORD END
+    text: str
+    start: int
+    end: int
+
+
+class LexError(Exception):
+    def __init__(self, message: str, start: int, end: int, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.start = start
+        self.end = end
+        self.hint = hint
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+            continue
+        if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+            end = _scan_number(text, i)
+            tokens.append(Token("NUMBER", text[i:end], i, end))
+            i = _maybe_unit(text, end, tokens)
+            continue
+        if c.isalpha() or c == "_":
+            end = i + 1
+            while end < n and (text[end].isalnum() or text[end] == "_"):
+                end += 1
+            word = text[i:end]
+            tokens.append(Token("KEYWORD" if word in RESERVED else "NAME", word, i, end))
+            i = end
+            continue
+        for op in OPERATORS:
+            if text.startswith(op, i):
+                tokens.append(Token("OP", op, i, i + len(op)))
+                i += len(op)
+                if op == "]":
+                    i = _maybe_unit(text, i, tokens)
+                elif op == "->":
+                    i = _arrow_unit(text, i, tokens)
+                break
+        else:
+            raise LexError(f"unexpected character {c!r}", i, i + 1)
+    tokens.append(Token("END", "", n, n))
+    return tokens
+
+
+def _scan_number(text: str, i: int) -> int:
+    n = len(text)
+    end = i
+    while end < n and (text[end].isdigit() or text[end] == "_"):
+        end += 1
+    if end < n and text[end] == "." and end + 1 <= n:
+        end += 1
+        while end < n and (text[end].isdigit() or text[end] == "_"):
+            end += 1
+    if end < n and text[end] in "eE":
+        k = end + 1
+        if k < n and text[k] in "+-":
+            k += 1
+        if k < n and text[k].isdigit():
+            while k < n and text[k].isdigit():
+                k += 1
+            end = k
+    if text[end - 1] == "_":
+        raise LexError("a number cannot end with _", i, end)
+    return end
+
+
+def _scan_unit(text: str, i: int) -> int:
+    """End of the unit starting at i: names joined by * / · and ^powers."""
+    n = len(text)
+    end = i
+    while end < n:
+        c = text[end]
+        if c in _UNIT_BODY:
+            end += 1
+        elif c in "*/·" and end + 1 < n and (text[end + 1] in _UNIT_START or text[end + 1] == "1"):
+            if c == "*" and text.startswith("**", end):
+                k = end + 2
+                if k < n and text[k] == "-":
+                    k += 1
+                if k < n and text[k].isdigit():
+                    end = k
+                    continue
+                break
+            end += 1
+        elif c == "^" or text.startswith("**", end):
+            k = end + (2 if c == "*" else 1)
+            if k < n and text[k] == "-":
+                k += 1
+            if k < n and text[k].isdigit():
+                while k < n and (text[k].isdigit() or text[k] == "."):
+                    k += 1
+                end = k
+            else:
+                break
+        else:
+            break
+    return end
+
+
+def _maybe_unit(text: str, i: int, tokens: list[Token]) -> int:
+    """A unit right after a number or `]`, with at most one space between."""
+    j = i + 1 if i < len(text) and text[i] == " " else i
+    if j >= len(text) or text[j] not in _UNIT_START:
+        return i
+    end = _scan_unit(text, j)
+    word_end = j
+    while word_end < len(text) and (text[word_end].isalnum() or text[word_end] == "_"):
+        word_end += 1
+    if text[j:word_end] in RESERVED and end == word_end:
+        return i  # `5 or b`: a keyword, not a unit
+    if end < len(text) and text[end] == "(":
+        return i  # `2 log2(x)` is a function call after a number; the parser reports it
+    tokens.append(Token("UNIT", text[j:end], j, end))
+    return end
+
+
+def _arrow_unit(text: str, i: int, tokens: list[Token]) -> int:
+    j = i
+    while j < len(text) and text[j] == " ":
+        j += 1
+    if j >= len(text) or (text[j] not in _UNIT_START and text[j] != "1"):
+        return i
+    end = _scan_unit(text, j)
+    if text[j] == "1" and end == j:
+        end = _scan_unit(text, j + 1) if text.startswith("1/", j) else j + 1
+    tokens.append(Token("UNIT", text[j:end], j, end))
+    return end

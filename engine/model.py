@@ -1,0 +1,259 @@
+"""`use` and `extends` resolution: a sheet and everything it imports, flattened
+into one namespace of cells keyed by qualified name (`gpu.hbm_bandwidth`).
+
+An imported sheet's cells get the alias as a prefix, recursively, so the same
+file imported twice (with different `set:` inputs) is two independent copies.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap
+
+from .ast import Formula
+from .diagnostics import Diagnostic
+from .sheet import CellSpec, Entry, SheetFile, load_sheet, _Reader
+
+
+@dataclass
+class Scope:
+    """What names mean inside one (imported) sheet."""
+
+    prefix: str
+    names: dict[str, str] = field(default_factory=dict)       # local name -> key
+    aliases: dict[str, "Scope"] = field(default_factory=dict)
+    path: Path | None = None
+
+    def key(self, name: str) -> str:
+        return self.prefix + name
+
+
+@dataclass
+class Cell:
+    key: str
+    name: str
+    spec: CellSpec                 # as written in its own file
+    formula: Formula | None        # effective formula (a `set:` may replace it)
+    scope: Scope
+    kind: str                      # input | formula | check
+    set_by: CellSpec | None = None  # the importing `set:` entry, if any
+
+    @property
+    def is_input(self) -> bool:
+        return self.kind == "input"
+
+    @property
+    def alias(self) -> str:
+        return self.scope.prefix[:-1] if self.scope.prefix else ""
+
+
+@dataclass
+class Merged:
+    """A sheet after `extends`: its own entries over its base's."""
+
+    file: SheetFile
+    title: str
+    doc: str
+    use: dict[str, Entry]
+    cells: dict[str, CellSpec]
+    checks: dict[str, CellSpec]
+    sweeps: dict[str, Entry]
+    solve: dict[str, Entry]
+    choose: dict[str, Entry]
+    expect: dict[str, Entry]
+    samples: Entry | None
+
+
+@dataclass
+class Model:
+    path: Path
+    root: Merged | None
+    cells: dict[str, Cell] = field(default_factory=dict)
+    scope: Scope = field(default_factory=lambda: Scope(""))
+    files: dict[Path, SheetFile] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return self.root.title if self.root else ""
+
+    def own_cells(self) -> list[Cell]:
+        return [c for c in self.cells.values() if not c.scope.prefix]
+
+
+class _Loader:
+    def __init__(self, import_overrides: dict[str, str] | None) -> None:
+        self.files: dict[Path, SheetFile] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.reported: set[Path] = set()
+        self.import_overrides = import_overrides or {}
+        self.in_loop: set[Path] = set()
+
+    def report_loop(self, sheet: SheetFile, chain: tuple[Path, ...]) -> None:
+        assert sheet.extends is not None
+        loop = " -> ".join(p.name for p in chain)
+        self.diagnostics.append(Diagnostic("E-IMPORT", f"sheets extend each other: {loop}", sheet.extends.span,
+                                           hint="a sheet cannot be its own base"))
+
+    def file(self, path: Path) -> SheetFile:
+        key = path.resolve()
+        if key not in self.files:
+            self.files[key] = load_sheet(Path(os.path.normpath(path)))
+        sheet = self.files[key]
+        if key not in self.reported:
+            self.reported.add(key)
+            self.diagnostics.extend(d for d in sheet.diagnostics if d.code != "E-IMPORT" or d.span is not None)
+        return sheet
+
+    def merged(self, path: Path, chain: tuple[Path, ...], via: Entry | None, via_file: str | None) -> Merged | None:
+        resolved = path.resolve()
+        if not path.exists():
+            return None
+        if resolved in chain:
+            return None
+        sheet = self.file(path)
+        merged = Merged(sheet, sheet.title, sheet.doc, dict(sheet.use), dict(sheet.cells), dict(sheet.checks),
+                        dict(sheet.sweeps), dict(sheet.solve), dict(sheet.choose), dict(sheet.expect), sheet.samples)
+        if sheet.extends is None:
+            return merged
+        target = sheet.extends.value
+        if not isinstance(target, str):
+            self.diagnostics.append(Diagnostic("E-SHEET", "'extends' must be the path of a base sheet",
+                                               sheet.extends.span))
+            return merged
+        base_path = path.parent / target
+        if base_path.exists() and base_path.resolve() in chain + (resolved,):
+            cycle = chain[chain.index(base_path.resolve()):] if base_path.resolve() in chain else ()
+            self.in_loop.update(cycle + (resolved,))
+            self.report_loop(sheet, chain + (resolved, base_path.resolve()))
+            return merged
+        if not base_path.exists():
+            self.diagnostics.append(Diagnostic("E-IMPORT", f"base sheet not found: {target}", sheet.extends.span,
+                                               hint=_missing_hint(base_path)))
+            return merged
+        base = self.merged(base_path, chain + (resolved,), sheet.extends, sheet.file)
+        if resolved in self.in_loop:
+            self.report_loop(sheet, chain + (resolved, base_path.resolve()))
+            return merged
+        if base is None:
+            return merged
+        return Merged(sheet, sheet.title or base.title, sheet.doc or base.doc,
+                      {**base.use, **sheet.use}, _overlay(base.cells, sheet.cells), _overlay(base.checks, sheet.checks),
+                      {**base.sweeps, **sheet.sweeps}, {**base.solve, **sheet.solve},
+                      {**base.choose, **sheet.choose}, dict(sheet.expect), sheet.samples or base.samples)
+
+
+def _overlay(base: dict[str, CellSpec], own: dict[str, CellSpec]) -> dict[str, CellSpec]:
+    merged = dict(base)
+    merged.update(own)
+    return merged
+
+
+def _missing_hint(path: Path) -> str | None:
+    from .diagnostics import did_you_mean
+    if path.parent.is_dir():
+        return did_you_mean(path.name, [p.name for p in path.parent.glob("*.yaml")])
+    return None
+
+
+def build_model(path: str | Path, import_overrides: dict[str, str] | None = None) -> Model:
+    """Load a sheet with its bases and imports. Never raises for bad input.
+
+    `import_overrides` maps a root alias to another sheet path (an import axis)."""
+    loader = _Loader(import_overrides)
+    path = Path(path)
+    model = Model(path=path, root=None)
+    if not path.exists():
+        model.diagnostics.append(Diagnostic("E-IMPORT", f"no such sheet: {path}", None))
+        return model
+    root = loader.merged(path, (), None, None)
+    model.root = root
+    if root is not None:
+        _flatten(loader, model, root, model.scope, {}, (path.resolve(),), overrides=loader.import_overrides)
+    model.files = loader.files
+    model.diagnostics = loader.diagnostics + model.diagnostics
+    return model
+
+
+def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: dict[str, CellSpec],
+             chain: tuple[Path, ...], overrides: dict[str, str] | None = None) -> None:
+    scope.path = merged.file.path
+    for name, spec in list(merged.cells.items()) + list(merged.checks.items()):
+        key = scope.key(name)
+        scope.names[name] = key
+        replaced = sets.get(name)
+        formula = replaced.formula if replaced is not None else spec.formula
+        kind = ("input" if replaced.kind == "input" else "formula") if replaced is not None else spec.kind
+        model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced)
+    for name, entry in sets.items():
+        if name not in merged.cells:
+            from .diagnostics import did_you_mean
+            model.diagnostics.append(Diagnostic("E-NAME", f"'set' names {name!r}, which is not a cell of the imported sheet",
+                                                entry.span, hint=did_you_mean(name, merged.cells)))
+    base_dir = merged.file.path.parent
+    for alias, entry in merged.use.items():
+        target, set_specs = _read_use(loader, model, merged.file, entry)
+        if overrides and alias in overrides:
+            target = overrides[alias]
+        if target is None:
+            continue
+        target_path = (base_dir / target) if not Path(target).is_absolute() else Path(target)
+        if overrides and alias in overrides:
+            target_path = Path(target)
+        if not target_path.exists():
+            model.diagnostics.append(Diagnostic("E-IMPORT", f"imported sheet not found: {target}", entry.span,
+                                                hint=_missing_hint(target_path)))
+            continue
+        resolved = target_path.resolve()
+        if resolved in chain:
+            loop = " -> ".join(p.name for p in chain + (resolved,))
+            model.diagnostics.append(Diagnostic("E-IMPORT", f"imports form a loop: {loop}", entry.span))
+            continue
+        child = loader.merged(target_path, (), entry, merged.file.file)
+        if child is None:
+            continue
+        child_scope = Scope(scope.prefix + alias + ".")
+        scope.aliases[alias] = child_scope
+        _flatten(loader, model, child, child_scope, set_specs, chain + (resolved,))
+
+
+def _read_use(loader: _Loader, model: Model, sheet: SheetFile, entry: Entry) -> tuple[str | None, dict[str, CellSpec]]:
+    value = entry.value
+    if isinstance(value, str):
+        return value, {}
+    if isinstance(value, CommentedMap) and isinstance(value.get("sheet"), str):
+        sets: dict[str, CellSpec] = {}
+        set_node = value.get("set")
+        if isinstance(set_node, CommentedMap):
+            reader = _Reader(sheet, sheet.text.splitlines())
+            before = len(sheet.diagnostics)
+            for name in set_node:
+                span = reader.key_span(set_node, name)
+                spec = reader.read_short_value(set_node, name, str(name), set_node[name], span)
+                if spec is not None:
+                    sets[str(name)] = spec
+            model.diagnostics.extend(sheet.diagnostics[before:])
+            del sheet.diagnostics[before:]
+        elif set_node is not None:
+            model.diagnostics.append(Diagnostic("E-SHEET", "'set' must be a mapping of cell: value", entry.span))
+        return value["sheet"], sets
+    model.diagnostics.append(Diagnostic("E-SHEET", f"import {entry.name!r} must be a path or {{sheet: path, set: {{...}}}}",
+                                        entry.span))
+    return None, {}
+
+
+def parse_override_value(text: str, origin_file: str = "<--set>") -> tuple[CellSpec | None, list[Diagnostic]]:
+    """A `--set NAME=VALUE` value as a cell spec (an input literal or `= formula`)."""
+    from ruamel.yaml.comments import CommentedMap as _Map
+    from .span import Span
+    fake = SheetFile(path=Path(origin_file))
+    fake.text = text
+    holder = _Map()
+    holder["v"] = text
+    holder.lc.add_kv_line_col("v", [0, 0, 0, 0])
+    reader = _Reader(fake, [text])
+    spec = reader.read_short_value(holder, "v", "v", text, Span(origin_file, 1, 1, 2))
+    return spec, fake.diagnostics

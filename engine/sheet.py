@@ -1,0 +1,404 @@
+"""YAML file -> `SheetFile`: the sheet as written, every cell mapped to its
+file, line and column, shape errors as diagnostics.
+
+Loading uses ruamel.yaml's round-trip loader, which never constructs Python
+objects from tags; any explicit tag that is not a core YAML tag is rejected.
+The loaded document is kept so the UI can save edits back with comments intact.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .ast import Array, Bool, Formula, Number, Unary
+from .diagnostics import Diagnostic, did_you_mean
+from .parser import ParseError, parse_formula
+from .span import Origin, Span
+
+TOP_LEVEL_KEYS = ("title", "doc", "extends", "use", "cells", "checks", "sweeps", "solve", "choose", "expect",
+                  "samples")
+CELL_KEYS = ("value", "formula", "unit", "digits", "doc", "source")
+NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+RESERVED = frozenset({"and", "or", "not", "true", "false"})
+
+
+@dataclass
+class CellSpec:
+    """One cell as written: an input (a literal) or a formula, or a check."""
+
+    name: str
+    kind: str                      # "input" | "formula" | "check"
+    text: str                      # the raw text as written ("80 GB", "= a / b -> GB")
+    formula: Formula | None        # None when it did not parse
+    origin: Origin                 # where the formula / value text starts
+    span: Span                     # the cell's name in the file
+    unit: str | None = None        # display unit from `unit:` (or `-> unit`)
+    unit_span: Span | None = None
+    digits: int | None = None
+    doc: str | None = None
+    source: str | None = None
+
+
+@dataclass
+class Entry:
+    """A keyed block entry (a `use`, sweep, solve, choice or expect) with its position."""
+
+    name: str
+    value: Any
+    span: Span
+    node: Any = None
+
+
+@dataclass
+class SheetFile:
+    path: Path
+    title: str = ""
+    doc: str = ""
+    extends: Entry | None = None
+    use: dict[str, Entry] = field(default_factory=dict)
+    cells: dict[str, CellSpec] = field(default_factory=dict)
+    checks: dict[str, CellSpec] = field(default_factory=dict)
+    sweeps: dict[str, Entry] = field(default_factory=dict)
+    solve: dict[str, Entry] = field(default_factory=dict)
+    choose: dict[str, Entry] = field(default_factory=dict)
+    expect: dict[str, Entry] = field(default_factory=dict)
+    samples: Entry | None = None
+    document: Any = None
+    text: str = ""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def file(self) -> str:
+        return str(self.path)
+
+
+def yaml_loader() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    return yaml
+
+
+def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
+    """Read and shape-check one sheet file. Never raises for bad input."""
+    path = Path(path)
+    sheet = SheetFile(path=path)
+    file = str(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            sheet.diagnostics.append(Diagnostic("E-IMPORT", f"no such file: {file}", None))
+            return sheet
+        except (OSError, UnicodeDecodeError) as e:
+            sheet.diagnostics.append(Diagnostic("E-YAML", f"cannot read {file}: {e}", Span(file, 1, 1, 2)))
+            return sheet
+    sheet.text = text
+    try:
+        document = yaml_loader().load(text)
+    except MarkedYAMLError as e:
+        sheet.diagnostics.append(_yaml_diagnostic(e, file))
+        return sheet
+    except (YAMLError, ValueError, RecursionError) as e:
+        sheet.diagnostics.append(Diagnostic("E-YAML", f"not valid YAML: {e}", Span(file, 1, 1, 2)))
+        return sheet
+    sheet.document = document
+    _Reader(sheet, text.splitlines()).read(document)
+    return sheet
+
+
+def _yaml_diagnostic(e: MarkedYAMLError, file: str) -> Diagnostic:
+    mark = e.problem_mark or e.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    problem = (e.problem or e.context or "invalid YAML").strip()
+    if "duplicate key" in problem or type(e).__name__ == "DuplicateKeyError":
+        key = re.search(r'duplicate key "([^"]*)"', str(e))
+        message = f"duplicate key {key.group(1)!r}" if key else "duplicate key"
+        return Diagnostic("E-SHEET", message, Span(file, line, col, col + (len(key.group(1)) if key else 1)),
+                          hint="each key may appear only once in a mapping")
+    return Diagnostic("E-YAML", f"not valid YAML: {problem}", Span(file, line, col, col + 1))
+
+
+class _Reader:
+    def __init__(self, sheet: SheetFile, lines: list[str]) -> None:
+        self.sheet = sheet
+        self.lines = lines
+        self.file = sheet.file
+
+    # -- positions -------------------------------------------------------
+    def key_span(self, mapping: CommentedMap, key: Any) -> Span:
+        line, col = mapping.lc.key(key)
+        return Span(self.file, line + 1, col + 1, col + 1 + len(str(key)))
+
+    def value_pos(self, container: Any, key: Any) -> tuple[int, int]:
+        if isinstance(container, CommentedSeq):
+            line, col = container.lc.item(key)
+        else:
+            line, col = container.lc.value(key)
+        return line, col
+
+    def text_origin(self, container: Any, key: Any, text: str) -> Origin:
+        """Where `text` (the value's string) starts in the file."""
+        line, col = self.value_pos(container, key)
+        raw = self.lines[line] if line < len(self.lines) else ""
+        if raw.startswith(text, col):
+            return Origin(self.file, line + 1, col + 1)
+        if col < len(raw) and raw[col] in "'\"" and raw.startswith(text, col + 1):
+            return Origin(self.file, line + 1, col + 2)
+        found = raw.find(text, col)
+        if found >= 0:
+            return Origin(self.file, line + 1, found + 1)
+        return Origin(self.file, line + 1, col + 1, exact=False)
+
+    def error(self, code: str, message: str, span: Span | None, hint: str | None = None) -> None:
+        self.sheet.diagnostics.append(Diagnostic(code, message, span, hint=hint))
+
+    # -- structure -------------------------------------------------------
+    def read(self, document: Any) -> None:
+        if document is None:
+            return
+        bad_tag = _find_tag(document)
+        if bad_tag is not None:
+            self.error("E-YAML", f"YAML tag {bad_tag} is not allowed in a sheet", Span(self.file, 1, 1, 2),
+                       "sheets are plain data: remove the tag")
+            return
+        if not isinstance(document, CommentedMap):
+            self.error("E-SHEET", "a sheet must be a mapping of top-level keys (title, cells, ...)",
+                       Span(self.file, 1, 1, 2))
+            return
+        for key in document:
+            if key not in TOP_LEVEL_KEYS:
+                self.error("E-SHEET", f"unknown top-level key {key!r}", self.key_span(document, key),
+                           did_you_mean(str(key), TOP_LEVEL_KEYS))
+        sheet = self.sheet
+        sheet.title = str(document.get("title") or "")
+        sheet.doc = str(document.get("doc") or "")
+        if "extends" in document:
+            sheet.extends = Entry("extends", document["extends"], self.key_span(document, "extends"))
+        if "samples" in document:
+            sheet.samples = Entry("samples", document["samples"], self.key_span(document, "samples"))
+        for block in ("use", "sweeps", "solve", "choose", "expect"):
+            if block in document:
+                setattr(sheet, block, self.entries(document, block))
+        if "cells" in document:
+            self.read_cells(document)
+        if "checks" in document:
+            self.read_checks(document)
+
+    def entries(self, document: CommentedMap, block: str) -> dict[str, Entry]:
+        node = document[block]
+        if node is None:
+            return {}
+        if not isinstance(node, CommentedMap):
+            self.error("E-SHEET", f"{block!r} must be a mapping", self.key_span(document, block))
+            return {}
+        return {str(k): Entry(str(k), node[k], self.key_span(node, k), node) for k in node}
+
+    def read_cells(self, document: CommentedMap) -> None:
+        cells = document["cells"]
+        if cells is None:
+            return
+        if not isinstance(cells, CommentedMap):
+            self.error("E-SHEET", "'cells' must be a mapping of name: value", self.key_span(document, "cells"))
+            return
+        for name in cells:
+            span = self.key_span(cells, name)
+            if not self.valid_name(name, span):
+                continue
+            spec = self.read_cell(cells, str(name), span)
+            if spec is not None:
+                self.sheet.cells[str(name)] = spec
+
+    def read_checks(self, document: CommentedMap) -> None:
+        checks = document["checks"]
+        if checks is None:
+            return
+        if not isinstance(checks, CommentedMap):
+            self.error("E-SHEET", "'checks' must be a mapping of name: condition", self.key_span(document, "checks"))
+            return
+        for name in checks:
+            span = self.key_span(checks, name)
+            if not self.valid_name(name, span):
+                continue
+            if name in self.sheet.cells:
+                self.error("E-SHEET", f"check {name!r} has the name of a cell", span, "rename one of them")
+                continue
+            value = checks[name]
+            text = _scalar_text(value)
+            if text is None:
+                self.error("E-SHEET", f"check {name!r} must be a condition (a formula)", span)
+                continue
+            origin = self.text_origin(checks, name, text)
+            body, offset = _strip_equals(text)
+            origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
+            formula = self.parse(body, origin)
+            self.sheet.checks[str(name)] = CellSpec(str(name), "check", text, formula, origin, span)
+
+    def valid_name(self, name: Any, span: Span) -> bool:
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            self.error("E-SHEET", f"{name!r} is not a valid cell name", span,
+                       "names are letters, digits and _, not starting with a digit")
+            return False
+        if name in RESERVED:
+            self.error("E-SHEET", f"{name!r} is a reserved word", span)
+            return False
+        return True
+
+    def read_cell(self, cells: CommentedMap, name: str, span: Span) -> CellSpec | None:
+        value = cells[name]
+        if isinstance(value, CommentedMap):
+            return self.read_long_cell(value, name, span)
+        return self.read_short_value(cells, name, name, value, span)
+
+    def read_short_value(self, container: Any, key: Any, name: str, value: Any, span: Span,
+                         formula_key: bool = False) -> CellSpec | None:
+        """A value written inline: a formula string, or an input literal."""
+        if isinstance(value, CommentedSeq):
+            return self.read_list_input(container, key, name, value, span)
+        text = _scalar_text(value)
+        if text is None:
+            self.error("E-SHEET", f"cell {name!r} must be a value or a formula", span,
+                       "write `name: 80 GB` or `name: = a * b`")
+            return None
+        origin = self.text_origin(container, key, text)
+        is_formula = formula_key or (isinstance(value, str) and text.lstrip().startswith("="))
+        if is_formula:
+            body, offset = _strip_equals(text)
+            origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
+            raw = text if text.lstrip().startswith("=") else "= " + text
+            return CellSpec(name, "formula", raw, self.parse(body, origin), origin, span)
+        formula = self.parse(text, origin)
+        if formula is not None and not _is_literal(formula):
+            self.error("E-SHEET", f"input {name!r} must be a number or quantity", origin.span(0, len(text)),
+                       f"formulas start with '=': {name}: = {text}")
+            formula = None
+        return CellSpec(name, "input", text, formula, origin, span)
+
+    def read_list_input(self, container: Any, key: Any, name: str, value: CommentedSeq, span: Span) -> CellSpec | None:
+        items = [_scalar_text(v) for v in value]
+        if any(i is None for i in items) or not items:
+            self.error("E-SHEET", f"array input {name!r} must be a non-empty list of numbers or quantities", span)
+            return None
+        line, col = self.value_pos(container, key)
+        raw = self.lines[line] if line < len(self.lines) else ""
+        if col < len(raw) and raw[col] == "[":
+            end = raw.find("]", col)
+            text = raw[col:end + 1] if end > 0 else "[" + ", ".join(items) + "]"
+            origin = Origin(self.file, line + 1, col + 1, exact=end > 0)
+        else:
+            text = "[" + ", ".join(items) + "]"
+            origin = Origin(self.file, line + 1, col + 1, exact=False)
+        formula = self.parse(text, origin)
+        if formula is not None and not _is_literal(formula):
+            self.error("E-SHEET", f"array input {name!r} must hold numbers or quantities", span)
+            formula = None
+        return CellSpec(name, "input", text, formula, origin, span)
+
+    def read_long_cell(self, node: CommentedMap, name: str, span: Span) -> CellSpec | None:
+        for key in node:
+            if key not in CELL_KEYS:
+                self.error("E-SHEET", f"unknown key {key!r} in cell {name!r}", self.key_span(node, key),
+                           did_you_mean(str(key), CELL_KEYS))
+        has_value, has_formula = "value" in node, "formula" in node
+        if has_value == has_formula:
+            self.error("E-SHEET", f"cell {name!r} needs exactly one of 'value' and 'formula'", span)
+            return None
+        key = "value" if has_value else "formula"
+        spec = self.read_short_value(node, key, name, node[key], span, formula_key=has_formula)
+        if spec is None:
+            return None
+        if "unit" in node and node["unit"] is not None:
+            spec.unit = str(node["unit"])
+            spec.unit_span = self.text_origin(node, "unit", spec.unit).span(0, len(spec.unit))
+        if "digits" in node:
+            digits = node["digits"]
+            if isinstance(digits, int) and not isinstance(digits, bool) and 1 <= digits <= 17:
+                spec.digits = digits
+            else:
+                self.error("E-SHEET", f"digits of {name!r} must be a whole number from 1 to 17",
+                           self.key_span(node, "digits"))
+        spec.doc = _optional_text(node.get("doc"))
+        spec.source = _optional_text(node.get("source"))
+        return spec
+
+    def parse(self, text: str, origin: Origin) -> Formula | None:
+        try:
+            return parse_formula(text)
+        except ParseError as e:
+            self.sheet.diagnostics.append(Diagnostic("E-PARSE", e.message, origin.span(e.start, e.end), hint=e.hint))
+            return None
+
+
+def _scalar_text(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value) if not isinstance(value, float) else _float_text(value)
+    return None
+
+
+def _float_text(value: float) -> str:
+    text = repr(value)
+    return text.replace("e+", "e")
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _strip_equals(text: str) -> tuple[str, int]:
+    """The formula body after a leading '=' and the offset where it starts."""
+    stripped = text.lstrip()
+    offset = len(text) - len(stripped)
+    if stripped.startswith("="):
+        body = stripped[1:]
+        inner = body.lstrip()
+        return inner, offset + 1 + (len(body) - len(inner))
+    return stripped, offset
+
+
+def _is_literal(formula: Formula) -> bool:
+    if formula.display_unit is not None:
+        return False
+    return _literal_node(formula.expr)
+
+
+def _literal_node(node: Any) -> bool:
+    if isinstance(node, (Number, Bool)):
+        return True
+    if isinstance(node, Unary) and node.op == "-":
+        return isinstance(node.operand, Number)
+    if isinstance(node, Array):
+        return all(isinstance(i, Number) or (isinstance(i, Unary) and isinstance(i.operand, Number))
+                   or isinstance(i, Bool) for i in node.items)
+    return False
+
+
+def _find_tag(node: Any, depth: int = 0) -> str | None:
+    """The first explicit non-core tag in the document, if any."""
+    if depth > 200:
+        return None
+    tag = getattr(node, "tag", None)
+    value = getattr(tag, "value", tag) if tag is not None else None
+    if isinstance(node, TaggedScalar):
+        return str(value)
+    if value and isinstance(value, str) and not value.startswith("tag:yaml.org,2002:") or (
+            isinstance(value, str) and value.startswith("tag:yaml.org,2002:python")):
+        return str(value)
+    if isinstance(node, CommentedMap):
+        for k, v in node.items():
+            found = _find_tag(v, depth + 1)
+            if found:
+                return found
+    elif isinstance(node, CommentedSeq):
+        for v in node:
+            found = _find_tag(v, depth + 1)
+            if found:
+                return found
+    return None
