@@ -1,0 +1,161 @@
+"""Text, JSON, CSV and Markdown renderings of one evaluated scenario, and the
+`explain` tree. One schema for a cell everywhere (documented in docs/):
+`{"name", "value", "unit", "display"}` plus `kind`, `formula` and `error`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from .evaluate import ErrorValue, Scenario
+from .model import Cell
+from .present import Shown, show
+from .workbook import Workbook
+
+
+def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell) -> dict[str, Any]:
+    value = scenario.values.get(cell.key)
+    shown = show(workbook.checked, cell.key, value)
+    record: dict[str, Any] = {"name": cell.key, "value": _json_value(shown), "unit": shown.unit,
+                              "display": shown.text, "kind": cell.kind}
+    if cell.kind != "input":
+        record["formula"] = formula_text(cell)
+    error = _error_of(value)
+    if error:
+        record["error"] = error
+    return record
+
+
+def formula_text(cell: Cell) -> str:
+    spec = cell.set_by or cell.spec
+    text = spec.text.strip()
+    if cell.kind == "check":
+        return text
+    return text[1:].strip() if text.startswith("=") else text
+
+
+def _json_value(shown: Shown) -> Any:
+    value = shown.value
+    if isinstance(value, list):
+        return [None if isinstance(v, str) else v for v in value]
+    if isinstance(value, str):
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+def _error_of(value: Any) -> str | None:
+    if isinstance(value, ErrorValue):
+        return value.code
+    if isinstance(value, list):
+        return next((v.code for v in value if isinstance(v, ErrorValue)), None)
+    return None
+
+
+def ordered_cells(workbook: Workbook) -> list[Cell]:
+    """Own cells, then checks, then imported cells grouped by alias."""
+    cells = list(workbook.model.cells.values())
+    own = [c for c in cells if not c.scope.prefix and c.kind != "check"]
+    checks = [c for c in cells if not c.scope.prefix and c.kind == "check"]
+    imported = [c for c in cells if c.scope.prefix]
+    return own + checks + imported
+
+
+def render_run(workbook: Workbook, scenario: Scenario, fmt: str) -> str:
+    records = [cell_record(workbook, scenario, c) for c in ordered_cells(workbook)]
+    if fmt == "json":
+        return json.dumps({"sheet": str(workbook.model.path), "title": workbook.model.title, "cells": records},
+                          indent=2, ensure_ascii=False)
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["name", "value", "unit", "display", "kind", "formula", "error"])
+        for r in records:
+            value = r["value"]
+            writer.writerow([r["name"], json.dumps(value) if isinstance(value, list) else _csv(value), r["unit"] or "",
+                             r["display"], r["kind"], r.get("formula", ""), r.get("error", "")])
+        return out.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        lines = [f"# {workbook.model.title}" if workbook.model.title else f"# {workbook.model.path}", "",
+                 "| cell | value | formula |", "|---|---:|---|"]
+        for r in records:
+            mark = _check_mark(r)
+            lines.append(f"| {mark}{r['name']} | {_md(r['display'])} | {_md(r.get('formula', ''))} |")
+        return "\n".join(lines)
+    return _text_table(workbook, records)
+
+
+def _csv(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _check_mark(record: dict[str, Any]) -> str:
+    if record["kind"] != "check":
+        return ""
+    return "✓ " if record["value"] is True else "✗ "
+
+
+def _text_table(workbook: Workbook, records: list[dict[str, Any]]) -> str:
+    title = workbook.model.title
+    lines = [title] if title else []
+    width = max((len(r["name"]) for r in records), default=4) + 2
+    value_width = max((len(r["display"]) for r in records), default=5) + 2
+    section = None
+    for r in records:
+        group = "checks" if r["kind"] == "check" else ("cells" if "." not in r["name"] else r["name"].rsplit(".", 1)[0])
+        if group != section:
+            section = group
+            lines.append("")
+            lines.append(f"{group}:" if group in ("cells", "checks") else f"{group} (imported):")
+        mark = ("✓ " if r["value"] is True else "✗ ") if r["kind"] == "check" else "  "
+        formula = r.get("formula")
+        line = f"{mark}{r['name']:<{width}}{r['display']:<{value_width}}"
+        if formula:
+            line += ("= " if r["kind"] == "formula" else "") + formula
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: int = 12) -> str:
+    """The cell's formula and value, and the tree of its precedents down to the inputs."""
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def visit(k: str, prefix: str, last: bool, depth: int) -> None:
+        cell = workbook.model.cells[k]
+        shown = show(workbook.checked, k, scenario.values.get(k))
+        connector = "" if depth == 0 else ("└─ " if last else "├─ ")
+        detail = ""
+        if cell.kind != "input":
+            detail = f"   = {formula_text(cell)}"
+        elif cell.spec.source:
+            detail = f"   (source: {cell.spec.source})"
+        repeated = k in seen and workbook.checked.cells[k].deps
+        lines.append(f"{prefix}{connector}{k} = {shown.text}{detail}" + ("   (see above)" if repeated else ""))
+        if repeated or depth >= max_depth:
+            return
+        seen.add(k)
+        deps = list(workbook.checked.cells[k].deps)
+        child_prefix = prefix + ("" if depth == 0 else ("   " if last else "│  "))
+        for i, d in enumerate(deps):
+            visit(d, child_prefix, i == len(deps) - 1, depth + 1)
+
+    visit(key, "", True, 0)
+    cell = workbook.model.cells[key]
+    header = []
+    if cell.spec.doc:
+        header.append(cell.spec.doc.strip())
+    span = cell.spec.span
+    header.append(f"defined at {span}")
+    return "\n".join(lines + [""] + header)

@@ -1,0 +1,110 @@
+"""A sheet ready to use: loaded, checked, with its diagnostics in one list.
+
+The CLI, the UI and the sweep/solve/choose runners all start here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import ast as A
+from .check import Checked, check_model
+from .diagnostics import Diagnostic, did_you_mean, sort_key
+from .evaluate import Scenario, evaluate
+from .model import Model, build_model
+from .parser import ParseError, parse_formula
+from .sheet import _is_literal
+from .types import Type
+
+
+@dataclass
+class Workbook:
+    model: Model
+    checked: Checked
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return unique(self.model.diagnostics + self.checked.diagnostics)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.code != "E-EXPECT" for d in self.diagnostics)
+
+    def key_for(self, name: str) -> str | None:
+        """A cell key from a user's name: `weights` or `gpu.hbm_bandwidth`."""
+        if name in self.model.cells:
+            return name
+        return None
+
+    def name_hint(self, name: str) -> str | None:
+        return did_you_mean(name, self.model.cells)
+
+    def evaluate(self, fixed: dict[str, A.Node] | None = None) -> Scenario:
+        return evaluate(self.checked, fixed)
+
+
+def open_workbook(path: str | Path, import_overrides: dict[str, str] | None = None) -> Workbook:
+    model = build_model(path, import_overrides)
+    return Workbook(model, check_model(model))
+
+
+def unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple] = set()
+    out: list[Diagnostic] = []
+    for d in sorted(diagnostics, key=sort_key):
+        key = (d.code, d.span, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+class OverrideError(Exception):
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.hint = code, message, hint
+
+
+def parse_assignment(workbook: Workbook, text: str) -> tuple[str, A.Node]:
+    """`NAME=VALUE` (from --set) -> (cell key, literal node), checked against the cell's type."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not value.strip():
+        raise OverrideError("E-SHEET", f"--set needs NAME=VALUE, got {text!r}", "e.g. --set context=32768token")
+    key = workbook.key_for(name)
+    if key is None:
+        raise OverrideError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name))
+    return key, parse_literal_for(workbook, key, value.strip())
+
+
+def parse_literal_for(workbook: Workbook, key: str, value: str) -> A.Node:
+    try:
+        formula = parse_formula(value)
+    except ParseError as e:
+        raise OverrideError("E-PARSE", f"{key}: {e.message} in {value!r}", e.hint) from None
+    if not _is_literal(formula):
+        raise OverrideError("E-SHEET", f"{key}: the value must be a number or quantity, got {value!r}")
+    literal_type = literal_type_of(formula.expr)
+    expected = workbook.checked.cells[key].type
+    if expected is not None and (literal_type.kind, literal_type.dims, literal_type.length) != (
+            expected.kind, expected.dims, expected.length):
+        raise OverrideError("E-UNIT" if literal_type.kind == expected.kind else "E-TYPE",
+                            f"{key} is {expected.describe()}, but {value!r} is {literal_type.describe()}")
+    return formula.expr
+
+
+def literal_type_of(node: A.Node) -> Type:
+    from units import DIMENSIONLESS, multiply, parse_unit, UnitError
+    try:
+        if isinstance(node, A.Bool):
+            return Type("bool")
+        if isinstance(node, A.Unary):
+            return literal_type_of(node.operand)
+        if isinstance(node, A.Number):
+            return Type("number", parse_unit(node.unit).dimensions if node.unit else DIMENSIONLESS)
+        assert isinstance(node, A.Array)
+        first = literal_type_of(node.items[0])
+        dims = multiply(first.dims, parse_unit(node.unit).dimensions) if node.unit else first.dims
+        return Type(first.kind, dims, len(node.items))
+    except UnitError as e:
+        raise OverrideError("E-UNIT", e.message, e.hint) from None
