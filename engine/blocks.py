@@ -1,7 +1,15 @@
-"""Expectations inside `sweeps`, `solve` and `choose` (filled in by sweep.py / solve.py)."""
+"""Expectations inside `sweeps` (one value per row), `solve` (the solution)
+and `choose` (cells or axes of the chosen row), for `supersheet test`."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from .axes import AxisError
+from .diagnostics import Diagnostic
+from .expect import ExpectationError, check_expectation, parse_expectation
+from .sheet import Entry, raw_text
 
 if TYPE_CHECKING:
     from .testing import TestReport
@@ -10,4 +18,144 @@ if TYPE_CHECKING:
 
 def test_blocks(workbook: "Workbook") -> "TestReport":
     from .testing import TestReport
-    return TestReport()
+    report = TestReport()
+    root = workbook.model.root
+    if root is None:
+        return report
+    own = root.file
+    for kind, entries in (("sweep", root.sweeps), ("solve", root.solve), ("choice", root.choose)):
+        for name, entry in entries.items():
+            if entry.node is None or not _is_own(own, entry):
+                continue  # expectations are not inherited through `extends`
+            expect = entry.value.get("expect") if isinstance(entry.value, CommentedMap) else None
+            try:
+                if kind == "sweep":
+                    _sweep(workbook, name, entry, expect, report)
+                elif kind == "solve":
+                    _solve(workbook, name, entry, expect, report)
+                else:
+                    _choice(workbook, name, entry, expect, report)
+            except AxisError as e:
+                report.diagnostics.append(Diagnostic(e.code, f"{kind} {name!r}: {e.message}", entry.span, hint=e.hint))
+            except ExpectationError as e:
+                report.diagnostics.append(Diagnostic(e.code, f"{kind} {name!r}: {e.message}", entry.span, hint=e.hint))
+    return report
+
+
+def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
+    """Static checks of every sweep, solve and choice (axes, names, units of
+    where/require/goal), and every goal seek run: `supersheet check` reports
+    E-SOLVE like any other problem of a sheet."""
+    from .solve import SolveError, choice_entry, solve_entry
+    from .sweep import load_sweep, plans_for
+    diagnostics: list[Diagnostic] = []
+    root = workbook.model.root
+    if root is None or not workbook.ok:
+        return diagnostics
+    for kind, entries in (("sweep", root.sweeps), ("solve", root.solve), ("choice", root.choose)):
+        for name, entry in entries.items():
+            try:
+                if kind == "sweep":
+                    spec = load_sweep(workbook, name)
+                    if spec.grid.import_axes:
+                        continue  # each imported variant is checked when it runs
+                    plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+                elif kind == "solve":
+                    solve_entry(workbook, name)
+                else:
+                    choice_entry(workbook, name)
+            except SolveError as e:
+                diagnostics.append(Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint))
+            except AxisError as e:
+                diagnostics.append(Diagnostic(e.code, f"{kind} {name!r}: {e.message}", entry.span, hint=e.hint))
+    return diagnostics
+
+
+def _is_own(sheet, entry: Entry) -> bool:
+    return entry.span.file == sheet.file
+
+
+def _sweep(workbook, name: str, entry: Entry, expect: Any, report) -> None:
+    from .sweep import evaluate_chunk, load_sweep, plans_for
+    spec = load_sweep(workbook, name)
+    if expect is None:
+        return
+    if not isinstance(expect, CommentedMap):
+        raise AxisError("E-SHEET", "a sweep's 'expect' maps a column to one value per row")
+    plans = plans_for(workbook, spec.grid, None, spec.where, spec.where_origin)
+    frames = [evaluate_chunk(p, spec.grid, 0, spec.grid.value_size(), display=False) for p in plans]
+    sheet = workbook.model.root.file
+    for target, values in expect.items():
+        target = str(target)
+        key = workbook.key_for(target)
+        if key is None:
+            raise AxisError("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target))
+        column = next((c.header for c in plans[0].columns if c.source == key), None)
+        if column is None:
+            raise AxisError("E-NAME", f"{target!r} is not a column of this sweep")
+        actual = [v for f in frames for v in f[column].to_list()]
+        errors = _error_column(plans, frames, key)
+        if not isinstance(values, CommentedSeq):
+            raise AxisError("E-SHEET", f"expectation of {target!r} must list one value per row")
+        typ = workbook.checked.cells[key].type
+        if len(values) != len(actual):
+            text, span = raw_text(sheet, expect, target)
+            from .expect import Expectation, Outcome
+            report.outcomes.append(Outcome(f"{name}.{target}", Expectation(f"{len(values)} rows", span, "error", ""),
+                                           False, f"{len(actual)} rows",
+                                           f"sweep {name}: {target} expects {len(values)} rows, the sweep has {len(actual)}"))
+            continue
+        for i, value in enumerate(actual):
+            text, span = raw_text(sheet, values, i)
+            from .evaluate import ErrorValue
+            got = ErrorValue(errors[i] or "#ERROR") if value is None else value
+            report.outcomes.append(check_expectation(f"{name}.{target}[{i}]", parse_expectation(text, span), got, typ))
+
+
+def _error_column(plans, frames, key: str) -> list[str | None]:
+    header = f"{key} [error]"
+    out: list[str | None] = []
+    for frame in frames:
+        out.extend(frame[header].to_list() if header in frame.columns else [None] * frame.height)
+    return out
+
+
+def _solve(workbook, name: str, entry: Entry, expect: Any, report) -> None:
+    from .solve import SolveError, solve_entry
+    try:
+        solution, _ = solve_entry(workbook, name)
+    except SolveError as e:
+        report.diagnostics.append(Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint))
+        return
+    if expect is None:
+        return
+    text, span = raw_text(workbook.model.root.file, entry.value, "expect")
+    typ = workbook.checked.cells[solution.key].type
+    report.outcomes.append(check_expectation(f"{name}.{solution.key}", parse_expectation(text, span),
+                                             solution.value, typ))
+
+
+def _choice(workbook, name: str, entry: Entry, expect: Any, report) -> None:
+    from .solve import choice_entry
+    choice, _ = choice_entry(workbook, name)
+    if expect is None:
+        return
+    if not isinstance(expect, CommentedMap):
+        raise AxisError("E-SHEET", "a choice's 'expect' maps axes or cells to the chosen row's values")
+    answer = choice.answer
+    sheet = workbook.model.root.file
+    scenario = choice.scenario_of(answer) if answer is not None else None
+    for target, _ in expect.items():
+        target = str(target)
+        text, span = raw_text(sheet, expect, target)
+        expectation = parse_expectation(text, span)
+        if scenario is None:
+            from .expect import Outcome
+            report.outcomes.append(Outcome(f"{name}.{target}", expectation, False, "no feasible row",
+                                           f"choice {name}: no row is feasible"))
+            continue
+        key = scenario.checked.model.cells.get(target) and target
+        if key is None:
+            raise AxisError("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target))
+        report.outcomes.append(check_expectation(f"{name}.{target}", expectation, scenario.values[key],
+                                                 scenario.checked.cells[key].type))

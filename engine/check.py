@@ -38,6 +38,7 @@ class Checked:
     bindings: dict[int, str] = field(default_factory=dict)   # id(Name node) -> cell key
     node_types: dict[int, Type] = field(default_factory=dict)
     constants: dict[int, float] = field(default_factory=dict)  # id(node) -> folded value (range args, exponents)
+    range_inputs: set[str] = field(default_factory=set)       # cells that fix an array's length: never varied
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -347,7 +348,9 @@ class Typer:
         return Type("number", power(lt.dims, exponent), length)
 
     def constant(self, node: A.Node, lookup_cells: bool = False) -> float | None:
-        value = fold_constant(node, self.checked if lookup_cells else None)
+        visited: set[str] = set()
+        value = fold_constant(node, self.checked if lookup_cells else None, visited=visited)
+        self.checked.range_inputs |= visited
         if value is not None:
             self.checked.constants[id(node)] = value
         return value
@@ -441,7 +444,7 @@ class Typer:
 
 
 def fold_constant(node: A.Node, checked: Checked | None, overrides: dict[str, float] | None = None,
-                  depth: int = 0) -> float | None:
+                  depth: int = 0, visited: set[str] | None = None) -> float | None:
     """The value of a dimensionless expression of literals (and, with `checked`,
     input cells), or None when it depends on anything else."""
     if depth > 50:
@@ -449,11 +452,11 @@ def fold_constant(node: A.Node, checked: Checked | None, overrides: dict[str, fl
     if isinstance(node, A.Number):
         return node.value if node.unit is None else None
     if isinstance(node, A.Unary) and node.op == "-":
-        inner = fold_constant(node.operand, checked, overrides, depth + 1)
+        inner = fold_constant(node.operand, checked, overrides, depth + 1, visited)
         return None if inner is None else -inner
     if isinstance(node, A.Binary) and node.op in "+-*/^":
-        left = fold_constant(node.left, checked, overrides, depth + 1)
-        right = fold_constant(node.right, checked, overrides, depth + 1)
+        left = fold_constant(node.left, checked, overrides, depth + 1, visited)
+        right = fold_constant(node.right, checked, overrides, depth + 1, visited)
         if left is None or right is None:
             return None
         try:
@@ -465,12 +468,14 @@ def fold_constant(node: A.Node, checked: Checked | None, overrides: dict[str, fl
         key = checked.bindings.get(id(node))
         if key is None:
             return None
+        if visited is not None:
+            visited.add(key)
         if overrides and key in overrides:
             return overrides[key]
         cell = checked.model.cells.get(key)
         if cell is None or cell.formula is None or cell.formula.display_unit:
             return None
-        return fold_constant(cell.formula.expr, checked, overrides, depth + 1)
+        return fold_constant(cell.formula.expr, checked, overrides, depth + 1, visited)
     return None
 
 

@@ -1,0 +1,110 @@
+"""Writing sweep results: CSV (full float precision), Parquet (units in the
+file's metadata), JSON, and text/Markdown tables. Large grids are streamed
+chunk by chunk, so memory stays bounded whatever the number of rows."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import polars as pl
+
+from units import format_number
+
+
+def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
+    rows = 0
+    with _atomic(path, "w") as handle:
+        first = True
+        for chunk in chunks:
+            chunk.write_csv(handle, include_header=first)
+            first = False
+            rows += chunk.height
+        if first:
+            handle.write("")
+    return rows
+
+
+def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path, metadata: dict[str, str]) -> int:
+    """Stream chunks into one Parquet file through a lazy source (bounded memory)."""
+    from polars.io.plugins import register_io_source
+    counter = {"rows": 0}
+
+    def source(with_columns, predicate, n_rows, batch_size):  # noqa: ANN001 - Polars' plugin signature
+        for chunk in chunks:
+            counter["rows"] += chunk.height
+            yield chunk.select(with_columns) if with_columns else chunk
+
+    lazy = register_io_source(source, schema=schema)
+    tmp = _temp_path(path)
+    try:
+        lazy.sink_parquet(tmp, metadata=metadata)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return counter["rows"]
+
+
+def frame_records(frame: pl.DataFrame) -> list[dict]:
+    records = frame.to_dicts()
+    for record in records:
+        for key, value in record.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                record[key] = None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return records
+
+
+def render_table(frame: pl.DataFrame, fmt: str, digits: int = 4) -> str:
+    headers = frame.columns
+    rows = [[_cell_text(v, digits) for v in row] for row in frame.iter_rows()]
+    if fmt == "json":
+        return json.dumps(frame_records(frame), indent=2, ensure_ascii=False)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" for _ in headers) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
+
+
+def _cell_text(value: object, digits: int) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return format_number(value, digits)
+    return str(value)
+
+
+class _atomic:
+    """Write to a temp file beside the target, then rename: never a half-written output."""
+
+    def __init__(self, path: Path, mode: str) -> None:
+        self.path, self.mode = path, mode
+
+    def __enter__(self):
+        self.tmp = _temp_path(self.path)
+        self.handle = open(self.tmp, self.mode, encoding="utf-8", newline="")
+        return self.handle
+
+    def __exit__(self, kind, value, traceback) -> None:
+        self.handle.close()
+        if kind is None:
+            os.replace(self.tmp, self.path)
+        elif os.path.exists(self.tmp):
+            os.unlink(self.tmp)
+
+
+def _temp_path(path: Path) -> str:
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    os.close(fd)
+    return name

@@ -1,0 +1,335 @@
+"""Sweeps (spec §6): a grid of scenarios evaluated as columns.
+
+The grid is generated in chunks from row indices (first axis slowest), so a
+sweep of any size streams through the same compiled expressions in bounded
+memory. Import axes (which sheet an alias points to) need a differently
+compiled sheet per value: they vary slowest, one sub-grid per sheet.
+"""
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+import polars as pl
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from .axes import Axis, AxisError, value_axis, yaml_axis
+from .compile import Compiler, Source, element_column, error_column
+from .evaluate import Program, compile_program
+from .expression import Bound, bind_expression
+from .present import display_unit, unit_factor
+from .sheet import Entry, _Reader, _scalar_text
+from .workbook import Workbook, open_workbook
+
+DEFAULT_CHUNK = 1_000_000
+DEFAULT_MAX_ROWS = 10_000_000
+
+
+@dataclass
+class Grid:
+    """Axes of a Cartesian product, or explicit rows (each a mapping)."""
+
+    axes: list[Axis]
+    rows: list[dict[str, int]] | None = None   # explicit rows: axis name -> index into that axis's values
+
+    @property
+    def value_axes(self) -> list[Axis]:
+        return [a for a in self.axes if not a.is_import]
+
+    @property
+    def import_axes(self) -> list[Axis]:
+        return [a for a in self.axes if a.is_import]
+
+    def size(self) -> int:
+        if self.rows is not None:
+            return len(self.rows)
+        return int(np.prod([a.size for a in self.axes], dtype=object)) if self.axes else 1
+
+    def value_size(self) -> int:
+        if self.rows is not None:
+            return len(self.rows)
+        return int(np.prod([a.size for a in self.value_axes], dtype=object)) if self.value_axes else 1
+
+    def chunk(self, start: int, stop: int) -> dict[str, np.ndarray]:
+        """Axis columns (by cell key) for value-grid rows [start, stop)."""
+        if self.rows is not None:
+            columns: dict[str, np.ndarray] = {}
+            for axis in self.value_axes:
+                picks = np.array([row[axis.name] for row in self.rows[start:stop]])
+                columns[axis.key] = axis.values[picks]  # type: ignore[index]
+            return columns
+        index = np.arange(start, stop, dtype=np.int64)
+        columns = {}
+        stride = 1
+        for axis in reversed(self.value_axes):
+            picks = (index // stride) % axis.size
+            columns[axis.key] = axis.values[picks]  # type: ignore[index]
+            stride *= axis.size
+        return columns
+
+    def import_combinations(self) -> list[dict[str, str]]:
+        axes = self.import_axes
+        return [dict(zip((a.name for a in axes), combo)) for combo in itertools.product(*(a.paths for a in axes))]
+
+
+@dataclass
+class SweepSpec:
+    name: str
+    grid: Grid
+    show: list[str] | None = None
+    where: str | None = None
+    where_origin: Any = None
+    entry: Entry | None = None
+
+
+@dataclass
+class Column:
+    header: str          # "name [unit]"
+    source: str          # frame column (base units)
+    factor: float
+    is_error: bool = False
+
+
+@dataclass
+class Plan:
+    """One compiled (sub)sheet of a sweep: its program, filter and output columns."""
+
+    workbook: Workbook
+    program: Program
+    filter: pl.Expr | None
+    columns: list[Column]
+    imports: dict[str, str] = field(default_factory=dict)
+
+
+def parse_vary(workbook: Workbook, vary: Any) -> Grid:
+    """A `vary:` value from YAML: a mapping of axes, or a list of explicit rows."""
+    if isinstance(vary, CommentedMap):
+        return Grid([yaml_axis(workbook, str(name), vary[name]) for name in vary])
+    if isinstance(vary, CommentedSeq) and all(isinstance(r, CommentedMap) for r in vary) and vary:
+        names: list[str] = []
+        for row in vary:
+            names.extend(str(k) for k in row if str(k) not in names)
+        texts: dict[str, list[str]] = {n: [] for n in names}
+        rows: list[dict[str, int]] = []
+        baseline = None
+        for row in vary:
+            picks: dict[str, int] = {}
+            for name in names:
+                if name in row:
+                    text = _scalar_text(row[name])
+                    if text is None:
+                        raise AxisError("E-SHEET", f"row value of {name} must be a number or quantity")
+                else:
+                    baseline = baseline or workbook.evaluate()
+                    key = workbook.key_for(name)
+                    if key is None:
+                        raise AxisError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name))
+                    text = workbook.model.cells[key].spec.text
+                picks[name] = len(texts[name])
+                texts[name].append(text)
+            rows.append(picks)
+        return Grid([value_axis(workbook, n, texts[n]) for n in names], rows)
+    raise AxisError("E-SHEET", "'vary' must be a mapping of axes or a list of rows")
+
+
+def sweep_specs(workbook: Workbook) -> dict[str, Entry]:
+    return workbook.model.root.sweeps if workbook.model.root else {}
+
+
+def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
+    entry = sweep_specs(workbook).get(name)
+    if entry is None:
+        from .diagnostics import did_you_mean
+        raise AxisError("E-NAME", f"no sweep named {name!r}", did_you_mean(name, sweep_specs(workbook)))
+    body = entry.value
+    if not isinstance(body, CommentedMap) or "vary" not in body:
+        raise AxisError("E-SHEET", f"sweep {name!r} needs 'vary'")
+    unknown = set(body) - {"vary", "show", "where", "expect", "doc"}
+    if unknown:
+        raise AxisError("E-SHEET", f"unknown key {sorted(unknown)[0]!r} in sweep {name!r}")
+    show = body.get("show")
+    show_list = [str(s) for s in show] if isinstance(show, CommentedSeq) else ([str(show)] if show else None)
+    where = str(body["where"]) if body.get("where") is not None else None
+    origin = None
+    if where is not None:
+        sheet = workbook.model.root.file  # type: ignore[union-attr]
+        origin = _Reader(sheet, sheet.text.splitlines()).text_origin(body, "where", where)
+    return SweepSpec(name, parse_vary(workbook, body["vary"]), show_list, where, origin, entry)
+
+
+def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
+              units: dict[str, str | None] | None = None) -> Plan:
+    """Compile the sheet with the grid's axes as input columns."""
+    from .span import Origin
+    inputs = {axis.key: Source(axis.key, False) for axis in grid.value_axes}  # type: ignore[misc]
+    program = compile_program(workbook.checked, inputs=inputs)
+    filter_expr = None
+    if where:
+        bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
+        if not isinstance(bound, Bound):
+            raise AxisError(bound.code, bound.message, bound.hint)
+        if not bound.type.is_bool or bound.type.is_array:
+            raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
+        val, _ = Compiler(workbook.checked, program.sources).compile_expression(bound.formula.expr)
+        filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
+    columns = output_columns(workbook, program, grid, show, units or {})
+    return Plan(workbook, program, filter_expr, columns)
+
+
+def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[str]:
+    axis_keys = {a.key for a in grid.value_axes}
+    if show is None:
+        return [c.key for c in workbook.model.cells.values() if not c.scope.prefix and c.key not in axis_keys]
+    keys = []
+    for name in show:
+        key = workbook.key_for(name)
+        if key is None:
+            raise AxisError("E-NAME", f"'show' names unknown cell {name!r}", workbook.name_hint(name))
+        keys.append(key)
+    return keys
+
+
+def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[str] | None,
+                   units: dict[str, str | None]) -> list[Column]:
+    checked = workbook.checked
+    columns: list[Column] = []
+
+    def unit_for(key: str) -> str | None:
+        if key not in units:
+            units[key] = display_unit(checked, key, _sample(workbook, key))
+        return units[key]
+
+    for axis in grid.value_axes:
+        unit = unit_for(axis.key)  # type: ignore[arg-type]
+        columns.append(Column(_header(axis.name, unit), axis.key, unit_factor(unit)))  # type: ignore[arg-type]
+    for key in shown_keys(workbook, grid, show):
+        source = program.sources.get(key)
+        if source is None:
+            continue
+        unit = unit_for(key)
+        names = source.columns if isinstance(source.columns, list) else [source.columns]
+        for i, column in enumerate(names):
+            label = key if not isinstance(source.columns, list) else f"{key}[{i}]"
+            columns.append(Column(_header(label, unit), column, unit_factor(unit)))
+        if source.error_column:
+            columns.append(Column(f"{key} [error]", source.error_column, 1.0, is_error=True))
+    return columns
+
+
+_SAMPLES: dict[int, Any] = {}
+
+
+def _sample(workbook: Workbook, key: str) -> float | None:
+    scenario = _SAMPLES.get(id(workbook))
+    if scenario is None or scenario[0] is not workbook:
+        scenario = (workbook, workbook.evaluate())
+        _SAMPLES.clear()
+        _SAMPLES[id(workbook)] = scenario
+    value = scenario[1].values.get(key)
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, float)), None)
+    return abs(value) if isinstance(value, float) else None
+
+
+def _header(name: str, unit: str | None) -> str:
+    return f"{name} [{unit}]" if unit else name
+
+
+def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
+              where_origin: Any = None) -> list[Plan]:
+    """One plan per combination of import-axis values (one plan without import axes)."""
+    if not grid.import_axes:
+        return [make_plan(workbook, grid, show, where, where_origin)]
+    plans = []
+    units: dict[str, str | None] = {}
+    for combo in grid.import_combinations():
+        variant = open_workbook(workbook.model.path, import_overrides=combo)
+        if not variant.ok:
+            d = variant.diagnostics[0]
+            raise AxisError(d.code, f"with {combo}: {d.headline()}", d.hint)
+        sub = Grid([_rebind(variant, a) for a in grid.value_axes], grid.rows)
+        plan = make_plan(variant, sub, show, where, where_origin, units)
+        plan.imports = combo
+        plans.append(plan)
+    return plans
+
+
+def _rebind(workbook: Workbook, axis: Axis) -> Axis:
+    return value_axis(workbook, axis.name, axis.labels)
+
+
+def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool = True) -> pl.DataFrame:
+    frame = pl.LazyFrame(grid.chunk(start, stop) or {"__row": np.zeros(stop - start)})
+    frame = plan.program.apply(frame)
+    if plan.filter is not None:
+        frame = frame.filter(plan.filter)
+    exprs = []
+    for name, value in plan.imports.items():
+        exprs.append(pl.lit(value).alias(name))
+    for column in plan.columns:
+        expr = pl.col(column.source)
+        if display and not column.is_error and column.factor != 1.0:
+            expr = expr / column.factor
+        exprs.append(expr.alias(column.header))
+    return frame.select(exprs).collect()
+
+
+def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUNK,
+                   progress: bool = False) -> Iterator[pl.DataFrame]:
+    total = grid.value_size() * len(plans)
+    done = 0
+    started = time.monotonic()
+    bar = _Progress(total) if progress else None
+    for plan in plans:
+        for start in range(0, grid.value_size(), chunk_rows):
+            stop = min(start + chunk_rows, grid.value_size())
+            yield evaluate_chunk(plan, grid, start, stop)
+            done += stop - start
+            if bar is not None and time.monotonic() - started > 1.0:
+                bar.update(done)
+    if bar is not None:
+        bar.close()
+
+
+class _Progress:
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.shown = False
+
+    def update(self, done: int) -> None:
+        width = 30
+        filled = int(width * done / max(self.total, 1))
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{self.total:,} rows")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:
+    plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+    frames = list(iterate_chunks(plans, spec.grid))
+    return drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()
+
+
+def drop_clean_error_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """In-memory tables show an error column only where some row has an error."""
+    clean = [c for c in frame.columns if c.endswith(" [error]") and frame[c].null_count() == frame.height]
+    return frame.drop(clean)
+
+
+def units_metadata(plans: list[Plan]) -> dict[str, str]:
+    """Per-column units for Parquet metadata: {"supersheet.units": json}."""
+    import json
+    units = {}
+    for column in plans[0].columns if plans else []:
+        if "[" in column.header and not column.is_error:
+            name, _, unit = column.header.rpartition(" [")
+            units[column.header] = unit.rstrip("]")
+    return {"supersheet.units": json.dumps(units, ensure_ascii=False)}
