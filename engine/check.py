@@ -96,6 +96,8 @@ def resolve_name(checked: Checked, node: A.Name, scope: Scope, origin: Origin) -
             return None
     else:
         target = scope.aliases.get(node.alias)
+        if target is None and node.alias in scope.broken:
+            return None  # the failed import is reported where it is declared
         if target is None:
             start = node.span[0]
             hint = did_you_mean(node.alias, scope.aliases)

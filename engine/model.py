@@ -26,6 +26,7 @@ class Scope:
     names: dict[str, str] = field(default_factory=dict)       # local name -> key
     aliases: dict[str, "Scope"] = field(default_factory=dict)
     path: Path | None = None
+    broken: set[str] = field(default_factory=set)   # aliases whose import failed (already reported)
 
     def key(self, name: str) -> str:
         return self.prefix + name
@@ -195,6 +196,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
                                                 entry.span, hint=did_you_mean(name, merged.cells)))
     base_dir = merged.file.path.parent
     for alias, entry in merged.use.items():
+        scope.broken.add(alias)  # until it loads: uses of alias.NAME must not add E-NAME to the E-IMPORT
         target, set_specs = _read_use(loader, model, merged.file, entry)
         if overrides and alias in overrides:
             target = overrides[alias]
@@ -217,6 +219,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
             continue
         child_scope = Scope(scope.prefix + alias + ".")
         scope.aliases[alias] = child_scope
+        scope.broken.discard(alias)
         _flatten(loader, model, child, child_scope, set_specs, chain + (resolved,))
 
 

@@ -1,0 +1,64 @@
+"""Shared fixtures for the engine, CLI, conformance and golden tests.
+
+Only plain fixtures live here (no autouse side effects), so other suites
+(tests/units, tests/tui) are unaffected by what the engine tests need.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from textwrap import dedent
+from typing import Callable
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CONFORMANCE = (REPO.parent / "shared" / "conformance").resolve()
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def output(self) -> str:
+        return self.out + self.err
+
+
+@pytest.fixture
+def run_cli(capsys) -> Callable[..., CliResult]:
+    """Run `supersheet ARGS...` in-process (engine.cli.main) and capture its output."""
+    from engine.cli import main
+
+    def run(*argv: str) -> CliResult:
+        capsys.readouterr()
+        try:
+            code = main(list(argv))
+        except SystemExit as e:  # argparse usage errors and --help
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def write_sheet(tmp_path: Path) -> Callable[..., Path]:
+    """Write a sheet (dedented YAML text) into tmp_path and return its path."""
+
+    def write(text: str, name: str = "sheet.yaml") -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def conformance() -> Path:
+    if not CONFORMANCE.is_dir():
+        pytest.skip(f"conformance cases not found at {CONFORMANCE} (expected <repo>/../shared/conformance)")
+    return CONFORMANCE
