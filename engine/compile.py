@@ -35,6 +35,7 @@ class Val:
 
     expr: Exprs
     nullable: bool = False
+    constant: float | bool | None = None   # known scalar value (a literal or a cell fixed for this program)
 
     @property
     def is_array(self) -> bool:
@@ -48,11 +49,28 @@ class Source:
     columns: str | list[str]
     nullable: bool
     error_column: str | None = None
+    constant: float | bool | list | None = None   # the cell's value when it does not vary in this program
 
     def val(self) -> Val:
+        if self.constant is not None:
+            if isinstance(self.constant, list):
+                return Val([_literal(v) for v in self.constant])
+            return Val(_literal(self.constant), constant=self.constant)
         if isinstance(self.columns, list):
             return Val([pl.col(c) for c in self.columns], self.nullable)
         return Val(pl.col(self.columns), self.nullable)
+
+    def exprs(self) -> list[pl.Expr]:
+        """The cell's value column(s), by name: a column, or a literal for a constant."""
+        names = self.columns if isinstance(self.columns, list) else [self.columns]
+        if self.constant is None:
+            return [pl.col(c) for c in names]
+        values = self.constant if isinstance(self.constant, list) else [self.constant]
+        return [_literal(v).alias(c) for v, c in zip(values, names)]
+
+
+def _literal(value: float | bool) -> pl.Expr:
+    return pl.lit(value, dtype=pl.Boolean if isinstance(value, bool) else pl.Float64)
 
 
 @dataclass
@@ -118,11 +136,12 @@ class Compiler:
     @compile.register
     def _(self, node: A.Number) -> Val:
         factor = parse_unit(node.unit).factor if node.unit else 1.0
-        return Val(pl.lit(node.value * factor, dtype=pl.Float64))
+        value = node.value * factor
+        return Val(pl.lit(value, dtype=pl.Float64), constant=value)
 
     @compile.register
     def _(self, node: A.Bool) -> Val:
-        return Val(pl.lit(node.value, dtype=pl.Boolean))
+        return Val(pl.lit(node.value, dtype=pl.Boolean), constant=node.value)
 
     @compile.register
     def _(self, node: A.Array) -> Val:
@@ -147,7 +166,7 @@ class Compiler:
         left, right = self.compile(node.left), self.compile(node.right)
         op = node.op
         if op == "/":
-            return self.divide(left, right, _nonzero_literal(node.right))
+            return self.divide(left, right, _nonzero(right))
         if op == "^":
             return self.power(left, right, node.right)
         if op in ("and", "or"):
@@ -324,5 +343,6 @@ def null_if_any(result: Val, inputs: list[Val]) -> Val:
                        result, *inputs, nullable=True)
 
 
-def _nonzero_literal(node: A.Node) -> bool:
-    return isinstance(node, A.Number) and node.value != 0
+def _nonzero(val: Val) -> bool:
+    """A divisor known not to be zero needs no guard (and adds no null)."""
+    return isinstance(val.constant, float) and val.constant != 0

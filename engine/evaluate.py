@@ -40,19 +40,9 @@ class Program:
     inputs: dict[str, Source]                      # cells read from the frame
     sources: dict[str, Source] = field(default_factory=dict)
 
-    def output_columns(self, keys: Iterable[str]) -> list[str]:
-        columns: list[str] = []
-        for key in keys:
-            source = self.sources.get(key)
-            if source is None:
-                continue
-            columns.extend(source.columns if isinstance(source.columns, list) else [source.columns])
-            if source.error_column:
-                columns.append(source.error_column)
-        return columns
-
-    def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None) -> pl.LazyFrame:
-        """Add the columns of `keys` (default: every cell) and what they need."""
+    def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None, errors: bool = True) -> pl.LazyFrame:
+        """Add the columns of `keys` (default: every cell) and what they need;
+        with `errors`, also each nullable cell's error-code column."""
         needed = self.needed(keys) if keys is not None else None
         for layer in self.layers:
             exprs: list[pl.Expr] = []
@@ -61,7 +51,7 @@ class Program:
                     continue
                 compiled = self.compiled[key]
                 exprs.extend(expr for _, expr in compiled.columns)
-                if compiled.error is not None:
+                if errors and compiled.error is not None:
                     exprs.append(compiled.error)
             if exprs:
                 frame = frame.with_columns(exprs)
@@ -80,21 +70,33 @@ class Program:
 
 
 def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
-                    fixed: dict[str, A.Node] | None = None) -> Program:
+                    fixed: dict[str, A.Node] | None = None, baseline: "Scenario | None" = None) -> Program:
     """Compile every evaluable cell. `inputs` are cells read from frame columns
-    (sweep axes); `fixed` replaces a cell's formula by a literal (--set)."""
+    (sweep axes); `fixed` replaces a cell's formula by a literal (--set).
+
+    With a `baseline` scenario (evaluated with the same `fixed`), every cell
+    that does not depend on an input column is a constant: it is inlined as a
+    literal, never materialised as a column, and divisions by it need no guard."""
     inputs = inputs or {}
     fixed = fixed or {}
     sources: dict[str, Source] = dict(inputs)
     compiled: dict[str, CompiledCell] = {}
     level: dict[str, int] = {}
     compiler = Compiler(checked, sources)
+    varying = set(inputs)
     for key in checked.order:
         if key in inputs:
             level[key] = -1
             continue
         if checked.cells[key].type is None:
             continue
+        if baseline is not None and key not in fixed and not any(d in varying for d in checked.cells[key].deps):
+            value = baseline.values.get(key)
+            if value is not None and not _is_error(value):
+                sources[key] = Source(key if not isinstance(value, list) else
+                                      [element_column(key, i) for i in range(len(value))], False, constant=value)
+                continue
+        varying.add(key)
         if key in fixed:
             cell = compiler.compile_cell(key, fixed[key])
             level[key] = 0
@@ -103,7 +105,7 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
             if any(d not in sources for d in deps):
                 continue
             cell = compiler.compile_cell(key)
-            level[key] = 1 + max((level[d] for d in deps), default=-1)
+            level[key] = 1 + max((level.get(d, -1) for d in deps), default=-1)
         compiled[key] = cell
         sources[key] = cell.source
     layers: list[list[str]] = [[] for _ in range(max(level.values(), default=-1) + 1)]

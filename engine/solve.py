@@ -83,7 +83,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     lo, hi = float(lo), float(hi)
     if lo > hi:
         lo, hi = hi, lo
-    program = compile_program(workbook.checked, inputs={key: Source(key, False)})
+    program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
     compiler = Compiler(workbook.checked, program.sources)
     difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
     needed = [d for d in bound.deps if d != key]
@@ -216,8 +216,7 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
         lazy = plan.program.apply(pl.LazyFrame(grid.chunk(0, grid.value_size()) or {"__row": [0.0] * grid.value_size()}))
         lazy = lazy.with_columns(extra)
         shown = [pl.lit(v).alias(k) for k, v in plan.imports.items()]
-        shown += [(pl.col(c.source) / c.factor if not c.is_error else pl.col(c.source)).alias(c.header)
-                  for c in plan.columns]
+        shown += [c.display() for c in plan.columns]
         tags = [pl.lit(plan_index).alias("__plan"), pl.int_range(0, pl.len()).alias("__index")]
         frames.append(lazy.select(shown + [pl.col(f"__req{i}") for i in range(len(reqs))] + [pl.col("__objective")]
                                   + tags).collect())

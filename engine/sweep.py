@@ -62,18 +62,29 @@ class Grid:
                 picks = np.array([row[axis.name] for row in self.rows[start:stop]])
                 columns[axis.key] = axis.values[picks]  # type: ignore[index]
             return columns
-        index = np.arange(start, stop, dtype=np.int64)
+        # Each axis column repeats each value `stride` times, then starts over.
+        # Built per chunk from the blocks it overlaps: memory stays that of the chunk.
         columns = {}
         stride = 1
         for axis in reversed(self.value_axes):
-            picks = (index // stride) % axis.size
-            columns[axis.key] = axis.values[picks]  # type: ignore[index]
+            columns[axis.key] = _axis_chunk(axis.values, stride, start, stop)  # type: ignore[index,arg-type]
             stride *= axis.size
         return columns
 
     def import_combinations(self) -> list[dict[str, str]]:
         axes = self.import_axes
         return [dict(zip((a.name for a in axes), combo)) for combo in itertools.product(*(a.paths for a in axes))]
+
+
+def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.ndarray:
+    """Rows [start, stop) of the column values[(row // stride) % len(values)]."""
+    first, last = start // stride, (stop - 1) // stride
+    blocks = np.arange(first, last + 1, dtype=np.int64)
+    lengths = np.full(len(blocks), stride, dtype=np.int64)
+    lengths[0] = min((first + 1) * stride, stop) - start
+    if len(blocks) > 1:
+        lengths[-1] = stop - last * stride
+    return np.repeat(values[blocks % len(values)], lengths)
 
 
 @dataclass
@@ -92,6 +103,13 @@ class Column:
     source: str          # frame column (base units)
     factor: float
     is_error: bool = False
+    value: pl.Expr | None = None   # the value in base units: the column, or a literal for a constant cell
+
+    def display(self, convert: bool = True) -> pl.Expr:
+        expr = self.value if self.value is not None else pl.col(self.source)
+        if convert and not self.is_error and self.factor != 1.0:
+            expr = expr / self.factor
+        return expr.alias(self.header)
 
 
 @dataclass
@@ -166,7 +184,8 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     """Compile the sheet with the grid's axes as input columns."""
     from .span import Origin
     inputs = {axis.key: Source(axis.key, False) for axis in grid.value_axes}  # type: ignore[misc]
-    program = compile_program(workbook.checked, inputs=inputs)
+    baseline = workbook.evaluate()
+    program = compile_program(workbook.checked, inputs=inputs, baseline=baseline)
     filter_expr = None
     if where:
         bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
@@ -176,7 +195,7 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
             raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
         val, _ = Compiler(workbook.checked, program.sources).compile_expression(bound.formula.expr)
         filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
-    columns = output_columns(workbook, program, grid, show, units or {})
+    columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline)
     return Plan(workbook, program, filter_expr, columns)
 
 
@@ -194,13 +213,13 @@ def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[s
 
 
 def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[str] | None,
-                   units: dict[str, str | None]) -> list[Column]:
+                   units: dict[str, str | None], baseline) -> list[Column]:
     checked = workbook.checked
     columns: list[Column] = []
 
     def unit_for(key: str) -> str | None:
         if key not in units:
-            units[key] = display_unit(checked, key, _sample(workbook, key))
+            units[key] = display_unit(checked, key, _sample(baseline.values.get(key)))
         return units[key]
 
     for axis in grid.value_axes:
@@ -212,24 +231,16 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
             continue
         unit = unit_for(key)
         names = source.columns if isinstance(source.columns, list) else [source.columns]
-        for i, column in enumerate(names):
+        for i, (column, value) in enumerate(zip(names, source.exprs())):
             label = key if not isinstance(source.columns, list) else f"{key}[{i}]"
-            columns.append(Column(_header(label, unit), column, unit_factor(unit)))
+            columns.append(Column(_header(label, unit), column, unit_factor(unit), value=value))
         if source.error_column:
             columns.append(Column(f"{key} [error]", source.error_column, 1.0, is_error=True))
     return columns
 
 
-_SAMPLES: dict[int, Any] = {}
-
-
-def _sample(workbook: Workbook, key: str) -> float | None:
-    scenario = _SAMPLES.get(id(workbook))
-    if scenario is None or scenario[0] is not workbook:
-        scenario = (workbook, workbook.evaluate())
-        _SAMPLES.clear()
-        _SAMPLES[id(workbook)] = scenario
-    value = scenario[1].values.get(key)
+def _sample(value: Any) -> float | None:
+    """A representative magnitude for choosing a compact display unit."""
     if isinstance(value, list):
         value = next((v for v in value if isinstance(v, float)), None)
     return abs(value) if isinstance(value, float) else None
@@ -263,19 +274,28 @@ def _rebind(workbook: Workbook, axis: Axis) -> Axis:
 
 
 def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool = True) -> pl.DataFrame:
-    frame = pl.LazyFrame(grid.chunk(start, stop) or {"__row": np.zeros(stop - start)})
-    frame = plan.program.apply(frame)
+    """Rows [start, stop) of the grid, evaluated, filtered and in display units.
+
+    Error codes are strings, costly to build for every row of every nullable
+    cell, and almost always null: the first pass computes values only, and a
+    chunk is evaluated again with its error columns only when a value is null."""
+    axes = pl.LazyFrame(grid.chunk(start, stop) or {"__row": np.zeros(stop - start)})
+    imports = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
+    values = [c for c in plan.columns if not c.is_error]
+    frame = plan.program.apply(axes, errors=False)
     if plan.filter is not None:
         frame = frame.filter(plan.filter)
-    exprs = []
-    for name, value in plan.imports.items():
-        exprs.append(pl.lit(value).alias(name))
-    for column in plan.columns:
-        expr = pl.col(column.source)
-        if display and not column.is_error and column.factor != 1.0:
-            expr = expr / column.factor
-        exprs.append(expr.alias(column.header))
-    return frame.select(exprs).collect()
+    result = frame.select(imports + [c.display(display) for c in values]).collect()
+    error_columns = [c for c in plan.columns if c.is_error]
+    if not error_columns:
+        return result
+    if not any(result[c.header].null_count() for c in values):
+        return result.with_columns(pl.lit(None, pl.String).alias(c.header) for c in error_columns).select(
+            [*plan.imports, *(c.header for c in plan.columns)])
+    frame = plan.program.apply(axes, errors=True)
+    if plan.filter is not None:
+        frame = frame.filter(plan.filter)
+    return frame.select(imports + [c.display(display) for c in plan.columns]).collect()
 
 
 def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUNK,
