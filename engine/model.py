@@ -92,6 +92,7 @@ class _Loader:
         self.reported: set[Path] = set()
         self.import_overrides = import_overrides or {}
         self.in_loop: set[Path] = set()
+        self.texts: dict[Path, str] = {}   # resolved path -> text to use instead of the file's (unsaved edits)
 
     def report_loop(self, sheet: SheetFile, chain: tuple[Path, ...]) -> None:
         assert sheet.extends is not None
@@ -102,7 +103,7 @@ class _Loader:
     def file(self, path: Path) -> SheetFile:
         key = path.resolve()
         if key not in self.files:
-            self.files[key] = load_sheet(Path(os.path.normpath(path)))
+            self.files[key] = load_sheet(Path(os.path.normpath(path)), self.texts.get(key))
         sheet = self.files[key]
         if key not in self.reported:
             self.reported.add(key)
@@ -160,11 +161,14 @@ def _missing_hint(path: Path) -> str | None:
     return None
 
 
-def build_model(path: str | Path, import_overrides: dict[str, str] | None = None) -> Model:
+def build_model(path: str | Path, import_overrides: dict[str, str] | None = None,
+                texts: dict[Path, str] | None = None) -> Model:
     """Load a sheet with its bases and imports. Never raises for bad input.
 
-    `import_overrides` maps a root alias to another sheet path (an import axis)."""
+    `import_overrides` maps a root alias to another sheet path (an import axis);
+    `texts` maps a file to the text to read instead of its contents (the editor's unsaved sheet)."""
     loader = _Loader(import_overrides)
+    loader.texts = {Path(p).resolve(): t for p, t in (texts or {}).items()}
     path = Path(path)
     model = Model(path=path, root=None)
     if not path.exists():
