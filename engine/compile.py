@@ -175,6 +175,10 @@ class Compiler:
                 return elementwise(lambda a, b: pl.when(a.is_null() | b.is_null()).then(None).otherwise(combine(a, b)),
                                    left, right)
             return elementwise(combine, left, right)
+        if op in _COMPARISONS:
+            left_type = self.checked.node_types.get(id(node.left))
+            if left_type is not None and not left_type.is_bool:
+                return elementwise(_ieee_comparison(op, left, right), left, right)
         return elementwise(_BINARY[op], left, right)
 
     def divide(self, left: Val, right: Val, safe: bool) -> Val:
@@ -213,10 +217,10 @@ class Compiler:
 
     # -- functions ----------------------------------------------------------
     def fn_min(self, args: list[Val], types, node) -> Val:
-        return self._extreme(args, lambda a, b: b < a)
+        return self._extreme(args, lambda a, b: ieee_less(b, a))
 
     def fn_max(self, args: list[Val], types, node) -> Val:
-        return self._extreme(args, lambda a, b: b > a)
+        return self._extreme(args, lambda a, b: ieee_less(a, b))
 
     def _extreme(self, args: list[Val], better: Callable[[pl.Expr, pl.Expr], pl.Expr]) -> Val:
         # Python's min/max semantics: keep the first unless a later one is strictly better.
@@ -272,7 +276,12 @@ class Compiler:
         return self._round_to(args, lambda x: x.floor())
 
     def fn_round(self, args, types, node) -> Val:
-        return elementwise(lambda x: x.sign() * (x.abs() + 0.5).floor(), args[0])
+        # Half away from zero, exactly: floor(|x| + 0.5) is wrong for 0.49999999999999994
+        # (the sum rounds up to 1) and for odd integers above 2^52 (the sum rounds to even).
+        def rounded(x: pl.Expr) -> pl.Expr:
+            whole = x.abs().floor()
+            return x.sign() * pl.when(x.abs() - whole >= 0.5).then(whole + 1).otherwise(whole)
+        return elementwise(rounded, args[0])
 
     def _log(self, args, log: Callable[[pl.Expr], pl.Expr]) -> Val:
         def guarded(x: pl.Expr) -> pl.Expr:
@@ -293,7 +302,8 @@ class Compiler:
         return elementwise(lambda x: x.exp(), args[0])
 
     def fn_clamp(self, args, types, node) -> Val:
-        result = elementwise(lambda x, lo, hi: pl.when(x < lo).then(lo).when(x > hi).then(hi).otherwise(x), *args)
+        result = elementwise(lambda x, lo, hi: pl.when(ieee_less(x, lo)).then(lo).when(ieee_less(hi, x)).then(hi)
+                             .otherwise(x), *args)
         return null_if_any(result, args)
 
     def fn_if(self, args, types, node) -> Val:
@@ -315,6 +325,38 @@ _BINARY: dict[str, Callable[[pl.Expr, pl.Expr], pl.Expr]] = {
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
 }
+
+
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+
+
+def _not_nan(val: Val) -> bool:
+    return isinstance(val.constant, float) and val.constant == val.constant
+
+
+def ieee_less(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """a < b as IEEE 754 (and Python) define it: false when either is NaN."""
+    return (a < b) & a.is_not_nan() & b.is_not_nan()
+
+
+def _ieee_comparison(op: str, left: Val, right: Val) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
+    """Polars orders NaN above every number and equal to itself; a sheet's numbers
+    compare as IEEE 754 floats (as in Python): with a NaN, every comparison is
+    false except `!=`. An error value (null) on either side stays an error."""
+    raw = _BINARY[op]
+    check_left, check_right = not _not_nan(left), not _not_nan(right)
+    nullable = left.nullable or right.nullable
+
+    def compare(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        nans = [x.is_nan() for x, check in ((a, check_left), (b, check_right)) if check]
+        if not nans:
+            return raw(a, b)
+        unordered = nans[0] | nans[1] if len(nans) == 2 else nans[0]
+        result = pl.when(unordered).then(pl.lit(op == "!=")).otherwise(raw(a, b))
+        if nullable:
+            result = pl.when(a.is_null() | b.is_null()).then(None).otherwise(result)
+        return result
+    return compare
 
 
 def elementwise(fn: Callable[..., pl.Expr], *vals: Val, nullable: bool = False) -> Val:
