@@ -39,6 +39,7 @@ class Axis:
     values: np.ndarray | None = None   # base-unit magnitudes (or booleans)
     labels: list[str] = field(default_factory=list)   # the values as written
     paths: list[str] | None = None     # for an import axis
+    shapes: bool = False               # the cell fixes an array's length: each value needs its own compiled sheet
 
     @property
     def size(self) -> int:
@@ -47,6 +48,11 @@ class Axis:
     @property
     def is_import(self) -> bool:
         return self.paths is not None
+
+    @property
+    def structural(self) -> bool:
+        """Import and length axes change the compiled sheet, not just a column."""
+        return self.is_import or self.shapes
 
 
 def literal_value(text: str) -> tuple[A.Node, float | bool]:
@@ -77,8 +83,10 @@ def value_axis(workbook: Workbook, name: str, texts: list[str]) -> Axis:
     expected = workbook.checked.cells[key].type
     if expected is not None and expected.is_array:
         raise AxisError("E-TYPE", f"{name} is an array; only scalar cells can be swept")
-    if key in workbook.checked.range_inputs:
-        raise AxisError("E-TYPE", f"{name} sets the length of an array (range) and cannot be varied")
+    shapes = key in workbook.checked.range_inputs
+    if shapes and workbook.model.cells[key].scope.prefix:
+        raise AxisError("E-TYPE", f"{name} sets the length of an array (range) in an imported sheet and cannot be "
+                                  "varied", "vary a cell of this sheet that it is computed from")
     magnitudes: list[float | bool] = []
     for text in texts:
         node, magnitude = literal_value(text)
@@ -88,7 +96,7 @@ def value_axis(workbook: Workbook, name: str, texts: list[str]) -> Axis:
                             f"{name} is {expected.describe()}, but {text!r} is {typ.describe()}")
         magnitudes.append(magnitude)
     dtype = bool if magnitudes and isinstance(magnitudes[0], bool) else np.float64
-    return Axis(name, key, np.array(magnitudes, dtype=dtype), list(texts))
+    return Axis(name, key, np.array(magnitudes, dtype=dtype), list(texts), shapes=shapes)
 
 
 def import_axis(workbook: Workbook, name: str, paths: list[str]) -> Axis:

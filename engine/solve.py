@@ -279,8 +279,8 @@ def choice_entry(workbook: Workbook, name: str) -> tuple[Choice, Entry]:
     body = entry.value
     if not isinstance(body, CommentedMap) or "vary" not in body or ("minimize" in body) == ("maximize" in body):
         raise AxisError("E-SHEET", f"choice {name!r} needs 'vary' and exactly one of 'minimize' and 'maximize'")
-    require = body.get("require") or []
-    items = list(require) if isinstance(require, CommentedSeq) else [require]
+    require = body.get("require")
+    items = list(require) if isinstance(require, CommentedSeq) else ([] if require is None else [require])
     container = require if isinstance(require, CommentedSeq) else body
     reqs = []
     for i, item in enumerate(items):

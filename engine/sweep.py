@@ -38,11 +38,17 @@ class Grid:
 
     @property
     def value_axes(self) -> list[Axis]:
-        return [a for a in self.axes if not a.is_import]
+        """Axes that are columns of one compiled sheet."""
+        return [a for a in self.axes if not a.structural]
 
     @property
     def import_axes(self) -> list[Axis]:
         return [a for a in self.axes if a.is_import]
+
+    @property
+    def partition_axes(self) -> list[Axis]:
+        """Axes that need a compiled sheet per value (imports, array lengths): they vary slowest."""
+        return [a for a in self.axes if a.structural]
 
     def size(self) -> int:
         if self.rows is not None:
@@ -71,9 +77,10 @@ class Grid:
             stride *= axis.size
         return columns
 
-    def import_combinations(self) -> list[dict[str, str]]:
-        axes = self.import_axes
-        return [dict(zip((a.name for a in axes), combo)) for combo in itertools.product(*(a.paths for a in axes))]
+    def partitions(self) -> list[dict[str, int]]:
+        """Every combination of partition-axis values, as axis name -> value index."""
+        axes = self.partition_axes
+        return [dict(zip((a.name for a in axes), combo)) for combo in itertools.product(*(range(a.size) for a in axes))]
 
 
 def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.ndarray:
@@ -120,7 +127,7 @@ class Plan:
     program: Program
     filter: pl.Expr | None
     columns: list[Column]
-    imports: dict[str, str] = field(default_factory=dict)
+    imports: dict[str, str] = field(default_factory=dict)   # import axis -> the sheet this plan uses
 
 
 def parse_vary(workbook: Workbook, vary: Any) -> Grid:
@@ -180,7 +187,7 @@ def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
 
 
 def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
-              units: dict[str, str | None] | None = None) -> Plan:
+              units: dict[str, str | None] | None = None, picks: dict[str, int] | None = None) -> Plan:
     """Compile the sheet with the grid's axes as input columns."""
     from .span import Origin
     inputs = {axis.key: Source(axis.key, False) for axis in grid.value_axes}  # type: ignore[misc]
@@ -195,12 +202,12 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
             raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
         val, _ = Compiler(workbook.checked, program.sources).compile_expression(bound.formula.expr)
         filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
-    columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline)
+    columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline, picks or {})
     return Plan(workbook, program, filter_expr, columns)
 
 
 def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[str]:
-    axis_keys = {a.key for a in grid.value_axes}
+    axis_keys = {a.key for a in grid.axes}
     if show is None:
         return [c.key for c in workbook.model.cells.values() if not c.scope.prefix and c.key not in axis_keys]
     keys = []
@@ -213,7 +220,7 @@ def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[s
 
 
 def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[str] | None,
-                   units: dict[str, str | None], baseline) -> list[Column]:
+                   units: dict[str, str | None], baseline, picks: dict[str, int]) -> list[Column]:
     checked = workbook.checked
     columns: list[Column] = []
 
@@ -222,9 +229,15 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
             units[key] = display_unit(checked, key, _sample(baseline.values.get(key)))
         return units[key]
 
-    for axis in grid.value_axes:
+    for axis in grid.axes:
+        if axis.is_import:
+            continue
         unit = unit_for(axis.key)  # type: ignore[arg-type]
-        columns.append(Column(_header(axis.name, unit), axis.key, unit_factor(unit)))  # type: ignore[arg-type]
+        value = None
+        if axis.structural:  # fixed in this plan: a literal column
+            magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
+            value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))  # type: ignore[union-attr]
+        columns.append(Column(_header(axis.name, unit), axis.key, unit_factor(unit), value=value))  # type: ignore[arg-type]
     for key in shown_keys(workbook, grid, show):
         source = program.sources.get(key)
         if source is None:
@@ -252,19 +265,23 @@ def _header(name: str, unit: str | None) -> str:
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
               where_origin: Any = None) -> list[Plan]:
-    """One plan per combination of import-axis values (one plan without import axes)."""
-    if not grid.import_axes:
+    """One plan per combination of partition-axis values (one plan without them)."""
+    if not grid.partition_axes:
         return [make_plan(workbook, grid, show, where, where_origin)]
+    if grid.rows is not None:
+        raise AxisError("E-TYPE", "explicit rows cannot vary imports or array lengths", "use a mapping of axes")
     plans = []
     units: dict[str, str | None] = {}
-    for combo in grid.import_combinations():
-        variant = open_workbook(workbook.model.path, import_overrides=combo)
+    for picks in grid.partitions():
+        imports = {a.name: a.paths[picks[a.name]] for a in grid.import_axes}  # type: ignore[index]
+        cells = {a.name: a.labels[picks[a.name]] for a in grid.partition_axes if not a.is_import}
+        variant = open_workbook(workbook.model.path, import_overrides=imports, cell_overrides=cells)
         if not variant.ok:
             d = variant.diagnostics[0]
-            raise AxisError(d.code, f"with {combo}: {d.headline()}", d.hint)
-        sub = Grid([_rebind(variant, a) for a in grid.value_axes], grid.rows)
-        plan = make_plan(variant, sub, show, where, where_origin, units)
-        plan.imports = combo
+            raise AxisError(d.code, f"with {imports or cells}: {d.headline()}", d.hint)
+        sub = Grid([_rebind(variant, a) if not a.structural else a for a in grid.axes], None)
+        plan = make_plan(variant, sub, show, where, where_origin, units, picks)
+        plan.imports = imports
         plans.append(plan)
     return plans
 

@@ -43,8 +43,9 @@ class Workbook:
         return evaluate(self.checked, fixed)
 
 
-def open_workbook(path: str | Path, import_overrides: dict[str, str] | None = None) -> Workbook:
-    model = build_model(path, import_overrides)
+def open_workbook(path: str | Path, import_overrides: dict[str, str] | None = None,
+                  cell_overrides: dict[str, str] | None = None) -> Workbook:
+    model = build_model(path, import_overrides, cell_overrides=cell_overrides)
     return Workbook(model, check_model(model))
 
 
