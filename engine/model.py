@@ -6,6 +6,7 @@ file imported twice (with different `set:` inputs) is two independent copies.
 """
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,7 @@ class _Loader:
         self.reported: set[Path] = set()
         self.import_overrides = import_overrides or {}
         self.in_loop: set[Path] = set()
+        self.formulas_used: set[int] = set()
         self.texts: dict[Path, str] = {}   # resolved path -> text to use instead of the file's (unsaved edits)
 
     def report_loop(self, sheet: SheetFile, chain: tuple[Path, ...]) -> None:
@@ -162,11 +164,14 @@ def _missing_hint(path: Path) -> str | None:
 
 
 def build_model(path: str | Path, import_overrides: dict[str, str] | None = None,
-                texts: dict[Path, str] | None = None) -> Model:
+                texts: dict[Path, str] | None = None, cell_overrides: dict[str, str] | None = None) -> Model:
     """Load a sheet with its bases and imports. Never raises for bad input.
 
     `import_overrides` maps a root alias to another sheet path (an import axis);
-    `texts` maps a file to the text to read instead of its contents (the editor's unsaved sheet)."""
+    `texts` maps a file to the text to read instead of its contents (the editor's unsaved sheet);
+    `cell_overrides` replaces root cells by input values before checking, like
+    `use: set:` does for an import (for values that change the sheet's shape,
+    such as the length of a `range`)."""
     loader = _Loader(import_overrides)
     loader.texts = {Path(p).resolve(): t for p, t in (texts or {}).items()}
     path = Path(path)
@@ -177,7 +182,13 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
     root = loader.merged(path, (), None, None)
     model.root = root
     if root is not None:
-        _flatten(loader, model, root, model.scope, {}, (path.resolve(),), overrides=loader.import_overrides)
+        root_sets: dict[str, CellSpec] = {}
+        for name, text in (cell_overrides or {}).items():
+            spec, problems = parse_override_value(text, f"<{name}>")
+            model.diagnostics.extend(problems)
+            if spec is not None:
+                root_sets[name] = spec
+        _flatten(loader, model, root, model.scope, root_sets, (path.resolve(),), overrides=loader.import_overrides)
     model.files = loader.files
     model.diagnostics = loader.diagnostics + model.diagnostics
     return model
@@ -191,6 +202,12 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         scope.names[name] = key
         replaced = sets.get(name)
         formula = replaced.formula if replaced is not None else spec.formula
+        if formula is not None:
+            # Later stages key per-node facts by node identity: a file flattened
+            # twice (two aliases, or `set:` variants) needs its own tree each time.
+            if id(formula) in loader.formulas_used:
+                formula = copy.deepcopy(formula)
+            loader.formulas_used.add(id(formula))
         kind = ("input" if replaced.kind == "input" else "formula") if replaced is not None else spec.kind
         model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced)
     for name, entry in sets.items():
