@@ -1,0 +1,54 @@
+"""Golden diagnostics: one minimal failing sheet per file, rendered exactly as
+the CLI prints it (engine.diagnostics.render), stored as a text snapshot.
+
+The sheets are the conformance `errors/` cases and the extra ones in
+tests/golden/sheets/. Paths are relative (the test runs from the folder that
+holds `errors/` or `sheets/`), so the snapshots do not depend on the machine.
+What is rendered is what `supersheet check` reports, or, for a sheet that
+checks clean, the diagnostics of `supersheet test` (E-EXPECT and friends).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.blocks import validate_blocks
+from engine.diagnostics import SourceCache, render
+from engine.testing import test_workbook as run_expectations
+from engine.workbook import open_workbook
+
+HERE = Path(__file__).resolve().parent
+CONFORMANCE = (HERE.parents[2] / "shared" / "conformance").resolve()
+
+
+def _cases() -> list:
+    cases = [pytest.param(HERE, f"sheets/{p.name}", id=f"golden-{p.stem}")
+             for p in sorted((HERE / "sheets").glob("*.yaml"))]
+    if (CONFORMANCE / "errors").is_dir():
+        cases += [pytest.param(CONFORMANCE, f"errors/{p.name}", id=f"conformance-{p.stem}")
+                  for p in sorted((CONFORMANCE / "errors").glob("*.yaml"))]
+    return cases
+
+
+def rendered_diagnostics(path: str) -> str:
+    workbook = open_workbook(path)
+    problems = [d for d in workbook.diagnostics if d.code != "E-EXPECT"]
+    stage = "check"
+    if not problems:
+        problems = validate_blocks(workbook)
+    if not problems:
+        stage = "test"
+        problems = run_expectations(workbook).diagnostics
+    sources = SourceCache()
+    body = "\n\n".join(render(d, sources) for d in problems)
+    return f"# supersheet {stage} {path}\n\n{body}\n"
+
+
+@pytest.mark.parametrize("root, path", _cases())
+def test_rendered_diagnostics(root, path, monkeypatch, snapshot_txt):
+    monkeypatch.chdir(root)
+    text = rendered_diagnostics(path)
+    assert "Traceback" not in text
+    assert text.count(": E-") >= 1, text
+    assert text == snapshot_txt
