@@ -129,10 +129,40 @@ def build_parser() -> argparse.ArgumentParser:
     choose.add_argument("name", metavar="NAME")
     choose.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
+    diff = command("diff", _diff, "compare scenarios: two sheets, git revisions, or a variant and its base",
+                   "Compare two versions of a sheet: `diff OLD NEW` (paths or git specs REV:path, e.g. "
+                   "HEAD~1:sheets/hardware/h100-sxm.yaml); `diff --rev [REV] [PATH...]` compares the working tree with "
+                   "REV (default HEAD) over every changed sheet and every sheet that imports or extends one; "
+                   "`diff --base VARIANT` compares a variant with the base it extends. Reports inputs changed, "
+                   "formulas changed, cells added/removed/renamed, results changed (old -> new, delta, delta %, "
+                   "largest first), checks flipped, expectations that now fail. Exit 0 no differences, 1 differences, "
+                   "2 error.")
+    diff.add_argument("sides", metavar="OLD NEW", nargs="*", help="two sheets (paths or REV:path)")
+    diff.add_argument("--rev", metavar="REV", nargs="?", const="HEAD", help="compare the working tree with REV "
+                                                                            "(default HEAD); PATHs limit the search")
+    diff.add_argument("--base", metavar="VARIANT", help="compare VARIANT with the sheet it extends")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                      help="colour the text format (default: when stdout is a terminal)")
+
+    textconv = command("textconv", _textconv, "a sheet as evaluated text, for git's diff driver",
+                       "Print a sheet's YAML followed by its evaluated cells as comments. Used as git's textconv: "
+                       "`git config diff.supersheet.textconv 'supersheet textconv'` with `*.yaml diff=supersheet` "
+                       "in .gitattributes makes `git diff` show evaluated values.")
+    textconv.add_argument("file", metavar="FILE")
+
     calc = command("calc", _calc, "evaluate one formula without a sheet",
                    'Evaluate one formula, e.g. supersheet calc "470.2 GB -> GiB" or '
                    'supersheet calc "2 * 94 * 4 * 128 * 2 B -> KiB".')
     calc.add_argument("expression", metavar="EXPR")
+
+    edit = command("edit", _edit, "edit a sheet in the terminal UI",
+                   "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
+                   "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "
+                   "value that changed shows its old value and the change. Ctrl+S saves (comments and layout "
+                   "kept), Ctrl+Z/Ctrl+Y undo/redo, ? shows every key. Without SHEET, opens the bundled running "
+                   "example (sheets/supernodes/6.1.2-running-example.yaml).")
+    edit.add_argument("sheet", metavar="SHEET", nargs="?", help="the sheet (a YAML file); default: the running example")
     return parser
 
 
@@ -405,6 +435,75 @@ def _short(value) -> str:
     if isinstance(value, float):
         return format_number(value)
     return str(value)
+
+
+def _edit(args: argparse.Namespace) -> int:
+    from .edit import running_example
+    if args.sheet:
+        path = Path(args.sheet)
+        if not path.is_file():
+            raise UsageError(f"no such sheet: {args.sheet}")
+    else:
+        try:
+            path = running_example()
+        except FileNotFoundError as e:
+            raise UsageError(str(e)) from None
+        try:
+            path = path.relative_to(Path.cwd())
+        except ValueError:
+            pass
+    try:
+        path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {path}: {e}") from None
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("edit needs a terminal (stdin and stdout must be a TTY)")
+    try:
+        from tui.app import SupersheetApp  # imported here: the engine never imports textual
+    except ImportError as e:
+        raise UsageError(f"the terminal UI is not available: {e}") from None
+    return SupersheetApp(path).run() or EXIT_OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .compare import diff_against_revision, diff_pair, diff_variant
+    from .diffview import render_json, render_markdown, render_text
+    from .gitrev import GitError
+    cwd = Path.cwd()
+    try:
+        if args.base:
+            if args.sides or args.rev:
+                raise UsageError("--base takes one VARIANT and no other sheets")
+            diffs = diff_variant(args.base)
+        elif args.rev is not None:
+            diffs = diff_against_revision(args.rev, args.sides, cwd)
+        elif len(args.sides) == 2:
+            diffs = diff_pair(args.sides[0], args.sides[1], cwd)
+        else:
+            raise UsageError("give OLD NEW, --rev [REV] [PATH...], or --base VARIANT")
+    except GitError as e:
+        raise UsageError(f"git: {e}") from None
+    except FileNotFoundError as e:
+        raise UsageError(f"no such sheet: {e.args[0] if e.args else e}") from None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if args.format == "json":
+        sys.stdout.write(render_json(diffs))
+    elif args.format == "markdown":
+        sys.stdout.write(render_markdown(diffs))
+    else:
+        color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty()
+                                           and not os.environ.get("NO_COLOR"))
+        sys.stdout.write(render_text(diffs, color))
+    return EXIT_FINDING if any(d.differs for d in diffs) else EXIT_OK
+
+
+def _textconv(args: argparse.Namespace) -> int:
+    from .compare import textconv
+    if not Path(args.file).exists():
+        raise UsageError(f"no such file: {args.file}")
+    sys.stdout.write(textconv(args.file, Path.cwd()))
+    return EXIT_OK
 
 
 def _calc(args: argparse.Namespace) -> int:
