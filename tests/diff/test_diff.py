@@ -1,0 +1,180 @@
+"""supersheet diff: golden outputs on library sheets, exit codes, renamed cells,
+a sheet that stopped checking, and the git integration in a temporary repository."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANT = "sheets/supernodes/6.1.2-running-example-32k.yaml"
+SUPERSHEET = str(Path(sys.executable).parent / "supersheet")
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+@pytest.fixture
+def in_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("BASE", raising=False)
+    monkeypatch.delenv("MERGED", raising=False)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_variant_against_base_golden(capsys, in_root, snapshot, fmt: str) -> None:
+    code, out = run(capsys, "diff", "--base", VARIANT, "--format", fmt, "--color", "never")
+    assert code == 1
+    assert out == snapshot
+
+
+def test_variant_diff_content(capsys, in_root) -> None:
+    _, out = run(capsys, "diff", "--base", VARIANT, "--format", "json")
+    (sheet,) = json.loads(out)
+    inputs = {c["name"]: c for c in sheet["inputs"]}
+    assert inputs["context"]["old"] == "8192 token" and inputs["context"]["new"] == "32768 token"
+    results = [c["name"] for c in sheet["results"]]
+    assert results[:2] == ["kv_total", "kv_per_card"]          # largest relative change first (+300 %)
+    sessions = next(c for c in sheet["results"] if c["name"] == "max_sessions")
+    assert (sessions["old"], sessions["new"]) == ("47", "11")
+    sizes = [abs(c["relative"]) for c in sheet["results"] if c["relative"] is not None]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_identical_sheets_exit_zero(capsys, in_root) -> None:
+    sheet = "sheets/supernodes/6.1.2-running-example.yaml"
+    code, out = run(capsys, "diff", sheet, sheet)
+    assert code == 0
+    assert "unchanged" in out and "results changed" not in out
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_renamed_cell_and_formula_change(capsys, tmp_path) -> None:
+    old = _write(tmp_path / "old.yaml", "cells:\n  weights: 80 GB\n  cards: 8\n  per_card: = weights / cards\n")
+    new = _write(tmp_path / "new.yaml", "cells:\n  total_weights: 80 GB\n  cards: 8\n"
+                                        "  per_card: = total_weights / cards\n")
+    code, out = run(capsys, "diff", str(old), str(new), "--format", "json")
+    (sheet,) = json.loads(out)
+    assert [c["name"] for c in sheet["renamed"]] == ["weights -> total_weights"]
+    assert not sheet["added"] and not sheet["removed"]
+    assert [c["name"] for c in sheet["formulas"]] == ["per_card"]
+    assert not sheet["results"]          # same value: the rename moved nothing
+    assert code == 1                     # but the sheet differs (a cell was renamed)
+
+
+def test_sheet_that_stopped_checking_reports_the_diagnostic(capsys, tmp_path) -> None:
+    old = _write(tmp_path / "old.yaml", "cells:\n  a: 1 GB\n  b: = a * 2\n")
+    new = _write(tmp_path / "new.yaml", "cells:\n  a: 1 GB\n  b: = a + 2 s\n")
+    code, out = run(capsys, "diff", str(old), str(new), "--color", "never")
+    assert code == 1
+    assert "does not check" in out and "E-UNIT" in out and "new.yaml:3:" in out
+
+
+def test_missing_side_is_usage_error(capsys, tmp_path) -> None:
+    assert main(["diff", str(tmp_path / "nope.yaml"), str(tmp_path / "nope2.yaml")]) == 2
+    assert "no such sheet" in capsys.readouterr().err
+
+
+def test_usage_without_sides(capsys) -> None:
+    assert main(["diff"]) == 2
+
+
+# -- git ----------------------------------------------------------------------
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    """A repository holding the hardware, the models and the running example."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    for folder in ("hardware", "models"):
+        shutil.copytree(ROOT / "sheets" / folder, repo / "sheets" / folder)
+    (repo / "sheets" / "supernodes").mkdir(parents=True)
+    for name in ("6.1.2-running-example.yaml", "6.1.2-running-example-32k.yaml"):
+        shutil.copy(ROOT / "sheets" / "supernodes" / name, repo / "sheets" / "supernodes" / name)
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "sheets")
+    monkeypatch.chdir(repo)
+    monkeypatch.delenv("BASE", raising=False)
+    monkeypatch.delenv("MERGED", raising=False)
+    return repo
+
+
+def _edit_bandwidth(repo: Path) -> None:
+    card = repo / "sheets" / "hardware" / "h100-sxm.yaml"
+    text = card.read_text(encoding="utf-8")
+    assert "value: 3350 GB/s" in text
+    card.write_text(text.replace("value: 3350 GB/s", "value: 4000 GB/s"), encoding="utf-8")
+
+
+def test_rev_diff_reaches_every_importing_sheet(capsys, repo) -> None:
+    assert run(capsys, "diff", "--rev", "HEAD")[0] == 0          # a clean tree: no differences
+    _edit_bandwidth(repo)
+    code, out = run(capsys, "diff", "--rev", "--format", "json")
+    assert code == 1
+    by_name = {d["name"]: d for d in json.loads(out)}
+    assert "sheets/hardware/h100-sxm.yaml" in by_name
+    assert "sheets/supernodes/6.1.2-running-example.yaml" in by_name      # imports hgx, which imports the card
+    assert "sheets/supernodes/6.1.2-running-example-32k.yaml" in by_name  # extends the running example
+    assert "sheets/models/qwen3-32b.yaml" not in by_name                  # imports nothing that changed
+    card = by_name["sheets/hardware/h100-sxm.yaml"]
+    assert card["inputs"][0]["name"] == "hbm_bandwidth"
+    example = by_name["sheets/supernodes/6.1.2-running-example.yaml"]
+    step = next(c for c in example["results"] if c["name"] == "per_card_step")
+    assert step["old"] == "1.727 ms" and step["relative"] == pytest.approx(3350 / 4000 - 1, rel=1e-9)
+    assert any(c["name"] == "per_card_step" for c in example["expectations"])   # the book's 1.73 ms no longer holds
+
+
+def test_rev_diff_markdown_for_review(capsys, repo) -> None:
+    _edit_bandwidth(repo)
+    code, out = run(capsys, "diff", "--rev", "HEAD", "sheets/supernodes", "--format", "markdown")
+    assert code == 1
+    assert "### `sheets/supernodes/6.1.2-running-example.yaml`" in out
+    assert "| per_card_step | 1.727 ms | 1.447 ms |" in out
+
+
+def test_revision_spec_pair(capsys, repo) -> None:
+    _edit_bandwidth(repo)
+    git(repo, "commit", "-qam", "faster HBM")
+    code, out = run(capsys, "diff", "HEAD~1:sheets/supernodes/6.1.2-running-example.yaml",
+                    "HEAD:sheets/supernodes/6.1.2-running-example.yaml", "--color", "never")
+    assert code == 1
+    assert "per_card_step: 1.727 ms → 1.447 ms" in out
+
+
+def test_git_diff_with_textconv_shows_values(repo) -> None:
+    (repo / ".gitattributes").write_text("*.yaml diff=supersheet\n", encoding="utf-8")
+    git(repo, "config", "diff.supersheet.textconv", f"{SUPERSHEET} textconv")
+    _edit_bandwidth(repo)
+    out = git(repo, "diff", "sheets/hardware/h100-sxm.yaml")
+    assert "-#   hbm_bandwidth" in out and "3350 GB/s" in out
+    assert "+#   hbm_bandwidth" in out and "4000 GB/s" in out
+
+
+def test_difftool_resolves_imports_of_the_old_copy(repo) -> None:
+    sheet = repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
+    sheet.write_text(sheet.read_text(encoding="utf-8").replace("value: 8192 token", "value: 32768 token"),
+                     encoding="utf-8")
+    out = git(repo, "difftool", "-y", "-x", f"{SUPERSHEET} diff --color never", "HEAD", "--",
+              "sheets/supernodes/6.1.2-running-example.yaml")
+    assert "max_sessions: 47 → 11" in out
+    assert "does not check" not in out
