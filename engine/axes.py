@@ -83,7 +83,7 @@ def value_axis(workbook: Workbook, name: str, texts: list[str]) -> Axis:
     expected = workbook.checked.cells[key].type
     if expected is not None and expected.is_array:
         raise AxisError("E-TYPE", f"{name} is an array; only scalar cells can be swept")
-    shapes = key in workbook.checked.range_inputs
+    shapes = key in workbook.checked.structural_inputs
     if shapes and workbook.model.cells[key].scope.prefix:
         raise AxisError("E-TYPE", f"{name} sets the length of an array (range) in an imported sheet and cannot be "
                                   "varied", "vary a cell of this sheet that it is computed from")

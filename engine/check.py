@@ -13,6 +13,7 @@ from units import DIMENSIONLESS, UnitError, compact_unit, describe, divide, mult
 
 from . import ast as A
 from .diagnostics import Diagnostic, Label, did_you_mean
+from .distributions import CONTINUOUS, DISTRIBUTIONS, Draw
 from .functions import DIMENSIONLESS_ONLY, FUNCTIONS
 from .graph import order_cells
 from .model import Cell, Model, Scope
@@ -38,7 +39,10 @@ class Checked:
     bindings: dict[int, str] = field(default_factory=dict)   # id(Name node) -> cell key
     node_types: dict[int, Type] = field(default_factory=dict)
     constants: dict[int, float] = field(default_factory=dict)  # id(node) -> folded value (range args, exponents)
-    range_inputs: set[str] = field(default_factory=set)       # cells that fix an array's length: never varied
+    structural_inputs: set[str] = field(default_factory=set)  # cells whose value shapes the compiled sheet (range
+    #   bounds, parameters of discrete distributions): varying them needs a sheet compiled per value
+    distributions: list = field(default_factory=list)        # (cell key, occurrence, Call node) of every random draw
+    uncertain: set[str] = field(default_factory=set)         # cells holding a draw or computed from one
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -125,6 +129,8 @@ class Typer:
         self.origin = Origin("", 1, 1)
         self.scope: Scope | None = None
         self.text = ""
+        self.key: str | None = None   # the cell being typed (None for where/require/goal)
+        self.draws = 0
 
     # -- cells ------------------------------------------------------------
     def check_cell(self, cell: Cell, deps: tuple[str, ...]) -> CheckedCell:
@@ -132,10 +138,13 @@ class Typer:
             return CheckedCell(None, deps, ok=False)
         spec = cell.set_by or cell.spec
         self.origin, self.scope, self.text = spec.origin, cell.scope, _formula_body(spec.text)
+        self.key, self.draws = cell.key, 0
         try:
             typ = self.formula_type(cell.formula)
         except _Fail:
             return CheckedCell(None, deps, ok=False)
+        if self.draws or any(d in self.checked.uncertain for d in deps):
+            self.checked.uncertain.add(cell.key)
         if cell.kind == "check" and typ is not None and not typ.is_bool:
             self.error("E-TYPE", f"check {cell.name!r} must be a condition (a boolean), not {typ.describe()}",
                        (0, len(self.text)))
@@ -352,17 +361,17 @@ class Typer:
     def constant(self, node: A.Node, lookup_cells: bool = False) -> float | None:
         visited: set[str] = set()
         value = fold_constant(node, self.checked if lookup_cells else None, visited=visited)
-        self.checked.range_inputs |= visited
+        self.checked.structural_inputs |= visited
         if value is not None:
             self.checked.constants[id(node)] = value
         return value
 
     # -- functions ----------------------------------------------------------
     def call_type(self, node: A.Call) -> Type:
-        fn = FUNCTIONS.get(node.func)
+        fn = FUNCTIONS.get(node.func) or DISTRIBUTIONS.get(node.func)
         if fn is None:
             self.fail("E-NAME", f"unknown function {node.func!r}", node.name_span,
-                      did_you_mean(node.func, FUNCTIONS))
+                      did_you_mean(node.func, list(FUNCTIONS) + list(DISTRIBUTIONS)))
         assert fn is not None
         n = len(node.args)
         if n < fn.min_args or (fn.max_args is not None and n > fn.max_args):
@@ -370,6 +379,8 @@ class Typer:
                       f"usage: {fn.signature}")
         if node.func == "range":
             return self.range_type(node)
+        if node.func in DISTRIBUTIONS:
+            return self.draw_type(node)
         args = [self.type_of(a) for a in node.args]
         name = node.func
         if name == "if":
@@ -421,6 +432,52 @@ class Typer:
         for typ, arg in zip(args[1:], node.args[1:]):
             if typ.dims != args[0].dims:
                 self.mismatch(f"mix in {name}()", node, node.args[0], arg, args[0], typ)
+
+    def draw_type(self, node: A.Call) -> Type:
+        """Units as for any function; discrete draws need parameters fixed before evaluation."""
+        name = node.func
+        if self.key is None:
+            self.fail("E-TYPE", f"{name}() draws random values: put it in a cell and use the cell here", node.span)
+        args = [self.type_of(a) for a in node.args]
+        for typ, arg in zip(args, node.args):
+            self.need_number(typ, arg, name + "()")
+        if name in CONTINUOUS:
+            self.same_dims(name, args, node)
+            typ = Type("number", args[0].dims, self.broadcast(args, list(node.args)))
+        else:
+            for typ, arg in zip(args, node.args):
+                if typ.is_array:
+                    self.fail("E-TYPE", f"{name}() takes scalars", arg.span)
+            dimensionless = {"binomial": [1], "routing_loads": [1, 2, 3]}.get(name, [])
+            for i in dimensionless:
+                if args[i].dims != DIMENSIONLESS:
+                    self.fail("E-UNIT", f"{name}() needs a dimensionless number here, not {args[i].describe()}",
+                              node.args[i].span)
+            self.fix_parameters(node)
+            typ = Type("number", args[0].dims)
+            if name == "routing_loads":
+                ranks = self.constant(node.args[3], lookup_cells=True)
+                if ranks is None or ranks < 1 or ranks != int(ranks) or ranks > 4096:
+                    self.fail("E-TYPE", "routing_loads() needs a whole number of ranks (1 to 4096) known before "
+                                        "evaluation", node.args[3].span)
+                typ = Type("number", args[0].dims, int(ranks))
+        self.checked.distributions.append(Draw(self.key, self.draws, node))
+        self.draws += 1
+        return typ
+
+    def fix_parameters(self, node: A.Call) -> None:
+        """A discrete draw is sampled before evaluation: its parameters may not be random,
+        and varying the cells they come from needs a sheet compiled per value."""
+        stack = [self.checked.bindings[id(n)] for a in node.args for n in A.names(a) if id(n) in self.checked.bindings]
+        while stack:
+            key = stack.pop()
+            if key in self.checked.uncertain:
+                self.fail("E-TYPE", f"{node.func}() parameters must be fixed, but {key} is random", node.span,
+                          "draw continuous values (uniform, normal …) where a parameter is uncertain")
+            if key not in self.checked.structural_inputs:
+                self.checked.structural_inputs.add(key)
+                cell = self.checked.cells.get(key)
+                stack.extend(cell.deps if cell is not None else ())
 
     def range_type(self, node: A.Call) -> Type:
         values = []

@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "(repeatable)")
     run.add_argument("--format", choices=("text", "json", "csv", "markdown"), default="text",
                      help="output format (default: text)")
+    _sampling_options(run)
 
     check = command("check", _check, "report every diagnostic of sheets",
                     "Load and check sheets without evaluating them: every diagnostic (file:line:col: CODE: message, "
@@ -81,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "'N passed, M failed'. Exit 1 when any expectation fails, 2 when a sheet is invalid.")
     test.add_argument("paths", metavar="PATH", nargs="+", help="sheet files or directories")
     test.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    _sampling_options(test)
 
     explain = command("explain", _explain, "why a cell has its value",
                       "Print CELL's formula, value and unit, and the tree of its precedents down to the inputs, "
@@ -88,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("sheet", metavar="SHEET")
     explain.add_argument("cell", metavar="CELL", help="a cell name (alias.name for an imported cell)")
     explain.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[])
+    explain.add_argument("--sensitivity", action="store_true",
+                         help="rank the random draws CELL depends on by how strongly each moves it "
+                              "(Spearman rank correlation over the samples)")
+    _sampling_options(explain)
 
     sweep = command("sweep", _sweep, "evaluate a grid of scenarios (a sweep)",
                     "Run the sweep NAME of SHEET, or an ad hoc sweep from --vary axes (which add to or replace the "
@@ -166,6 +172,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _sampling_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--samples", type=int, metavar="N",
+                   help="samples for sheets with random draws (default: the sheet's `samples:`, else 10000)")
+    p.add_argument("--seed", type=int, metavar="S", help="random seed (default: the sheet's, else 0)")
+
+
 # -- helpers ------------------------------------------------------------------
 def print_diagnostics(diagnostics: list[Diagnostic], sources: SourceCache | None = None) -> None:
     sources = sources or SourceCache()
@@ -217,9 +229,23 @@ def _run(args: argparse.Namespace) -> int:
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
-    scenario = workbook.evaluate(fixed_overrides(workbook, args.sets))
-    print(render_run(workbook, scenario, args.format))
-    return EXIT_FINDING if scenario.has_errors() else EXIT_OK
+    fixed = fixed_overrides(workbook, args.sets)
+    sampled = _sample(workbook, args, fixed)
+    scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
+    print(render_run(workbook, scenario, args.format, sampled))
+    errors = scenario.has_errors() or (sampled is not None and any(s.errors for s in sampled.summaries.values()))
+    return EXIT_FINDING if errors else EXIT_OK
+
+
+def _sample(workbook, args: argparse.Namespace, fixed: dict | None = None):
+    """Monte Carlo results for a sheet with random draws (None for a deterministic sheet)."""
+    if not workbook.checked.distributions:
+        return None
+    from .uncertainty import SamplingError, evaluate_samples
+    try:
+        return evaluate_samples(workbook, getattr(args, "samples", None), getattr(args, "seed", None), fixed)
+    except SamplingError as e:
+        raise UsageError(str(e)) from None
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -247,7 +273,7 @@ def _test(args: argparse.Namespace) -> int:
     passed = failed = invalid = 0
     for path in sheet_paths(args.paths):
         workbook = open_workbook(path)
-        report = test_workbook(workbook)
+        report = test_workbook(workbook, getattr(args, "samples", None), getattr(args, "seed", None))
         broken = [d for d in report.diagnostics if d.code != "E-EXPECT"]
         if broken:
             invalid += 1
@@ -278,8 +304,26 @@ def _explain(args: argparse.Namespace) -> int:
     if key is None:
         hint = workbook.name_hint(args.cell)
         raise UsageError(f"unknown cell {args.cell!r}" + (f"; {hint}" if hint else ""))
-    scenario = workbook.evaluate(fixed_overrides(workbook, args.sets))
+    fixed = fixed_overrides(workbook, args.sets)
+    if args.sensitivity:
+        return _sensitivity(workbook, args, fixed, key)
+    scenario = workbook.evaluate(fixed)
     print(render_explain(workbook, scenario, key))
+    return EXIT_OK
+
+
+def _sensitivity(workbook, args: argparse.Namespace, fixed: dict, key: str) -> int:
+    from .uncertainty import sensitivity
+    sampled = _sample(workbook, args, fixed)
+    if sampled is None or key not in sampled.summaries:
+        raise UsageError(f"{key} depends on no random draw: there is nothing to rank")
+    from .report import uncertain_record
+    record = uncertain_record(workbook, key, sampled.summaries[key])
+    print(f"{key} = {record['display']}   ({sampled.samples} samples, seed {sampled.seed})")
+    print()
+    print(f"{'uncertain input':<32} {'rank correlation':>16} {'share (rho^2)':>14}")
+    for influence in sensitivity(sampled, key):
+        print(f"{influence.draw:<32} {influence.rank_correlation:>+16.3f} {influence.share:>14.1%}")
     return EXIT_OK
 
 

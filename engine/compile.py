@@ -23,6 +23,7 @@ from units import parse_unit
 
 from . import ast as A
 from .check import Checked
+from .distributions import DISCRETE, DISTRIBUTIONS, mean_of, transform
 
 Exprs = Union[pl.Expr, list[pl.Expr]]
 DIV0 = "#DIV/0"
@@ -97,10 +98,12 @@ def element_column(key: str, i: int) -> str:
 
 
 class Compiler:
-    def __init__(self, checked: Checked, sources: dict[str, Source]) -> None:
+    def __init__(self, checked: Checked, sources: dict[str, Source],
+                 samples: dict[int, str | list[str]] | None = None) -> None:
         self.checked = checked
         self.sources = sources
         self.sites: list[pl.Expr] = []
+        self.samples = samples or {}   # id(draw node) -> its column(s) of variates or samples
 
     # -- cells ------------------------------------------------------------
     def compile_cell(self, key: str, expr: A.Node | None = None) -> CompiledCell:
@@ -213,7 +216,38 @@ class Compiler:
             return Val([pl.lit(start + i, dtype=pl.Float64) for i in range(length)])
         args = [self.compile(a) for a in node.args]
         types = [self.checked.node_types[id(a)] for a in node.args]
+        if name in DISTRIBUTIONS:
+            return self.draw(node, args)
         return getattr(self, "fn_" + name)(args, types, node)
+
+    def draw(self, node: A.Call, args: list[Val]) -> Val:
+        """A sample column (transformed, for continuous draws), or the mean without samples."""
+        name = node.func
+        columns = self.samples.get(id(node))
+        if name == "routing_loads":
+            if columns is not None:
+                return Val([pl.col(c) for c in columns])
+            ranks = int(self.checked.node_types[id(node)].length or 1)
+            share = args[0].expr * args[1].expr / ranks  # type: ignore[operator]
+            return Val([share] * ranks, args[0].nullable or args[1].nullable)
+        if name in DISCRETE:
+            if columns is not None:
+                return Val(pl.col(columns))  # type: ignore[arg-type]
+            return elementwise(lambda *a: mean_of(name, list(a)), *args)  # type: ignore[arg-type]
+        if columns is None:
+            result = elementwise(lambda *a: mean_of(name, list(a)), *args)  # type: ignore[arg-type]
+            return Val(result.expr, True) if name in ("lognormal",) else result
+        variates = columns if isinstance(columns, list) else [columns]
+        length = next((len(v.expr) for v in args if isinstance(v.expr, list)), None)
+        out: list[pl.Expr] = []
+        for i in range(length or 1):
+            parts = [v.expr[i] if isinstance(v.expr, list) else v.expr for v in args]
+            value, invalid = transform(name, parts, pl.col(variates[i]))
+            if invalid is not None:
+                self.sites.append(pl.when(invalid).then(pl.lit(NUM)))
+                value = pl.when(invalid).then(None).otherwise(value)
+            out.append(value)
+        return Val(out if length is not None else out[0], True)
 
     # -- functions ----------------------------------------------------------
     def fn_min(self, args: list[Val], types, node) -> Val:

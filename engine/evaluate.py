@@ -70,7 +70,8 @@ class Program:
 
 
 def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
-                    fixed: dict[str, A.Node] | None = None, baseline: "Scenario | None" = None) -> Program:
+                    fixed: dict[str, A.Node] | None = None, baseline: "Scenario | None" = None,
+                    samples: dict[int, str | list[str]] | None = None) -> Program:
     """Compile every evaluable cell. `inputs` are cells read from frame columns
     (sweep axes); `fixed` replaces a cell's formula by a literal (--set).
 
@@ -82,15 +83,16 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
     sources: dict[str, Source] = dict(inputs)
     compiled: dict[str, CompiledCell] = {}
     level: dict[str, int] = {}
-    compiler = Compiler(checked, sources)
-    varying = set(inputs)
+    compiler = Compiler(checked, sources, samples)
+    varying = set(inputs) | (checked.uncertain if samples else set())
     for key in checked.order:
         if key in inputs:
             level[key] = -1
             continue
         if checked.cells[key].type is None:
             continue
-        if baseline is not None and key not in fixed and not any(d in varying for d in checked.cells[key].deps):
+        if baseline is not None and key not in fixed and key not in varying \
+                and not any(d in varying for d in checked.cells[key].deps):
             value = baseline.values.get(key)
             if value is not None and not _is_error(value):
                 sources[key] = Source(key if not isinstance(value, list) else

@@ -15,16 +15,42 @@ from .present import Shown, show
 from .workbook import Workbook
 
 
-def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell) -> dict[str, Any]:
-    value = scenario.values.get(cell.key)
-    shown = show(workbook.checked, cell.key, value)
-    record: dict[str, Any] = {"name": cell.key, "value": _json_value(shown), "unit": shown.unit,
-                              "display": shown.text, "kind": cell.kind}
+def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any = None) -> dict[str, Any]:
+    """One cell as the shared schema: name, value, unit, display (+ kind, formula,
+    error; and mean, p5, p50, p95 for a cell that depends on random draws)."""
+    summary = sampled.summaries.get(cell.key) if sampled is not None else None
+    if summary is not None:
+        record = uncertain_record(workbook, cell.key, summary)
+    else:
+        value = scenario.values.get(cell.key)
+        shown = show(workbook.checked, cell.key, value)
+        record = {"name": cell.key, "value": _json_value(shown), "unit": shown.unit, "display": shown.text}
+        error = _error_of(value)
+        if error:
+            record["error"] = error
+    record["kind"] = cell.kind
     if cell.kind != "input":
         record["formula"] = formula_text(cell)
-    error = _error_of(value)
-    if error:
-        record["error"] = error
+    return record
+
+
+def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, Any]:
+    from units import convert, format_number
+    from .present import digits_of, display_unit
+    unit = display_unit(workbook.checked, key, abs(summary.mean))
+    digits = digits_of(workbook.checked, key)
+
+    def number(x: float) -> float:
+        return convert(x, unit) if unit else x
+
+    mean, p5, p50, p95 = (number(v) for v in (summary.mean, summary.p5, summary.p50, summary.p95))
+    suffix = f" {unit}" if unit else ""
+    display = (f"{format_number(mean, digits)}{suffix} (p5 {format_number(p5, digits)} … "
+               f"p95 {format_number(p95, digits)})")
+    record = {"name": key, "value": mean, "unit": unit, "display": display,
+              "mean": mean, "p5": p5, "p50": p50, "p95": p95, "samples": summary.count}
+    if summary.errors:
+        record["error_samples"] = summary.errors
     return record
 
 
@@ -64,19 +90,22 @@ def ordered_cells(workbook: Workbook) -> list[Cell]:
     return own + checks + imported
 
 
-def render_run(workbook: Workbook, scenario: Scenario, fmt: str) -> str:
-    records = [cell_record(workbook, scenario, c) for c in ordered_cells(workbook)]
+def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = None) -> str:
+    records = [cell_record(workbook, scenario, c, sampled) for c in ordered_cells(workbook)]
     if fmt == "json":
-        return json.dumps({"sheet": str(workbook.model.path), "title": workbook.model.title, "cells": records},
-                          indent=2, ensure_ascii=False)
+        extra = {"samples": sampled.samples, "seed": sampled.seed} if sampled is not None else {}
+        return json.dumps({"sheet": str(workbook.model.path), "title": workbook.model.title, **extra,
+                           "cells": records}, indent=2, ensure_ascii=False)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["name", "value", "unit", "display", "kind", "formula", "error"])
+        spread = ["mean", "p5", "p50", "p95"] if sampled is not None else []
+        writer.writerow(["name", "value", "unit", "display", "kind", "formula", "error"] + spread)
         for r in records:
             value = r["value"]
             writer.writerow([r["name"], json.dumps(value) if isinstance(value, list) else _csv(value), r["unit"] or "",
-                             r["display"], r["kind"], r.get("formula", ""), r.get("error", "")])
+                             r["display"], r["kind"], r.get("formula", ""), r.get("error", "")]
+                            + [_csv(r.get(k)) for k in spread])
         return out.getvalue().rstrip("\n")
     if fmt == "markdown":
         lines = [f"# {workbook.model.title}" if workbook.model.title else f"# {workbook.model.path}", "",

@@ -72,7 +72,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     key = workbook.key_for(vary)
     if key is None:
         raise AxisError("E-NAME", f"unknown cell {vary!r}", workbook.name_hint(vary))
-    if key in workbook.checked.range_inputs:
+    if key in workbook.checked.structural_inputs:
         raise AxisError("E-TYPE", f"{vary} sets the length of an array (range) and cannot be varied")
     bound, left, right = goal_sides(workbook, goal, goal_origin or Origin("<--goal>", 1, 1))
     lo_node, lo = literal_value(between[0])
@@ -90,7 +90,9 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
 
     def evaluate(xs: np.ndarray) -> np.ndarray:
         frame = program.apply(pl.LazyFrame({key: xs}), needed).select(difference.alias("f")).collect()
-        return frame["f"].to_numpy(allow_copy=True).astype(float)
+        fs = frame["f"].to_numpy(allow_copy=True).astype(float)
+        # a goal that does not depend on `vary` is a constant: one row, whatever the frame
+        return np.full(len(xs), fs[0]) if len(fs) == 1 and len(xs) > 1 else fs
 
     log = lo > 0 and hi / lo > 100
     xs = np.geomspace(lo, hi, POINTS + 1) if log else np.linspace(lo, hi, POINTS + 1)
@@ -138,7 +140,7 @@ def _fmt(value: float, unit: str | None) -> str:
 def _first_sign_change(xs: np.ndarray, fs: np.ndarray) -> tuple[float, float, float, float] | None:
     for i in range(len(xs) - 1):
         fa, fb = fs[i], fs[i + 1]
-        if math.isfinite(fa) and math.isfinite(fb) and (fa == 0 or fa * fb <= 0):
+        if math.isfinite(fa) and math.isfinite(fb) and (fa == 0 or fb == 0 or (fa < 0) != (fb < 0)):
             return float(xs[i]), float(xs[i + 1]), float(fa), float(fb)
     return None
 

@@ -5,7 +5,9 @@ inside sweeps, solves and choices are checked by their runners (batch.py).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ruamel.yaml.comments import CommentedSeq
 
@@ -34,32 +36,51 @@ class TestReport:
         self.diagnostics.extend(other.diagnostics)
 
 
-def test_workbook(workbook: Workbook) -> TestReport:
+def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | None = None) -> TestReport:
     report = TestReport()
     if not workbook.ok:
         report.diagnostics.extend(d for d in workbook.diagnostics if d.code != "E-EXPECT")
         return report
-    scenario = workbook.evaluate()
-    report.extend(check_top_level(workbook, scenario))
+    sampled = None
+    if workbook.checked.distributions:
+        from .uncertainty import SamplingError, evaluate_samples
+        try:
+            sampled = evaluate_samples(workbook, samples, seed)
+        except SamplingError as e:
+            report.diagnostics.append(Diagnostic("E-TYPE", str(e), None))
+            return report
+    scenario = sampled.deterministic if sampled is not None else workbook.evaluate()
+    report.extend(check_top_level(workbook, scenario, sampled))
     from .blocks import test_blocks   # sweeps, solves and choices
     report.extend(test_blocks(workbook))
     report.diagnostics.extend(o.diagnostic() for o in report.outcomes if not o.passed)
     return report
 
 
-def check_top_level(workbook: Workbook, scenario: Scenario) -> TestReport:
+_STATISTIC = re.compile(r"^(mean|p\d{1,2}(?:\.\d+)?)\(\s*([A-Za-z_][\w.]*)\s*\)$")
+
+
+def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None) -> TestReport:
+    """Top-level expectations. For a cell that depends on random draws, `name`
+    checks its mean and `p95(name)` (`p5`, `p50`, `mean` …) a statistic of its samples."""
     report = TestReport()
     root = workbook.model.root
     if root is None:
         return report
     sheet = root.file
     for name, entry in root.expect.items():
+        statistic = _STATISTIC.match(name)
+        if statistic:
+            report.extend(_check_statistic(workbook, sampled, name, statistic.group(1), statistic.group(2), entry))
+            continue
         key = workbook.key_for(name)
         if key is None:
             report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {name!r}", entry.span,
                                                  hint=did_you_mean(name, workbook.model.cells)))
             continue
         value = scenario.values.get(key)
+        if sampled is not None and key in sampled.summaries:
+            value = sampled.summaries[key].mean
         typ = workbook.checked.cells[key].type
         try:
             if isinstance(entry.value, CommentedSeq) and isinstance(value, list):
@@ -72,4 +93,26 @@ def check_top_level(workbook: Workbook, scenario: Scenario) -> TestReport:
             report.outcomes.append(check_expectation(name, parse_expectation(text, span), value, typ))
         except ExpectationError as e:
             report.diagnostics.append(Diagnostic(e.code, e.message, entry.span, hint=e.hint))
+    return report
+
+
+def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str, cell: str, entry) -> TestReport:
+    report = TestReport()
+    key = workbook.key_for(cell)
+    if key is None:
+        report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", entry.span,
+                                             hint=did_you_mean(cell, workbook.model.cells)))
+        return report
+    if sampled is None or key not in sampled.summaries:
+        report.diagnostics.append(Diagnostic("E-TYPE", f"{name}: {cell} depends on no random draw", entry.span,
+                                             hint=f"expect the value itself: {cell}: …"))
+        return report
+    summary = sampled.summaries[key]
+    value = summary.mean if statistic == "mean" else sampled.percentile(key, float(statistic[1:]))
+    text, span = raw_text(workbook.model.root.file, entry.node, name)
+    try:
+        report.outcomes.append(check_expectation(name, parse_expectation(text, span), value,
+                                                 workbook.checked.cells[key].type))
+    except ExpectationError as e:
+        report.diagnostics.append(Diagnostic(e.code, e.message, entry.span, hint=e.hint))
     return report

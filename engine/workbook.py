@@ -85,7 +85,7 @@ def parse_literal_for(workbook: Workbook, key: str, value: str) -> A.Node:
         raise OverrideError("E-PARSE", f"{key}: {e.message} in {value!r}", e.hint) from None
     if not _is_literal(formula):
         raise OverrideError("E-SHEET", f"{key}: the value must be a number or quantity, got {value!r}")
-    if key in workbook.checked.range_inputs:
+    if key in workbook.checked.structural_inputs:
         raise OverrideError("E-TYPE", f"{key} sets the length of an array (range) and cannot be overridden",
                             "edit the sheet instead")
     literal_type = literal_type_of(formula.expr)

@@ -1,0 +1,149 @@
+"""Random draws in formulas (uncertainty): `uniform`, `normal`, `lognormal`,
+`triangular`, `poisson`, `binomial` and `routing_loads`.
+
+A continuous draw compiles to a transformation of a column of standard
+variates (U ~ U(0,1) or Z ~ N(0,1)), so its parameters may be any formulas,
+even ones that vary along a sweep. A discrete draw is sampled directly with
+numpy, so its parameters must be known before evaluation (literals or cells
+that depend on no draw); like the bounds of `range`, sweeping them compiles
+the sheet once per value. Without samples (the deterministic view) every draw
+is its mean.
+"""
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from .functions import Function
+
+Z_95 = 1.6448536269514722   # the standard normal's 95th percentile: lognormal(lo, hi) is a 90% interval
+
+DISTRIBUTIONS: dict[str, Function] = {f.name: f for f in (
+    Function("uniform", 2, 2, "uniform(lo, hi)", "uniformly between lo and hi; same dimension"),
+    Function("normal", 2, 2, "normal(mean, sd)", "normal with mean and standard deviation; same dimension"),
+    Function("lognormal", 2, 2, "lognormal(lo, hi)", "lognormal whose 90% interval is [lo, hi] (lo > 0)"),
+    Function("triangular", 3, 3, "triangular(lo, mode, hi)", "triangular from lo to hi, peaking at mode"),
+    Function("poisson", 1, 1, "poisson(mean)", "a Poisson count with this mean (fixed before evaluation)"),
+    Function("binomial", 2, 2, "binomial(n, p)", "successes in n trials of probability p (fixed)"),
+    Function("routing_loads", 4, 4, "routing_loads(tokens, top_k, experts, ranks)",
+             "per-rank expert loads when each token picks top_k of experts at random, experts spread "
+             "evenly over ranks: an array of `ranks` counts"),
+)}
+
+CONTINUOUS = {"uniform": "U", "normal": "Z", "lognormal": "Z", "triangular": "U"}
+DISCRETE = frozenset({"poisson", "binomial", "routing_loads"})
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One random draw in a sheet: which cell, which occurrence in its formula."""
+
+    key: str
+    occurrence: int
+    node: object   # the ast.Call
+
+    @property
+    def name(self) -> str:
+        return self.node.func  # type: ignore[attr-defined]
+
+    def column(self, i: int | None = None) -> str:
+        base = f"{self.key}~draw{self.occurrence}"
+        return base if i is None else f"{base}[{i}]"
+
+    def rng(self, seed: int) -> np.random.Generator:
+        """A stream of its own: adding a draw elsewhere never changes this one's samples."""
+        return np.random.default_rng([seed, zlib.crc32(self.key.encode()), self.occurrence])
+
+
+def transform(name: str, args: list[pl.Expr], variate: pl.Expr) -> tuple[pl.Expr, pl.Expr | None]:
+    """A continuous draw from its standard variate; and where it has no value (#NUM)."""
+    if name == "uniform":
+        lo, hi = args
+        return lo + (hi - lo) * variate, None
+    if name == "normal":
+        mean, sd = args
+        return mean + sd * variate, sd < 0
+    if name == "lognormal":
+        lo, hi = args
+        mu = (lo.log() + hi.log()) / 2
+        sigma = (hi.log() - lo.log()) / (2 * Z_95)
+        return (mu + sigma * variate).exp(), (lo <= 0) | (hi < lo)
+    lo, mode, hi = args
+    width = hi - lo
+    cut = (mode - lo) / width
+    low = lo + (variate * width * (mode - lo)).sqrt()
+    high = hi - ((1 - variate) * width * (hi - mode)).sqrt()
+    return pl.when(variate < cut).then(low).otherwise(high), (mode < lo) | (mode > hi) | (width <= 0)
+
+
+def mean_of(name: str, args: list[pl.Expr]) -> pl.Expr | list[pl.Expr]:
+    """The deterministic view of a draw: its mean."""
+    if name == "uniform":
+        return (args[0] + args[1]) / 2
+    if name in ("normal", "poisson"):
+        return args[0]
+    if name == "lognormal":
+        lo, hi = args
+        mu = (lo.log() + hi.log()) / 2
+        sigma = (hi.log() - lo.log()) / (2 * Z_95)
+        return (mu + sigma * sigma / 2).exp()
+    if name == "triangular":
+        return (args[0] + args[1] + args[2]) / 3
+    if name == "binomial":
+        return args[0] * args[1]
+    raise AssertionError(name)
+
+
+def routing_mean(tokens: float, top_k: float, ranks: int) -> list[float]:
+    return [tokens * top_k / ranks] * ranks
+
+
+def variates(kind: str, count: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.random(count) if kind == "U" else rng.standard_normal(count)
+
+
+class DrawError(Exception):
+    pass
+
+
+def sample_discrete(name: str, params: list[float], count: int, rng: np.random.Generator) -> np.ndarray:
+    """Samples of a discrete draw: shape (count,) or, for routing_loads, (count, ranks)."""
+    if name == "poisson":
+        (mean,) = params
+        if not mean >= 0:
+            raise DrawError(f"poisson() needs a mean >= 0, got {mean:g}")
+        return rng.poisson(mean, count).astype(float)
+    if name == "binomial":
+        n, p = params
+        if n < 0 or n != math.floor(n) or not 0 <= p <= 1:
+            raise DrawError(f"binomial() needs a whole n >= 0 and 0 <= p <= 1, got n={n:g}, p={p:g}")
+        return rng.binomial(int(n), p, count).astype(float)
+    tokens, top_k, experts, ranks = params
+    if min(tokens, top_k, experts, ranks) < 0 or any(v != math.floor(v) for v in params):
+        raise DrawError("routing_loads() takes whole numbers")
+    tokens, top_k, experts, ranks = int(tokens), int(top_k), int(experts), int(ranks)
+    if ranks < 1 or experts % ranks or top_k > experts:
+        raise DrawError(f"routing_loads() needs experts ({experts}) divisible by ranks ({ranks}) and top_k <= experts")
+    return routing_samples(tokens, top_k, experts, ranks, count, rng)
+
+
+def routing_samples(tokens: int, top_k: int, experts: int, ranks: int, count: int,
+                    rng: np.random.Generator) -> np.ndarray:
+    """Each token picks top_k distinct experts uniformly; a rank holds experts/ranks of them.
+
+    A token's picks per rank follow a multivariate hypergeometric law; a rank's
+    load is the sum over tokens. Drawn in blocks to bound memory."""
+    colors = np.full(ranks, experts // ranks, dtype=np.int64)
+    out = np.zeros((count, ranks), dtype=float)
+    per_block = max(1, 2_000_000 // max(tokens * ranks, 1))
+    for start in range(0, count, per_block):
+        stop = min(start + per_block, count)
+        if tokens == 0 or top_k == 0:
+            continue
+        picks = rng.multivariate_hypergeometric(colors, top_k, size=(stop - start, tokens), method="count")
+        out[start:stop] = picks.sum(axis=1)
+    return out

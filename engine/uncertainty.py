@@ -1,0 +1,199 @@
+"""Monte Carlo over a sheet's random draws: N samples as N rows of one frame.
+
+Every draw gets its own seeded stream (see distributions.Draw.rng), so a sheet
+evaluates to the same samples on every run. Cells that depend on no draw are
+exact: they stay constants of the compiled sheet. Uncertain cells are reported
+as mean and percentiles; `sensitivity` ranks the draws by how strongly each
+moves a result (Spearman's rank correlation, as Guesstimate does).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .compile import Compiler, element_column, error_column
+from .distributions import CONTINUOUS, DISCRETE, Draw, DrawError, sample_discrete, variates
+from .evaluate import ErrorValue, Program, Scenario, compile_program
+from .workbook import Workbook
+
+DEFAULT_SAMPLES = 10_000
+DEFAULT_SEED = 0
+PERCENTILES = (5, 50, 95)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The distribution of one scalar cell over the samples (base units)."""
+
+    mean: float
+    percentiles: dict[float, float]
+    errors: int            # samples where the cell holds an error value
+    count: int
+
+    @property
+    def p5(self) -> float:
+        return self.percentiles[5]
+
+    @property
+    def p50(self) -> float:
+        return self.percentiles[50]
+
+    @property
+    def p95(self) -> float:
+        return self.percentiles[95]
+
+
+@dataclass
+class Sampled:
+    """A sheet evaluated over N samples: exact values, and summaries of uncertain cells."""
+
+    workbook: Workbook
+    deterministic: Scenario          # every draw at its mean
+    frame: pl.DataFrame              # one row per sample: draws and uncertain cells, base units
+    program: Program
+    samples: int
+    seed: int
+    summaries: dict[str, Summary] = field(default_factory=dict)
+
+    def percentile(self, key: str, q: float) -> float | None:
+        column = self.program.sources[key].columns
+        if not isinstance(column, str) or column not in self.frame.columns:
+            return None
+        values = self.frame[column].drop_nulls()
+        return float(values.quantile(q / 100, "linear")) if len(values) else None
+
+    def is_uncertain(self, key: str) -> bool:
+        return key in self.summaries
+
+
+class SamplingError(Exception):
+    pass
+
+
+def sample_settings(workbook: Workbook, samples: int | None, seed: int | None) -> tuple[int, int]:
+    """The sheet's `samples:` (a count, or {count, seed}), overridden from the command line."""
+    entry = workbook.model.root.samples if workbook.model.root else None
+    count, default_seed = DEFAULT_SAMPLES, DEFAULT_SEED
+    if entry is not None:
+        value = entry.value
+        if isinstance(value, int) and not isinstance(value, bool):
+            count = value
+        elif hasattr(value, "get"):
+            count = int(value.get("count", count))
+            default_seed = int(value.get("seed", default_seed))
+    count = samples if samples is not None else count
+    if not 1 <= count <= 10_000_000:
+        raise SamplingError(f"samples must be between 1 and 10,000,000, got {count}")
+    return count, seed if seed is not None else default_seed
+
+
+def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: int,
+                 ) -> tuple[dict[str, np.ndarray], dict[int, str | list[str]]]:
+    """Sample columns for every draw, and the map the compiler reads them through."""
+    checked = workbook.checked
+    columns: dict[str, np.ndarray] = {}
+    mapping: dict[int, str | list[str]] = {}
+    for draw in checked.distributions:
+        node = draw.node
+        rng = draw.rng(seed)
+        if draw.name in CONTINUOUS:
+            length = checked.node_types[id(node)].length
+            names = [draw.column(i) for i in range(length or 1)]
+            for name in names:
+                columns[name] = variates(CONTINUOUS[draw.name], count, rng)
+            mapping[id(node)] = names if length else names[0]
+            continue
+        params = _parameters(workbook, deterministic, draw)
+        try:
+            values = sample_discrete(draw.name, params, count, rng)
+        except DrawError as e:
+            raise SamplingError(f"{draw.key}: {e}") from None
+        if values.ndim == 2:
+            names = [draw.column(i) for i in range(values.shape[1])]
+            for i, name in enumerate(names):
+                columns[name] = values[:, i]
+            mapping[id(node)] = names
+        else:
+            columns[draw.column()] = values
+            mapping[id(node)] = draw.column()
+    return columns, mapping
+
+
+def _parameters(workbook: Workbook, deterministic: Scenario, draw: Draw) -> list[float]:
+    """The values of a discrete draw's parameters (they depend on no draw)."""
+    compiler = Compiler(workbook.checked, deterministic.program.sources)
+    exprs = [compiler.compile_expression(arg)[0].expr.alias(f"p{i}")  # type: ignore[union-attr]
+             for i, arg in enumerate(draw.node.args)]  # type: ignore[attr-defined]
+    row = deterministic.program.apply(pl.LazyFrame({"__row": [0]})).select(exprs).collect().row(0)
+    if any(v is None for v in row):
+        raise SamplingError(f"{draw.key}: a parameter of {draw.name}() is an error value")
+    return [float(v) for v in row]
+
+
+def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int | None = None,
+                     fixed: dict | None = None) -> Sampled:
+    count, seed = sample_settings(workbook, samples, seed)
+    deterministic = workbook.evaluate(fixed)
+    columns, mapping = draw_columns(workbook, deterministic, count, seed)
+    program = compile_program(workbook.checked, fixed=fixed, baseline=deterministic, samples=mapping)
+    uncertain = [k for k in workbook.checked.order if k in workbook.checked.uncertain and k in program.compiled]
+    frame = program.apply(pl.LazyFrame(columns)).collect()
+    sampled = Sampled(workbook, deterministic, frame, program, count, seed)
+    for key in uncertain:
+        source = program.sources[key]
+        if isinstance(source.columns, str) and frame.schema[source.columns] == pl.Float64:
+            sampled.summaries[key] = summarize(frame[source.columns])
+    return sampled
+
+
+def summarize(values: pl.Series) -> Summary:
+    valid = values.drop_nulls()
+    if not len(valid):
+        return Summary(float("nan"), {q: float("nan") for q in PERCENTILES}, len(values), len(values))
+    return Summary(float(valid.mean()), {q: float(valid.quantile(q / 100, "linear")) for q in PERCENTILES},
+                   len(values) - len(valid), len(values))
+
+
+@dataclass(frozen=True)
+class Influence:
+    draw: str               # the cell holding the draw
+    rank_correlation: float
+
+    @property
+    def share(self) -> float:
+        return self.rank_correlation ** 2
+
+
+def sensitivity(sampled: Sampled, key: str) -> list[Influence]:
+    """Which uncertain inputs drive `key` most: Spearman's rho of each draw's cell with it."""
+    checked = sampled.workbook.checked
+    target = sampled.program.sources[key].columns
+    if not isinstance(target, str) or key not in sampled.summaries:
+        return []
+    upstream = _precedents(checked, key)
+    drivers = sorted({d.key for d in checked.distributions if d.key in upstream or d.key == key})
+    out = []
+    for driver in drivers:
+        column = sampled.program.sources[driver].columns
+        if not isinstance(column, str) or driver == key:
+            continue
+        both = sampled.frame.select(pl.col(column).alias("x"), pl.col(target).alias("y")).drop_nulls()
+        if both.height < 3:
+            continue
+        rho = both.select(pl.corr("x", "y", method="spearman")).item()
+        out.append(Influence(driver, float(rho) if rho == rho else 0.0))
+    return sorted(out, key=lambda i: -abs(i.rank_correlation))
+
+
+def _precedents(checked, key: str) -> set[str]:
+    seen: set[str] = set()
+    stack = list(checked.cells[key].deps)
+    while stack:
+        k = stack.pop()
+        if k not in seen:
+            seen.add(k)
+            stack.extend(checked.cells[k].deps)
+    return seen
