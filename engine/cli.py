@@ -115,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
                        help="refuse grids larger than N rows (default 10,000,000)")
     sweep.add_argument("--chunk-rows", type=int, default=1_000_000, metavar="N", help=argparse.SUPPRESS)
+    _sampling_options(sweep)
 
     solve = command("solve", _solve, "goal seek: find the input value that meets a goal",
                     "Run the solve NAME of SHEET, or an ad hoc one: --vary CELL --goal 'A == B' --between LO,HI. "
@@ -359,7 +360,7 @@ def _sweep(args: argparse.Namespace) -> int:
         if size > args.max_rows:
             raise UsageError(f"the sweep has {size:,} rows, more than --max-rows {args.max_rows:,}; "
                              f"raise the limit with --max-rows {size} if you mean it")
-        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, (args.samples, args.seed))
     except AxisError as e:
         raise _axis_error(e) from None
     fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "text")

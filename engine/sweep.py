@@ -111,6 +111,7 @@ class Column:
     factor: float
     is_error: bool = False
     value: pl.Expr | None = None   # the value in base units: the column, or a literal for a constant cell
+    statistic: str | None = None   # for a cell that depends on random draws: "mean", "p5", "p50" or "p95"
 
     def display(self, convert: bool = True) -> pl.Expr:
         expr = self.value if self.value is not None else pl.col(self.source)
@@ -128,6 +129,11 @@ class Plan:
     filter: pl.Expr | None
     columns: list[Column]
     imports: dict[str, str] = field(default_factory=dict)   # import axis -> the sheet this plan uses
+    draws: dict[str, np.ndarray] | None = None   # sample columns, when the sheet has random draws
+
+    @property
+    def samples(self) -> int:
+        return len(next(iter(self.draws.values()))) if self.draws else 1
 
 
 def parse_vary(workbook: Workbook, vary: Any) -> Grid:
@@ -187,12 +193,22 @@ def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
 
 
 def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
-              units: dict[str, str | None] | None = None, picks: dict[str, int] | None = None) -> Plan:
-    """Compile the sheet with the grid's axes as input columns."""
+              units: dict[str, str | None] | None = None, picks: dict[str, int] | None = None,
+              sampling: tuple[int | None, int | None] = (None, None)) -> Plan:
+    """Compile the sheet with the grid's axes as input columns (and, for a sheet
+    with random draws, its sample columns: each row is evaluated over every sample)."""
     from .span import Origin
     inputs = {axis.key: Source(axis.key, False) for axis in grid.value_axes}  # type: ignore[misc]
     baseline = workbook.evaluate()
-    program = compile_program(workbook.checked, inputs=inputs, baseline=baseline)
+    draws, mapping = None, None
+    if workbook.checked.distributions:
+        from .uncertainty import SamplingError, draw_columns, sample_settings
+        try:
+            count, seed = sample_settings(workbook, *sampling)
+            draws, mapping = draw_columns(workbook, baseline, count, seed)
+        except SamplingError as e:
+            raise AxisError("E-TYPE", str(e)) from None
+    program = compile_program(workbook.checked, inputs=inputs, baseline=baseline, samples=mapping)
     filter_expr = None
     if where:
         bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
@@ -200,10 +216,33 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
             raise AxisError(bound.code, bound.message, bound.hint)
         if not bound.type.is_bool or bound.type.is_array:
             raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
+        if draws and any(d in workbook.checked.uncertain for d in bound.deps):
+            raise AxisError("E-TYPE", "'where' cannot depend on random draws: it selects rows, not samples")
         val, _ = Compiler(workbook.checked, program.sources).compile_expression(bound.formula.expr)
         filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
     columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline, picks or {})
-    return Plan(workbook, program, filter_expr, columns)
+    if draws:
+        columns = _with_statistics(workbook, columns)
+    return Plan(workbook, program, filter_expr, columns, draws=draws)
+
+
+STATISTICS = ("mean", "p5", "p50", "p95")
+
+
+def _with_statistics(workbook: Workbook, columns: list[Column]) -> list[Column]:
+    """Each value column of a cell that depends on random draws becomes its mean and percentiles."""
+    out: list[Column] = []
+    for column in columns:
+        key = column.source.split("[", 1)[0]
+        if column.is_error or key not in workbook.checked.uncertain:
+            out.append(column)
+            continue
+        name, _, unit = column.header.partition(" [")
+        for statistic in STATISTICS:
+            label = name if statistic == "mean" else f"{name} {statistic}"
+            header = f"{label} [{unit}" if unit else label
+            out.append(Column(header, column.source, column.factor, value=column.value, statistic=statistic))
+    return out
 
 
 def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[str]:
@@ -264,10 +303,10 @@ def _header(name: str, unit: str | None) -> str:
 
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
-              where_origin: Any = None) -> list[Plan]:
+              where_origin: Any = None, sampling: tuple[int | None, int | None] = (None, None)) -> list[Plan]:
     """One plan per combination of partition-axis values (one plan without them)."""
     if not grid.partition_axes:
-        return [make_plan(workbook, grid, show, where, where_origin)]
+        return [make_plan(workbook, grid, show, where, where_origin, sampling=sampling)]
     if grid.rows is not None:
         raise AxisError("E-TYPE", "explicit rows cannot vary imports or array lengths", "use a mapping of axes")
     plans = []
@@ -280,7 +319,7 @@ def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
             d = variant.diagnostics[0]
             raise AxisError(d.code, f"with {imports or cells}: {d.headline()}", d.hint)
         sub = Grid([_rebind(variant, a) if not a.structural else a for a in grid.axes], None)
-        plan = make_plan(variant, sub, show, where, where_origin, units, picks)
+        plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
         plan.imports = imports
         plans.append(plan)
     return plans
@@ -295,7 +334,11 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
 
     Error codes are strings, costly to build for every row of every nullable
     cell, and almost always null: the first pass computes values only, and a
-    chunk is evaluated again with its error columns only when a value is null."""
+    chunk is evaluated again with its error columns only when a value is null.
+    With random draws each row is evaluated once per sample (axes repeated,
+    sample columns tiled) and reduced to the mean and percentiles."""
+    if plan.draws:
+        return _evaluate_sampled_chunk(plan, grid, start, stop, display)
     axes = pl.LazyFrame(grid.chunk(start, stop) or {"__row": np.zeros(stop - start)})
     imports = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
     values = [c for c in plan.columns if not c.is_error]
@@ -315,6 +358,30 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     return frame.select(imports + [c.display(display) for c in plan.columns]).collect()
 
 
+def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool) -> pl.DataFrame:
+    assert plan.draws is not None
+    rows, samples = stop - start, plan.samples
+    columns: dict[str, np.ndarray] = {k: np.repeat(v, samples) for k, v in grid.chunk(start, stop).items()}
+    columns.update({k: np.tile(v, rows) for k, v in plan.draws.items()})
+    columns["__row"] = np.repeat(np.arange(rows), samples)
+    frame = plan.program.apply(pl.LazyFrame(columns), errors=False)
+    if plan.filter is not None:
+        frame = frame.filter(plan.filter)
+    aggregations = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
+    for column in plan.columns:
+        if column.is_error:
+            aggregations.append(pl.lit(None, pl.String).alias(column.header))
+            continue
+        value = column.display(display)
+        if column.statistic is None:
+            aggregations.append(value.first())
+        elif column.statistic == "mean":
+            aggregations.append(value.mean())
+        else:
+            aggregations.append(value.quantile(int(column.statistic[1:]) / 100, "linear"))
+    return frame.group_by("__row", maintain_order=True).agg(aggregations).drop("__row").collect()
+
+
 def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUNK,
                    progress: bool = False) -> Iterator[pl.DataFrame]:
     total = grid.value_size() * len(plans)
@@ -322,8 +389,9 @@ def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUN
     started = time.monotonic()
     bar = _Progress(total) if progress else None
     for plan in plans:
-        for start in range(0, grid.value_size(), chunk_rows):
-            stop = min(start + chunk_rows, grid.value_size())
+        rows = max(1, chunk_rows // plan.samples)   # a row of a sheet with draws is `samples` rows of the frame
+        for start in range(0, grid.value_size(), rows):
+            stop = min(start + rows, grid.value_size())
             yield evaluate_chunk(plan, grid, start, stop)
             done += stop - start
             if bar is not None and time.monotonic() - started > 1.0:
