@@ -25,12 +25,12 @@ def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any
         value = scenario.values.get(cell.key)
         shown = show(workbook.checked, cell.key, value)
         record = {"name": cell.key, "value": _json_value(shown), "unit": shown.unit, "display": shown.text}
-        error = _error_of(value)
-        if error:
-            record["error"] = error
     record["kind"] = cell.kind
     if cell.kind != "input":
         record["formula"] = formula_text(cell)
+    error = _error_of(scenario.values.get(cell.key)) if summary is None else None
+    if error:
+        record["error"] = error
     return record
 
 
