@@ -29,21 +29,13 @@ MAX_DEPTH = 300
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
-class ParseError(Exception):
-    def __init__(self, message: str, start: int, end: int, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.start = start
-        self.end = end
-        self.hint = hint
+# One error type for the whole formula syntax: a lexical error is a parse error.
+ParseError = LexError
 
 
 def parse_formula(text: str) -> Formula:
     """Parse a formula (without its leading '='). Raises ParseError."""
-    try:
-        tokens = tokenize(text)
-    except LexError as e:
-        raise ParseError(e.message, e.start, e.end, e.hint) from None
+    tokens = tokenize(text)
     parser = _Parser(tokens, text)
     formula = parser.formula()
     if depth(formula.expr) > MAX_DEPTH:
