@@ -1,0 +1,55 @@
+"""Command palette entries: every action of the editor, plus one command per
+cell (go to), per sheet of the library (open) and per sweep (run)."""
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from .app import SupersheetApp
+
+ACTIONS: list[tuple[str, str, str]] = [
+    ("Save", "write the sheet back (Ctrl+S)", "save"),
+    ("Undo", "undo the last edit (Ctrl+Z)", "undo"),
+    ("Redo", "redo the undone edit (Ctrl+Y)", "redo"),
+    ("Edit cell", "edit the selected cell (Enter)", "edit"),
+    ("Filter cells", "filter the grid by name (/)", "filter"),
+    ("Toggle inspector", "doc, unit, precedents and dependents of the selected cell (F2)", "toggle_inspector"),
+    ("Toggle sweep view", "table and plot of a sweep (F3)", "toggle_sweep"),
+    ("Toggle diagnostics", "every problem of the sheet (F4)", "toggle_diagnostics"),
+    ("Ad hoc sweep over the selected cell", "vary the selected cell around its value", "adhoc_sweep"),
+    ("Reload from disk", "drop unsaved edits and read the file again", "reload"),
+    ("Help", "keys and how editing works (?)", "help"),
+    ("Quit", "leave the editor (asks about unsaved edits)", "quit"),
+]
+
+
+class SheetCommands(Provider):
+    def _commands(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
+        app: SupersheetApp = self.app  # type: ignore[assignment]
+        for title, help_text, action in ACTIONS:
+            yield title, help_text, partial(app.run_action, action)
+        document = app.document
+        if document is None:
+            return
+        for name in document.sweep_names():
+            yield f"Run sweep: {name}", "show this sweep of the sheet", partial(app.open_sweep, name)
+        for key in document.workbook.model.cells:
+            yield f"Go to cell: {key}", "", partial(app.go_to, key)
+        for path in app.library_sheets():
+            yield f"Open sheet: {path}", "", partial(app.open_sheet, path)
+
+    async def discover(self) -> Hits:
+        for title, help_text, command in self._commands():
+            if title.startswith(("Go to cell", "Open sheet")):
+                continue
+            yield DiscoveryHit(title, command, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, command in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), command, text=title, help=help_text or None)

@@ -1,0 +1,91 @@
+"""Modal screens: the help screen and the questions the editor asks
+(unsaved edits on quit or open, a file changed on disk)."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+INTRO = """\
+A sheet is a spreadsheet whose cells have names. Change an input or a formula
+and every cell computed from it updates; each value that moved shows its old
+value and the change until the next edit."""
+
+KEYS = [
+    ("↑ ↓ PgUp PgDn", "move between cells"),
+    ("Enter, or type", "edit the cell: its value or formula as written"),
+    ("Enter / Esc", "in the editor: commit / cancel"),
+    ("Enter, Space", "on a group: fold or unfold it (imports start folded)"),
+    ("/", "filter cells by name (Esc clears)"),
+    ("Ctrl+Z / Ctrl+Y", "undo / redo an edit"),
+    ("Ctrl+S", "save; comments and layout are kept"),
+    ("F2", "inspector: doc, source, unit, what the cell uses and what uses it"),
+    ("F3", "sweep view: a sweep of the sheet, or an axis over a cell"),
+    ("F4", "diagnostics: every problem; choose one to jump to its cell"),
+    ("Ctrl+P", "command palette: open a sheet, run a sweep, go to a cell, save"),
+    ("?", "this help"),
+    ("Ctrl+Q", "quit (asks when there are unsaved edits)"),
+]
+
+OUTRO = """\
+Formulas start with '=' (= weights / cards -> GB); inputs are numbers or
+quantities (80 GB, 8192 token). An edit that does not check is not applied:
+its diagnostic is shown under the editor and the values stay as they were.
+Editing a cell of an imported sheet records a `use: … set:` override in this
+sheet; the imported file is never changed."""
+
+
+def help_text() -> Text:
+    text = Text("supersheet edit\n\n", style="bold")
+    text.append(INTRO + "\n\n")
+    for keys, action in KEYS:
+        text.append(f"  {keys:<17}", style="bold cyan")
+        text.append(action + "\n")
+    text.append("\n" + OUTRO + "\n\n")
+    text.append("Esc closes this help", style="dim")
+    return text
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark,f1", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Static(help_text(), id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ChoiceScreen(ModalScreen[str]):
+    """A question with a few answers; dismisses with the chosen answer's id
+    (Escape answers "cancel")."""
+
+    BINDINGS = [Binding("escape", "choose('cancel')", "Cancel")]
+
+    def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.message = message
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(self.title_text, id="dialog-title")
+            yield Static(self.message, id="dialog-message")
+            with Horizontal(id="dialog-buttons"):
+                for i, (answer, label) in enumerate(self.choices):
+                    yield Button(label, id=f"answer-{answer}", variant="primary" if i == 0 else "default")
+
+    def on_mount(self) -> None:
+        self.query_one(Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss((event.button.id or "answer-cancel").removeprefix("answer-"))
+
+    def action_choose(self, answer: str) -> None:
+        self.dismiss(answer)

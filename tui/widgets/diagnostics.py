@@ -1,0 +1,52 @@
+"""Every diagnostic of the sheet in one list; choosing one jumps to its cell."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from engine.edit import Document
+
+
+class DiagnosticsPanel(OptionList):
+    class Jump(Message):
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.targets: dict[str, str] = {}
+
+    def load(self, document: Document) -> int:
+        """Show the document's diagnostics; returns how many there are."""
+        self.clear_options()
+        self.targets = {}
+        diagnostics = document.diagnostics
+        self.border_title = f"diagnostics ({len(diagnostics)})"
+        options = []
+        for i, d in enumerate(diagnostics):
+            key = document.cell_at(d.span)
+            where = f"{d.span.line}:{d.span.col}" if d.span else "-"
+            text = Text(f"{d.code:<8} ", style="bold red")
+            text.append(f"{where:<7} ", style="dim")
+            if key:
+                text.append(f"{key}: ", style="bold")
+            text.append(d.message)
+            if d.hint:
+                text.append(f"  ({d.hint})", style="cyan")
+            option_id = f"d{i}"
+            if key:
+                self.targets[option_id] = key
+            options.append(Option(text, id=option_id))
+        if not options:
+            options.append(Option(Text("no problems", style="green"), disabled=True))
+        self.add_options(options)
+        return len(diagnostics)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        key = self.targets.get(event.option.id or "")
+        if key:
+            self.post_message(self.Jump(key))

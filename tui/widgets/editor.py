@@ -1,0 +1,124 @@
+"""The cell editor: a formula bar under the grid.
+
+It always shows the selected cell's raw text (its value or formula as
+written). Enter or typing on the grid starts editing here; Enter commits (the
+app applies the edit), Escape cancels. When an edit is refused, its diagnostic
+is shown underneath exactly as the CLI prints it, with the offending span
+marked, and the editor stays open with the text as typed. Being always on
+screen, opening and closing it never changes the layout, which keeps commits
+fast.
+"""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Input, Label, Static
+
+from .render import diagnostic_text
+
+
+class CellEditor(Vertical):
+    BINDINGS = [Binding("escape", "cancel", "Cancel edit", show=False)]
+
+    class Committed(Message):
+        def __init__(self, key: str, text: str) -> None:
+            super().__init__()
+            self.key = key
+            self.text = text
+
+    class Cancelled(Message):
+        def __init__(self, key: str | None) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.key: str | None = None
+        self.editing = False
+        self._shown = ""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="editor-bar"):
+            yield Label("", id="editor-label")
+            yield Input(id="editor-input", select_on_focus=False, compact=True)
+        yield Static("", id="editor-problem")
+
+    def on_mount(self) -> None:
+        self.input.can_focus = False
+        self.query_one("#editor-problem").display = False
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#editor-input", Input)
+
+    def show(self, key: str | None, label: str, text: str) -> None:
+        """Show the selected cell (when not editing)."""
+        if self.editing:
+            return
+        self.key = key
+        self._set_label(Text(label, style="bold"))
+        field = self.input
+        with self.prevent(Input.Changed):
+            field.value = text
+        self._shown = text
+
+    def open(self, key: str, label: Text | str, text: str) -> None:
+        """Start editing `key` with `text` in the field."""
+        self.key = key
+        self.editing = True
+        self._set_label(label)
+        self.add_class("-editing")
+        field = self.input
+        field.can_focus = True
+        with self.prevent(Input.Changed):
+            field.value = text
+        field.cursor_position = len(text)
+        field.focus()
+
+    def close(self, text: str | None = None) -> None:
+        """Stop editing; the field shows `text` (the cell as it now is)."""
+        self.editing = False
+        self.remove_class("-editing")
+        field = self.input
+        field.can_focus = False
+        if text is not None:
+            with self.prevent(Input.Changed):
+                field.value = text
+            self._shown = text
+        self.clear_problem()
+
+    def _set_label(self, label: Text | str) -> None:
+        self.query_one("#editor-label", Label).update(label, layout=False)
+
+    def show_problem(self, rendered: str, message: str = "") -> None:
+        problem = self.query_one("#editor-problem", Static)
+        text = Text()
+        if message:
+            text.append(message, style="bold yellow")
+            if rendered:
+                text.append("\n")
+        if rendered:
+            text.append_text(diagnostic_text(rendered))
+        problem.update(text)
+        problem.display = True
+        self.add_class("-problem")
+
+    def clear_problem(self) -> None:
+        problem = self.query_one("#editor-problem", Static)
+        if problem.display:
+            problem.update("")
+            problem.display = False
+            self.remove_class("-problem")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.key is not None and self.editing:
+            self.post_message(self.Committed(self.key, event.value))
+
+    def action_cancel(self) -> None:
+        key = self.key
+        self.close(self._shown)
+        self.post_message(self.Cancelled(key))

@@ -1,0 +1,30 @@
+"""The footer of key bindings, redrawn only when the keys it shows change.
+
+Textual's Footer recomposes on every focus change; here focus moves between
+the grid and the editor on every edit, and a recompose costs a full-screen
+repaint, so the footer first compares what it would show."""
+from __future__ import annotations
+
+from textual.screen import Screen
+from textual.widgets import Footer
+
+
+class KeyFooter(Footer):
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: tuple | None = None
+
+    def bindings_changed(self, screen: Screen) -> None:
+        shown = self._as_shown(screen)
+        if shown == self._shown and self._bindings_ready:
+            return
+        self._shown = shown
+        super().bindings_changed(screen)
+
+    def _as_shown(self, screen: Screen) -> tuple:
+        """What the footer would draw: per action, its first key's display and description."""
+        seen: dict[str, tuple] = {}
+        for _, binding, enabled, _ in screen.active_bindings.values():
+            if (binding.show or binding.key == self.app.COMMAND_PALETTE_BINDING) and binding.action not in seen:
+                seen[binding.action] = (self.app.get_key_display(binding), binding.description, enabled)
+        return tuple(seen.items())

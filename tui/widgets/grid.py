@@ -1,0 +1,434 @@
+"""The grid: every cell of the sheet as a row, grouped as the sheet groups them.
+
+Rows are the sections of `Document.sections()` (a header row each, imports
+folded by default), then one row per cell: name, value, change since the last
+edit, and the formula or the value as written.
+
+A line-API widget rather than a DataTable: each row is rendered once into a
+cached strip, and an edit re-renders only the rows whose values changed, so
+the new values reach the screen within a frame or two even on long sheets.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from engine.edit import Change, Document, Section
+
+from .render import change_text, value_text
+
+HEADER = "§"
+COLUMNS = (("cell", "name"), ("value", "value"), ("change", "change"), ("formula / as written", "formula"))
+NOT_TYPING = set("/?")
+CHANGE_WIDTH = 22
+PAD = 1
+
+
+@dataclass
+class Row:
+    key: str              # a cell key, or HEADER + section id
+    section: Section
+
+
+class SheetGrid(ScrollView, can_focus=True):
+    """Rows of cells with folding sections; a cursor row; Enter or typing edits."""
+
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home,ctrl+home", "first", "First", show=False),
+        Binding("end,ctrl+end", "last", "Last", show=False),
+        Binding("enter", "select", "Edit", show=False),
+        Binding("space", "toggle_section", "Fold", show=False),
+    ]
+
+    COMPONENT_CLASSES = {
+        "sheet-grid--header",
+        "sheet-grid--section",
+        "sheet-grid--cursor",
+        "sheet-grid--cursor-blurred",
+    }
+
+    DEFAULT_CSS = """
+    SheetGrid {
+        background: $surface;
+    }
+    SheetGrid > .sheet-grid--header {
+        text-style: bold;
+        color: $text-muted;
+        background: $panel;
+    }
+    SheetGrid > .sheet-grid--section {
+        text-style: bold;
+        color: $accent;
+    }
+    SheetGrid > .sheet-grid--cursor {
+        background: $primary 45%;
+    }
+    SheetGrid > .sheet-grid--cursor-blurred {
+        background: $primary 20%;
+    }
+    """
+
+    class EditRequested(Message):
+        """Enter or typing on a cell row: open the editor (with `initial` typed)."""
+
+        def __init__(self, key: str, initial: str | None = None) -> None:
+            super().__init__()
+            self.key = key
+            self.initial = initial
+
+    class CellChosen(Message):
+        """The cursor moved onto a row (key None: a section header)."""
+
+        def __init__(self, key: str | None) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.document: Document | None = None
+        self.sections: list[Section] = []
+        self.folded: set[str] = set()
+        self.filter_text = ""
+        self.changes: dict[str, Change] = {}
+        self.problems: set[str] = set()
+        self.rows: list[Row] = []
+        self.cursor = 0
+        self.widths = [16, 10, CHANGE_WIDTH, 20]
+        self._index: dict[str, int] = {}
+        self._section_of: dict[str, Section] = {}
+        self._strips: dict[str, Strip] = {}
+        self._texts: dict[str, tuple[Text, ...]] = {}
+
+    # content --------------------------------------------------------------------
+    def load(self, document: Document, keep_state: bool = False) -> None:
+        """Show `document` (a newly opened sheet, or one rebuilt after an edit)."""
+        folded = set(self.folded)
+        self.document = document
+        self.sections = document.sections()
+        self._section_of = {k: s for s in self.sections for k in s.keys}
+        if keep_state:
+            ids = {s.id for s in self.sections}
+            self.folded = {f for f in folded if f in ids}
+        else:
+            self.folded = {s.id for s in self.sections if s.kind == "import"}
+            self.changes = {}
+            self.cursor = 0
+        self.problems = {k for k in (document.cell_at(d.span) for d in document.diagnostics) if k}
+        self._measure()
+        self.populate()
+
+    def _measure(self) -> None:
+        document = self.document
+        assert document is not None
+        cells = document.workbook.model.cells
+        name = max(16, min(34, max((len(k) for k in cells), default=10) + 2))
+        value = max(10, min(24, max((len(value_text(document, k).plain) for k in cells), default=8) + 3))
+        self.widths = [name, value, CHANGE_WIDTH, self._formula_width(name, value)]
+        self._strips.clear()
+
+    def _formula_width(self, name: int, value: int) -> int:
+        """What is left of the grid's width (so nothing scrolls sideways)."""
+        inner = self.scrollable_content_region.width or (self.app.size.width - 4)
+        return max(20, inner - name - value - CHANGE_WIDTH - 2 * PAD * len(COLUMNS))
+
+    def populate(self) -> None:
+        """Rebuild the list of rows (after a fold, a filter or a new document)."""
+        current = self.current_row_key
+        self.rows = []
+        self._strips.clear()
+        self._texts.clear()
+        if self.document is None:
+            self._resized()
+            return
+        needle = self.filter_text.lower()
+        for section in self.sections:
+            keys = [k for k in section.keys if needle in k.lower()] if needle else section.keys
+            if needle and not keys:
+                continue
+            self.rows.append(Row(HEADER + section.id, section))
+            if section.id in self.folded and not needle:
+                continue
+            self.rows.extend(Row(k, section) for k in keys)
+        self._index = {row.key: i for i, row in enumerate(self.rows)}
+        self._resized()
+        if current is not None and current in self._index:
+            self._set_cursor(self._index[current])
+        else:
+            first = next((i for i, row in enumerate(self.rows) if not row.key.startswith(HEADER)), 0)
+            self._set_cursor(first if current is None else min(self.cursor, max(len(self.rows) - 1, 0)))
+        self.refresh()
+
+    def _resized(self) -> None:
+        width = sum(self.widths) + 2 * PAD * len(COLUMNS)
+        self.virtual_size = Size(width, len(self.rows) + 1)
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    def refresh_values(self, keys) -> None:
+        """Re-render these cells' rows (those that are shown)."""
+        for key in keys:
+            self._strips.pop(key, None)
+            self._texts.pop(key, None)
+        self.refresh()
+
+    def show_changes(self, changes: dict[str, Change], also: list[str] | None = None) -> None:
+        """Highlight the values an edit changed, clearing the previous edit's highlights."""
+        previous = set(self.changes)
+        self.changes = dict(changes)
+        self.refresh_values(previous | set(changes) | set(also or ()))
+
+    # cell texts --------------------------------------------------------------------
+    def texts(self, key: str) -> tuple[Text, ...]:
+        """The four column texts of a row (cached until the row changes)."""
+        texts = self._texts.get(key)
+        if texts is None:
+            row = self.rows[self._index[key]] if key in self._index else None
+            if key.startswith(HEADER):
+                assert row is not None
+                texts = self._header_texts(row.section)
+            else:
+                texts = self._cell_texts(key)
+            self._texts[key] = texts
+        return texts
+
+    def row_text(self, key: str) -> str:
+        """A row as plain text, columns separated by ' | ' (for tests and tools)."""
+        return " | ".join(t.plain for t in self.texts(key))
+
+    def _header_texts(self, section: Section) -> tuple[Text, ...]:
+        marker = "▸ " if section.id in self.folded and not self.filter_text else "▾ "
+        if section.kind == "import":
+            label = Text(marker + section.alias)
+            label.append(f" ({len(section.keys)})", style="dim")
+            title = section.title.split(" · ", 1)[-1] if " · " in section.title else ""
+            return (label, Text(""), Text("imported", style="dim"), Text(title, style="dim italic"))
+        if section.kind == "checks":
+            document = self.document
+            assert document is not None
+            passed = sum(document.value(k) is True for k in section.keys)
+            label = Text(marker + "checks")
+            label.append(f" {passed}/{len(section.keys)} pass", style="dim")
+            return (label, Text(""), Text(""), Text(""))
+        return (Text(marker + section.title), Text(""), Text(""), Text(""))
+
+    def _cell_texts(self, key: str) -> tuple[Text, ...]:
+        document = self.document
+        assert document is not None
+        cell = document.cell(key)
+        change = self.changes.get(key)
+        bad = key in self.problems
+        name = Text("! ", style="bold red") if bad else Text("  ")
+        if cell.scope.prefix:
+            name.append(cell.scope.prefix, style="dim")
+        name.append(cell.name, style="bold red" if bad else "")
+        value = value_text(document, key, changed=change is not None)
+        raw = document.raw_text(key)
+        if cell.set_by is not None:
+            written = Text("set: ", style="italic magenta") + Text(raw)
+        else:
+            written = Text(raw, style="cyan" if cell.kind == "input" else "")
+        return (name, value, change_text(document, change), written)
+
+    # rendering ----------------------------------------------------------------------------
+    def _strip(self, key: str) -> Strip:
+        strip = self._strips.get(key)
+        if strip is None:
+            texts = self.texts(key)
+            base = self.get_component_rich_style("sheet-grid--section") if key.startswith(HEADER) else Style()
+            strip = self._compose_line(texts, base, header=key.startswith(HEADER))
+            self._strips[key] = strip
+        return strip
+
+    def _compose_line(self, texts: tuple[Text, ...], base: Style, header: bool = False) -> Strip:
+        line = Text(no_wrap=True, end="")
+        if header:
+            # a section title may run across the empty columns
+            title = texts[0].copy()
+            span = self.widths[0] + self.widths[1] + 2 * PAD + (0 if texts[2].plain else self.widths[2] + 2 * PAD)
+            title.truncate(span - 2 * PAD, overflow="ellipsis", pad=True)
+            line.append(" " * PAD)
+            line.append_text(title)
+            line.append(" " * PAD)
+            rest = list(zip(texts[1:], self.widths[1:]))[(1 if texts[2].plain else 2):]
+        else:
+            rest = list(zip(texts, self.widths))
+        for i, (text, width) in enumerate(rest):
+            cell = text.copy()
+            cell.no_wrap = True
+            cell.truncate(width, overflow="ellipsis")
+            if not header and i == 1:
+                cell.align("right", width)
+            else:
+                cell.align("left", width)
+            line.append(" " * PAD)
+            line.append_text(cell)
+            line.append(" " * PAD)
+        segments = list(line.render(self.app.console))
+        return Strip(Segment.apply_style(segments, base) if base else segments, line.cell_len)
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        if y == 0:
+            header_style = self.get_component_rich_style("sheet-grid--header")
+            titles = tuple(Text(label) for label, _ in COLUMNS)
+            strip = self._compose_line(titles, Style())
+            return strip.crop_extend(scroll_x, scroll_x + width, header_style).apply_style(header_style)
+        index = scroll_y + y - 1
+        if index >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        key = self.rows[index].key
+        strip = self._strip(key).crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        if index == self.cursor:
+            name = "sheet-grid--cursor" if self.has_focus else "sheet-grid--cursor-blurred"
+            strip = strip.apply_style(self.get_component_rich_style(name))
+        return strip.apply_style(self.rich_style)
+
+    def render_lines(self, crop):
+        # focus changes restyle the widget too; rows are re-rendered only when
+        # the styles they are drawn with really changed (a theme change)
+        key = (self.get_component_rich_style("sheet-grid--section"), self.rich_style)
+        if key != getattr(self, "_style_key", None):
+            self._style_key = key
+            self._strips.clear()
+        return super().render_lines(crop)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.document is None:
+            return
+        formula = self._formula_width(self.widths[0], self.widths[1])
+        if formula != self.widths[3]:
+            self.widths[3] = formula
+            self._strips.clear()
+            self._resized()
+            self.refresh()
+        self._scroll_cursor_visible()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # cursor -----------------------------------------------------------------------------
+    @property
+    def current_row_key(self) -> str | None:
+        if 0 <= self.cursor < len(self.rows):
+            return self.rows[self.cursor].key
+        return None
+
+    @property
+    def current_key(self) -> str | None:
+        """The cell under the cursor (None on a section header)."""
+        key = self.current_row_key
+        return None if key is None or key.startswith(HEADER) else key
+
+    def _set_cursor(self, index: int) -> None:
+        index = max(0, min(index, len(self.rows) - 1)) if self.rows else 0
+        changed = index != self.cursor
+        self.cursor = index
+        self._scroll_cursor_visible()
+        self.refresh()
+        if changed:
+            self.post_message(self.CellChosen(self.current_key))
+
+    def _scroll_cursor_visible(self) -> None:
+        visible = max(self.scrollable_content_region.height - 1, 1)
+        top = self.scroll_offset.y
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + visible:
+            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
+
+    def action_cursor(self, step: int) -> None:
+        self._set_cursor(self.cursor + step)
+
+    def action_page(self, direction: int) -> None:
+        self._set_cursor(self.cursor + direction * max(self.scrollable_content_region.height - 2, 1))
+
+    def action_first(self) -> None:
+        self._set_cursor(0)
+
+    def action_last(self) -> None:
+        self._set_cursor(len(self.rows) - 1)
+
+    def go_to(self, key: str) -> None:
+        """Move the cursor to a cell, unfolding its section or clearing the filter if needed."""
+        section = self._section_of.get(key)
+        changed = False
+        if section is not None and section.id in self.folded:
+            self.folded.discard(section.id)
+            changed = True
+        if self.filter_text and self.filter_text.lower() not in key.lower():
+            self.filter_text = ""
+            changed = True
+        if changed:
+            self.populate()
+        if key in self._index:
+            self._set_cursor(self._index[key])
+
+    def set_filter(self, text: str) -> None:
+        self.filter_text = text
+        self.populate()
+
+    def action_toggle_section(self) -> None:
+        key = self.current_row_key
+        if key is None:
+            return
+        row = self.rows[self.cursor]
+        section = row.section
+        if section.id in self.folded:
+            self.folded.discard(section.id)
+        else:
+            self.folded.add(section.id)
+        self.populate()
+        self._set_cursor(self._index.get(HEADER + section.id, 0))
+
+    def action_select(self) -> None:
+        key = self.current_row_key
+        if key is None:
+            return
+        if key.startswith(HEADER):
+            self.action_toggle_section()
+        else:
+            self.post_message(self.EditRequested(key))
+
+    # events -------------------------------------------------------------------------------
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y == 0:
+            return
+        index = self.scroll_offset.y + offset.y - 1
+        if not 0 <= index < len(self.rows):
+            return
+        if index == self.cursor:
+            self.action_select()
+        else:
+            self._set_cursor(index)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing on a cell row starts editing it with what was typed."""
+        char = event.character
+        if char is None or len(char) != 1 or not char.isprintable() or char in NOT_TYPING or char == " ":
+            return
+        key = self.current_key
+        if key is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.post_message(self.EditRequested(key, char))

@@ -1,0 +1,103 @@
+"""The inspector: `supersheet explain`, live, for the selected cell.
+
+Doc, source, unit, formula and value, then the cells it uses (precedents) and
+the cells that use it (dependents), each with its value; choosing one jumps
+the grid to it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from engine.edit import Document
+from engine.present import show
+from units import describe
+
+from .render import value_text
+
+
+class Inspector(Vertical):
+    class Jump(Message):
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.key: str | None = None
+        self.border_title = "inspector"
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="inspector-body")
+        yield OptionList(id="inspector-links")
+
+    def show_cell(self, document: Document, key: str | None) -> None:
+        self.key = key
+        body = self.query_one("#inspector-body", Static)
+        links = self.query_one("#inspector-links", OptionList)
+        links.clear_options()
+        if key is None or key not in document.workbook.model.cells:
+            body.update(Text("select a cell", style="dim"))
+            return
+        body.update(self._describe(document, key))
+        options: list[Option] = []
+        precedents, dependents = document.precedents(key), document.dependents(key)
+        options.append(Option(Text(f"uses ({len(precedents)})", style="bold"), disabled=True))
+        options.extend(self._link(document, k) for k in precedents)
+        options.append(Option(Text(f"used by ({len(dependents)})", style="bold"), disabled=True))
+        options.extend(self._link(document, k) for k in dependents)
+        links.add_options(options)
+
+    def _link(self, document: Document, key: str) -> Option:
+        text = Text("  " + key + " = ")
+        text.append_text(value_text(document, key))
+        return Option(text, id=key)
+
+    def _describe(self, document: Document, key: str) -> Text:
+        cell = document.cell(key)
+        checked = document.workbook.checked.cells.get(key)
+        text = Text()
+        text.append(key, style="bold")
+        kind = cell.kind + (" · set by this sheet" if cell.set_by is not None else "")
+        kind += " · imported" if cell.scope.prefix else ""
+        text.append(f"  {kind}\n", style="dim")
+        text.append_text(value_text(document, key))
+        text.append("\n")
+        spec = cell.spec
+        if spec.doc:
+            text.append("\n" + spec.doc.strip() + "\n", style="italic")
+        rows: list[tuple[str, str]] = []
+        written = document.raw_text(key)
+        rows.append(("formula" if cell.kind != "input" else "written", written))
+        if checked is not None and checked.type is not None:
+            typ = checked.type
+            if typ.is_bool:
+                rows.append(("type", "condition (true/false)"))
+            else:
+                unit = show(document.workbook.checked, key, document.value(key)).unit or "—"
+                rows.append(("unit", f"{unit} ({describe(typ.dims)})"))
+                if typ.is_array:
+                    rows.append(("array", f"{typ.length} elements"))
+        if spec.source:
+            rows.append(("source", spec.source))
+        where = (cell.set_by or spec).span
+        rows.append(("defined", f"{Path(where.file).name}:{where.line}"))
+        reason = document.editable(key)
+        if reason:
+            rows.append(("read-only", reason))
+        text.append("\n")
+        for label, value in rows:
+            text.append(f"{label:<8} ", style="dim")
+            text.append(value + "\n")
+        return text
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(self.Jump(event.option.id))

@@ -1,0 +1,182 @@
+"""The sweep view: one of the sheet's sweeps, or an ad hoc axis, as a table and
+a plot of a chosen cell against a chosen axis. The app reruns it after every
+edit while it is open."""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Input, Select, Static
+from textual_plotext import PlotextPlot
+
+from engine.edit import Document, SweepRun
+from units import format_number
+
+ADHOC = "\0adhoc"
+MAX_TABLE_ROWS = 500
+MAX_SERIES = 6
+
+
+class SweepView(Vertical):
+    class RerunRequested(Message):
+        """The user changed what to sweep; the app runs it on the current sheet."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "sweep"
+        self.choice: str | None = None    # a sweep's name, ADHOC, or None: not chosen yet
+        self.axis_text: str = ""
+        self.y: str | None = None
+        self.x: str | None = None
+        self.last: SweepRun | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="sweep-controls"):
+            yield Select([], prompt="sweep", id="sweep-choice", compact=True)
+            yield Input(placeholder="axis, e.g. context=1024 token..65536 token*2", id="sweep-axis", compact=True)
+            yield Select([], prompt="plot", id="sweep-y", compact=True)
+            yield Select([], prompt="against", id="sweep-x", compact=True)
+        with Horizontal(id="sweep-body"):
+            yield PlotextPlot(id="sweep-plot")
+            yield DataTable(id="sweep-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="sweep-status")
+
+    # what to run -------------------------------------------------------------------
+    def configure(self, document: Document, sweep: str | None = None, axis: str | None = None) -> None:
+        """Choose a named sweep, or an ad hoc axis (text in the `--vary` syntax)."""
+        names = document.sweep_names()
+        if sweep is not None:
+            self.choice = sweep
+        elif axis is not None:
+            self.choice = ADHOC
+            self.axis_text = axis
+        elif self.choice is None or (self.choice != ADHOC and self.choice not in names):
+            self.choice = names[0] if names else ADHOC
+        options = [(f"sweep: {n}", n) for n in names] + [("ad hoc axis", ADHOC)]
+        choice = self.query_one("#sweep-choice", Select)
+        with self.prevent(Select.Changed, Input.Changed):
+            choice.set_options(options)
+            choice.value = self.choice
+            axis_input = self.query_one("#sweep-axis", Input)
+            axis_input.value = self.axis_text
+            axis_input.display = self.choice == ADHOC
+
+    def run(self, document: Document) -> None:
+        """Run the configured sweep on the document's current values and show it."""
+        if self.choice == ADHOC:
+            if not self.axis_text:
+                self._show_error("type an axis and press Enter, e.g. context=1024 token..65536 token*2")
+                return
+            result = document.run_sweep(axis=self.axis_text)
+        else:
+            result = document.run_sweep(name=self.choice)
+        self.last = result
+        if result.frame is None:
+            self._show_error(result.error)
+            return
+        self._fill_choices(result)
+        self._fill_table(result)
+        self.draw()
+
+    def _show_error(self, message: str) -> None:
+        self.query_one("#sweep-status", Static).update(message)
+        self.query_one("#sweep-table", DataTable).clear(columns=True)
+        plot = self.query_one("#sweep-plot", PlotextPlot)
+        plot.plt.clear_data()
+        plot.plt.clear_figure()
+        plot.refresh()
+
+    def _fill_choices(self, result: SweepRun) -> None:
+        frame = result.frame
+        numeric_axes = [c for c in result.axes if frame[c].dtype.is_numeric()]
+        plottable = [c for c in result.cells if not c.endswith(" [error]") and
+                     (frame[c].dtype.is_numeric() or frame[c].dtype == _bool_dtype())]
+        if self.x not in numeric_axes:
+            self.x = numeric_axes[0] if numeric_axes else None
+        if self.y not in plottable:
+            self.y = plottable[-1] if plottable else None
+        with self.prevent(Select.Changed):
+            y_select = self.query_one("#sweep-y", Select)
+            y_select.set_options([(c, c) for c in plottable])
+            if self.y is not None:
+                y_select.value = self.y
+            x_select = self.query_one("#sweep-x", Select)
+            x_select.set_options([(c, c) for c in numeric_axes])
+            if self.x is not None:
+                x_select.value = self.x
+
+    def _fill_table(self, result: SweepRun) -> None:
+        frame = result.frame
+        table = self.query_one("#sweep-table", DataTable)
+        table.clear(columns=True)
+        for column in frame.columns:
+            table.add_column(column, key=column)
+        for row in frame.head(MAX_TABLE_ROWS).iter_rows():
+            table.add_row(*(_cell(v) for v in row))
+        more = f", first {MAX_TABLE_ROWS} shown" if frame.height > MAX_TABLE_ROWS else ""
+        self.query_one("#sweep-status", Static).update(f"{result.title}: {frame.height} rows{more}")
+
+    def draw(self) -> None:
+        plot = self.query_one("#sweep-plot", PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        result = self.last
+        if result is None or result.frame is None or self.x is None or self.y is None:
+            plot.refresh()
+            return
+        import polars as pl
+        frame = result.frame
+        others = [c for c in result.axes if c != self.x]
+        groups = frame.partition_by(others, maintain_order=True, as_dict=True) if others else {(): frame}
+        for i, (values, group) in enumerate(groups.items()):
+            if i >= MAX_SERIES:
+                break
+            data = group.select(pl.col(self.x).cast(pl.Float64), pl.col(self.y).cast(pl.Float64)).drop_nulls()
+            if data.height == 0:
+                continue
+            label = ", ".join(f"{c.split(' [')[0]}={_cell(v)}" for c, v in zip(others, values)) or None
+            plt.plot(data[self.x].to_list(), data[self.y].to_list(), marker="braille", label=label)
+        xs = frame[self.x].drop_nulls()
+        if xs.len() > 1 and xs.min() > 0 and xs.max() / xs.min() >= 64:
+            plt.xscale("log")
+        plt.title(f"{self.y} vs {self.x}")
+        plot.refresh()
+
+    # events ---------------------------------------------------------------------------
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        value = event.value
+        if value is Select.BLANK or value is None:
+            return
+        if event.select.id == "sweep-choice":
+            self.choice = str(value)
+            self.query_one("#sweep-axis", Input).display = self.choice == ADHOC
+            self.post_message(self.RerunRequested())
+        elif event.select.id == "sweep-y":
+            self.y = str(value)
+            self.draw()
+        elif event.select.id == "sweep-x":
+            self.x = str(value)
+            self.draw()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.axis_text = event.value.strip()
+        self.choice = ADHOC
+        self.post_message(self.RerunRequested())
+
+
+def _bool_dtype():
+    import polars as pl
+    return pl.Boolean
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return format_number(value, 4)
+    return str(value)
