@@ -108,6 +108,9 @@ def _quantity(text: str) -> tuple[float, str | None, int]:
 
 def check_expectation(target: str, expectation: Expectation, value: object, typ: Type | None) -> Outcome:
     """Compare one computed value (base-unit magnitude, bool or error) with an expectation."""
+    if isinstance(value, list):
+        raise ExpectationError("E-TYPE", f"{target} is an array of {len(value)} values, the expectation "
+                                         f"{expectation.text!r} is one value", "expect one value per element: [a, b, …]")
     if isinstance(value, ErrorValue):
         actual = value.code
         ok = expectation.kind == "error" and expectation.value == value.code

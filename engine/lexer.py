@@ -16,6 +16,11 @@ _UNIT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_%μµ°�
 _UNIT_BODY = _UNIT_START | set("0123456789")
 
 
+def _is_digit(c: str) -> bool:
+    """ASCII digits only: str.isdigit() accepts '²' and other characters float() rejects."""
+    return "0" <= c <= "9"
+
+
 class Token(NamedTuple):
     kind: str   # NUMBER UNIT NAME OP KEYWORD END
     text: str
@@ -24,6 +29,8 @@ class Token(NamedTuple):
 
 
 class LexError(Exception):
+    """A syntax error in a formula, with the character span it concerns."""
+
     def __init__(self, message: str, start: int, end: int, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -40,7 +47,7 @@ def tokenize(text: str) -> list[Token]:
         if c.isspace():
             i += 1
             continue
-        if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+        if _is_digit(c) or (c == "." and i + 1 < n and _is_digit(text[i + 1])):
             end = _scan_number(text, i)
             tokens.append(Token("NUMBER", text[i:end], i, end))
             i = _maybe_unit(text, end, tokens)
@@ -71,18 +78,18 @@ def tokenize(text: str) -> list[Token]:
 def _scan_number(text: str, i: int) -> int:
     n = len(text)
     end = i
-    while end < n and (text[end].isdigit() or text[end] == "_"):
+    while end < n and (_is_digit(text[end]) or text[end] == "_"):
         end += 1
     if end < n and text[end] == "." and end + 1 <= n:
         end += 1
-        while end < n and (text[end].isdigit() or text[end] == "_"):
+        while end < n and (_is_digit(text[end]) or text[end] == "_"):
             end += 1
     if end < n and text[end] in "eE":
         k = end + 1
         if k < n and text[k] in "+-":
             k += 1
-        if k < n and text[k].isdigit():
-            while k < n and text[k].isdigit():
+        if k < n and _is_digit(text[k]):
+            while k < n and _is_digit(text[k]):
                 k += 1
             end = k
     if text[end - 1] == "_":
@@ -103,7 +110,7 @@ def _scan_unit(text: str, i: int) -> int:
                 k = end + 2
                 if k < n and text[k] == "-":
                     k += 1
-                if k < n and text[k].isdigit():
+                if k < n and _is_digit(text[k]):
                     end = k
                     continue
                 break
@@ -112,8 +119,8 @@ def _scan_unit(text: str, i: int) -> int:
             k = end + (2 if c == "*" else 1)
             if k < n and text[k] == "-":
                 k += 1
-            if k < n and text[k].isdigit():
-                while k < n and (text[k].isdigit() or text[k] == "."):
+            if k < n and _is_digit(text[k]):
+                while k < n and (_is_digit(text[k]) or text[k] == "."):
                     k += 1
                 end = k
             else:
