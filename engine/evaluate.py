@@ -16,7 +16,7 @@ from units import parse_unit
 
 from . import ast as A
 from .check import Checked
-from .compile import CompiledCell, Compiler, Source, element_column, error_column
+from .compile import CompiledCell, Compiler, Source, element_column
 from .graph import dependents
 
 

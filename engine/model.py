@@ -10,7 +10,6 @@ import copy
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 

@@ -225,7 +225,6 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
     frame = pl.concat(frames, how="diagonal_relaxed")
     objective_unit = None
     if not goal.type.is_bool:
-        from units import compact_unit
         sample = frame["__objective"].drop_nulls()
         objective_unit = _objective_unit(workbook, goal, float(abs(sample[0])) if len(sample) else 1.0)
     factor = unit_factor(objective_unit)

@@ -18,7 +18,7 @@ import polars as pl
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .axes import Axis, AxisError, value_axis, yaml_axis
-from .compile import Compiler, Source, element_column, error_column
+from .compile import Compiler, Source
 from .evaluate import Program, compile_program
 from .expression import Bound, bind_expression
 from .present import display_unit, unit_factor

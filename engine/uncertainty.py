@@ -9,14 +9,13 @@ moves a result (Spearman's rank correlation, as Guesstimate does).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import polars as pl
 
-from .compile import Compiler, element_column, error_column
-from .distributions import CONTINUOUS, DISCRETE, Draw, DrawError, sample_discrete, variates
-from .evaluate import ErrorValue, Program, Scenario, compile_program
+from .compile import Compiler
+from .distributions import CONTINUOUS, Draw, DrawError, sample_discrete, variates
+from .evaluate import Program, Scenario, compile_program
 from .workbook import Workbook
 
 DEFAULT_SAMPLES = 10_000
