@@ -191,7 +191,7 @@ def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], 
     if not definition.is_multiplicative:
         raise UnitError(
             f'unit "{name}" has an offset (like °C) and cannot be used here', token.offset, len(name),
-            f'use an absolute unit such as "K"',
+            'use an absolute unit such as "K"',
         )
     from pint.util import UnitsContainer
 
