@@ -102,6 +102,8 @@ def value_axis(workbook: Workbook, name: str, texts: list[str]) -> Axis:
 def import_axis(workbook: Workbook, name: str, paths: list[str]) -> Axis:
     if name not in workbook.model.scope.aliases:
         raise AxisError("E-NAME", f"{name!r} is not an import of this sheet")
+    if not paths:
+        raise AxisError("E-SHEET", f"import axis {name} needs at least one sheet")
     return Axis(name, paths=paths, labels=list(paths))
 
 
@@ -116,22 +118,30 @@ def range_texts(workbook: Workbook, name: str, start: str, stop: str, *, times: 
     if literal_type_of(start_node).dims != literal_type_of(stop_node).dims:
         raise AxisError("E-UNIT", f"range of {name}: {start!r} and {stop!r} have different dimensions")
     lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise AxisError("E-SHEET", f"range of {name} needs finite bounds, got {start!r} to {stop!r}")
     if times is not None:
-        ratio = float(times)
-        if ratio <= 1 or lo <= 0:
+        try:
+            ratio = float(times)
+        except (TypeError, ValueError):
+            raise AxisError("E-SHEET", f"'times' of {name} must be a plain number, got {times!r}") from None
+        if not ratio > 1 or lo <= 0 or not math.isfinite(ratio):
             raise AxisError("E-SHEET", f"geometric range of {name} needs from > 0 and times > 1")
-        n = int(math.floor(math.log(hi / lo) / math.log(ratio) + 1e-9)) + 1
-        values = [lo * ratio ** i for i in range(max(n, 0))]
+        n = _count(name, math.floor(math.log(hi / lo) / math.log(ratio) + 1e-9) + 1 if hi >= lo else 0)
+        values = [lo * ratio ** i for i in range(n)]
     elif step is not None:
-        _, step_value = literal_value(step)
+        step_node, step_value = literal_value(step)
+        if literal_type_of(step_node).dims != literal_type_of(start_node).dims:
+            raise AxisError("E-UNIT", f"range of {name}: the step {step!r} and {start!r} have different dimensions")
         step_value = float(step_value)
-        if step_value <= 0:
+        if not step_value > 0:
             raise AxisError("E-SHEET", f"linear range of {name} needs a positive step")
-        n = int(math.floor((hi - lo) / step_value + 1e-9)) + 1
-        values = [lo + i * step_value for i in range(max(n, 0))]
+        n = _count(name, math.floor((hi - lo) / step_value + 1e-9) + 1 if hi >= lo else 0)
+        values = [lo + i * step_value for i in range(n)]
     elif count is not None:
         if count < 1:
             raise AxisError("E-SHEET", f"range of {name} needs a count of at least 1")
+        _count(name, count)
         if scale == "log":
             if lo <= 0 or hi <= 0:
                 raise AxisError("E-SHEET", f"a log-spaced range of {name} needs positive bounds")
@@ -140,9 +150,22 @@ def range_texts(workbook: Workbook, name: str, start: str, stop: str, *, times: 
             values = list(np.linspace(lo, hi, count))
     else:
         raise AxisError("E-SHEET", f"range of {name} needs 'times', 'step' or 'count'")
-    if len(values) > MAX_AXIS_VALUES:
-        raise AxisError("E-SHEET", f"range of {name} has {len(values)} values (at most {MAX_AXIS_VALUES})")
     return [repr(float(v) / factor) + (f" {unit}" if unit else "") for v in values]
+
+
+def _count(name: str, n: float) -> int:
+    """The number of values of a range, checked before any list is built."""
+    if not n >= 1:
+        raise AxisError("E-SHEET", f"range of {name} is empty", "check that 'from' is not beyond 'to'")
+    if n > MAX_AXIS_VALUES:
+        raise AxisError("E-SHEET", f"range of {name} has {int(n):,} values (at most {MAX_AXIS_VALUES:,})")
+    return int(n)
+
+
+def _whole_number(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdecimal():
+        raise AxisError("E-SHEET", f"'count' of {name} must be a whole number, got {value!r}")
+    return int(value)
 
 
 def yaml_axis(workbook: Workbook, name: str, value: Any) -> Axis:
@@ -159,7 +182,7 @@ def yaml_axis(workbook: Workbook, name: str, value: Any) -> Axis:
         texts = range_texts(workbook, name, str(_scalar_text(value["from"])), str(_scalar_text(value["to"])),
                             times=_scalar_text(value.get("times")) if "times" in value else None,
                             step=_scalar_text(value.get("step")) if "step" in value else None,
-                            count=int(value["count"]) if "count" in value else None,
+                            count=_whole_number(name, value["count"]) if "count" in value else None,
                             scale=str(value.get("scale", "linear")))
         return value_axis(workbook, name, texts)
     items = list(value) if isinstance(value, CommentedSeq) else [value]
