@@ -1,0 +1,52 @@
+"""`engine` and `units` never import `textual` or `tui` (architecture.md): checked
+in fresh interpreters, since this test process may have imported them already."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+FORBIDDEN = ("textual", "tui")
+
+PROBE = """
+import importlib, json, pkgutil, sys
+{imports}
+bad = sorted(m for m in sys.modules if m.split(".")[0] in {forbidden!r})
+print(json.dumps(bad))
+"""
+
+
+def loaded_forbidden(imports: str) -> list[str]:
+    code = PROBE.format(imports=imports, forbidden=FORBIDDEN)
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_engine_cli_and_units_do_not_import_the_ui():
+    assert loaded_forbidden("import engine, engine.cli, units") == []
+
+
+def test_no_engine_or_units_module_imports_the_ui():
+    imports = """
+import engine, units
+for package in (engine, units):
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        importlib.import_module(info.name)
+"""
+    assert loaded_forbidden(imports) == []
+
+
+def test_a_cli_run_does_not_import_the_ui(tmp_path):
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text("cells:\n  a: 2 GB\n  b: = a / 2 -> MB\n", encoding="utf-8")
+    imports = f"""
+import contextlib, io
+from engine.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["run", {str(sheet)!r}]) == 0
+    assert main(["sweep", {str(sheet)!r}, "--vary", "a=1GB,2GB"]) == 0
+"""
+    assert loaded_forbidden(imports) == []
