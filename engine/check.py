@@ -153,6 +153,8 @@ class Typer(CallRules):
             self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
         if display is None and typ is not None and not typ.is_bool:
             display = _natural_unit(cell.formula.expr)
+        elif display is not None:
+            display = parse_unit(display).text   # one spelling everywhere: `-> us` shows as μs
         return CheckedCell(typ, deps, display)
 
     def formula_type(self, formula: A.Formula) -> Type:

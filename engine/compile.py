@@ -251,20 +251,24 @@ class Compiler:
 
     # -- functions ----------------------------------------------------------
     def fn_min(self, args: list[Val], types, node) -> Val:
-        return self._extreme(args, lambda a, b: ieee_less(b, a))
+        return self._extreme(args, pl.min_horizontal)
 
     def fn_max(self, args: list[Val], types, node) -> Val:
-        return self._extreme(args, lambda a, b: ieee_less(a, b))
+        return self._extreme(args, pl.max_horizontal)
 
-    def _extreme(self, args: list[Val], better: Callable[[pl.Expr, pl.Expr], pl.Expr]) -> Val:
-        # Python's min/max semantics: keep the first unless a later one is strictly better.
+    def _extreme(self, args: list[Val], horizontal: Callable[..., pl.Expr]) -> Val:
+        """Python's min/max: keep the first unless a later one compares strictly
+        better, so a NaN first stays and a NaN later is skipped — that is, the
+        first if it is NaN, else the extreme of the numbers. Built from one
+        horizontal reduction, so its size grows linearly with the arguments."""
         items = [Val(e, args[0].nullable) for e in args[0].expr] if len(args) == 1 and args[0].is_array else args
         if len(items) == 1:
             return items[0]
-        result = items[0]
-        for item in items[1:]:
-            result = elementwise(lambda a, b: pl.when(better(a, b)).then(b).otherwise(a), result, item)
-        return null_if_any(result, items)
+
+        def extreme(first: pl.Expr, *rest: pl.Expr) -> pl.Expr:
+            numbers = horizontal([first.fill_nan(None), *(x.fill_nan(None) for x in rest)])
+            return pl.when(first.is_nan()).then(first).otherwise(numbers)
+        return null_if_any(elementwise(extreme, *items), items)
 
     def fn_sum(self, args, types, node) -> Val:
         arg = args[0]

@@ -131,12 +131,26 @@ def sample_discrete(name: str, params: list[float], count: int, rng: np.random.G
     return routing_samples(tokens, top_k, experts, ranks, count, rng)
 
 
+EXACT_LIMIT = 4_000_000     # token-rank draws per call simulated one by one
+NORMAL_FROM = 30            # expected load per rank above which the sum is Gaussian to within rounding
+
+
 def routing_samples(tokens: int, top_k: int, experts: int, ranks: int, count: int,
                     rng: np.random.Generator) -> np.ndarray:
     """Each token picks top_k distinct experts uniformly; a rank holds experts/ranks of them.
 
     A token's picks per rank follow a multivariate hypergeometric law; a rank's
-    load is the sum over tokens. Drawn in blocks to bound memory."""
+    load is the sum over tokens. Small cases are simulated token by token;
+    large ones (many tokens, an expected load per rank of 30 or more) use the
+    sum's normal limit with its exact covariance — variance
+    m·k·(1/G)(1-1/G)(E-k)/(E-1) per rank, correlation -1/(G-1) between ranks —
+    rounded to whole tokens."""
+    expected = tokens * top_k / ranks
+    if tokens * ranks * count > EXACT_LIMIT and expected >= NORMAL_FROM and ranks > 1:
+        variance = tokens * top_k * (1 / ranks) * (1 - 1 / ranks) * (experts - top_k) / max(experts - 1, 1)
+        z = rng.standard_normal((count, ranks))
+        centred = (z - z.mean(axis=1, keepdims=True)) * np.sqrt(ranks / (ranks - 1))
+        return np.clip(np.rint(expected + np.sqrt(variance) * centred), 0, tokens * min(top_k, experts // ranks))
     colors = np.full(ranks, experts // ranks, dtype=np.int64)
     out = np.zeros((count, ranks), dtype=float)
     per_block = max(1, 2_000_000 // max(tokens * ranks, 1))

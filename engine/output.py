@@ -49,20 +49,48 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path,
     return counter["rows"]
 
 
-def frame_records(frame: pl.DataFrame) -> list[dict]:
-    records = frame.to_dicts()
-    for record in records:
-        for key, value in record.items():
-            if isinstance(value, float) and not math.isfinite(value):
-                record[key] = None if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    return records
+def split_header(header: str) -> tuple[str, str | None]:
+    """`step [ms]` -> ("step", "ms"); `tp` -> ("tp", None)."""
+    if header.endswith("]") and " [" in header:
+        name, _, unit = header[:-1].rpartition(" [")
+        return name, unit
+    return header, None
+
+
+def frame_cells(frame: pl.DataFrame, digits: int = 4) -> list[list[dict]]:
+    """Each row as a list of cells in the schema `run --format json` uses:
+    {"name", "value", "unit", "display"} (+ "error" where the cell holds one)."""
+    columns = [(split_header(h), h) for h in frame.columns]
+    rows: list[list[dict]] = []
+    for values in frame.iter_rows():
+        cells: dict[str, dict] = {}
+        errors: dict[str, str] = {}
+        for ((name, unit), header), value in zip(columns, values):
+            if unit == "error":
+                if value is not None:
+                    errors[name] = value
+                continue
+            cells[name] = {"name": name, "value": _json_number(value), "unit": unit,
+                           "display": _cell_text(value, digits) + (f" {unit}" if unit and value is not None else "")}
+        for name, code in errors.items():
+            if name in cells:
+                cells[name]["display"] = code
+                cells[name]["error"] = code
+        rows.append(list(cells.values()))
+    return rows
+
+
+def _json_number(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
 
 
 def render_table(frame: pl.DataFrame, fmt: str, digits: int = 4) -> str:
     headers = frame.columns
     rows = [[_cell_text(v, digits) for v in row] for row in frame.iter_rows()]
     if fmt == "json":
-        return json.dumps(frame_records(frame), indent=2, ensure_ascii=False)
+        return json.dumps({"columns": headers, "rows": frame_cells(frame, digits)}, indent=2, ensure_ascii=False)
     if fmt == "markdown":
         lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" for _ in headers) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]

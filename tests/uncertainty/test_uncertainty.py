@@ -153,3 +153,15 @@ def test_sweep_reports_percentiles_per_row(tmp_path, capsys) -> None:
     assert lines[0] == "base [ms],total [ms],total p5 [ms],total p50 [ms],total p95 [ms]"
     first = [float(v) for v in lines[1].split(",")]
     assert first[1] == pytest.approx(11, rel=1e-2) and first[4] == pytest.approx(11.9, rel=1e-2)
+
+
+def test_routing_loads_normal_limit_agrees_with_simulation() -> None:
+    """Past the exact-simulation budget the sum is drawn from its normal limit
+    with the exact covariance: the busiest rank must agree with simulation."""
+    rng = np.random.default_rng(5)
+    exact = np.vstack([routing_samples(512, 8, 256, 32, 100, rng) for _ in range(20)])   # under the budget
+    approx = routing_samples(512, 8, 256, 32, 5000, rng)                                    # over it
+    assert exact.shape[1] == approx.shape[1] == 32
+    assert approx.max(axis=1).mean() == pytest.approx(exact.max(axis=1).mean(), rel=1e-2)
+    assert approx[:, 0].var() == pytest.approx(exact[:, 0].var(), rel=0.1)
+    assert np.corrcoef(approx[:, 0], approx[:, 1])[0, 1] == pytest.approx(-1 / 31, abs=0.03)
