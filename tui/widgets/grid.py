@@ -30,6 +30,7 @@ HEADER = "§"
 COLUMNS = (("cell", "name"), ("value", "value"), ("change", "change"), ("formula / as written", "formula"))
 NOT_TYPING = set("/?")
 CHANGE_WIDTH = 22
+MIN_FORMULA = 12
 PAD = 1
 
 
@@ -135,14 +136,31 @@ class SheetGrid(ScrollView, can_focus=True):
         assert document is not None
         cells = document.workbook.model.cells
         name = max(16, min(34, max((len(k) for k in cells), default=10) + 2))
+        own = max(14, min(name, max((len(k) for k in cells if "." not in k), default=10) + 2))
         value = max(10, min(24, max((len(value_text(document, k).plain) for k in cells), default=8) + 3))
-        self.widths = [name, value, CHANGE_WIDTH, self._formula_width(name, value)]
+        self._preferred = (name, value)
+        self._least_name = own
+        self.widths = self._fit()
         self._strips.clear()
 
-    def _formula_width(self, name: int, value: int) -> int:
-        """What is left of the grid's width (so nothing scrolls sideways)."""
+    def _fit(self) -> list[int]:
+        """Column widths for the grid's width: the formula column takes what is
+        left; when that is too little, the name and change columns give way."""
+        name, value = getattr(self, "_preferred", (16, 10))
+        change = CHANGE_WIDTH
         inner = self.scrollable_content_region.width or (self.app.size.width - 4)
-        return max(20, inner - name - value - CHANGE_WIDTH - 2 * PAD * len(COLUMNS))
+        formula = inner - name - value - change - 2 * PAD * len(COLUMNS)
+        short = max(0, MIN_FORMULA - formula)
+        cut = min(short, change - 12)       # the change column gives way first,
+        change, short = change - cut, short - cut
+        cut = min(short, name - getattr(self, "_least_name", 14))   # then imported names
+        name, short = name - cut, short - cut
+        formula = inner - name - value - change - 2 * PAD * len(COLUMNS)
+        if formula < MIN_FORMULA:
+            # no room for formulas (the inspector shows them): the change column takes the rest
+            change = max(change, min(CHANGE_WIDTH, inner - name - value - 2 * PAD * 3))
+            formula = 0
+        return [name, value, change, formula]
 
     def populate(self) -> None:
         """Rebuild the list of rows (after a fold, a filter or a new document)."""
@@ -172,7 +190,7 @@ class SheetGrid(ScrollView, can_focus=True):
         self.refresh()
 
     def _resized(self) -> None:
-        width = sum(self.widths) + 2 * PAD * len(COLUMNS)
+        width = sum(self.widths) + 2 * PAD * len([w for w in self.widths if w > 0])
         self.virtual_size = Size(width, len(self.rows) + 1)
 
     @property
@@ -268,6 +286,8 @@ class SheetGrid(ScrollView, can_focus=True):
         else:
             rest = list(zip(texts, self.widths))
         for i, (text, width) in enumerate(rest):
+            if width <= 0:
+                continue
             cell = text.copy()
             cell.no_wrap = True
             cell.truncate(width, overflow="ellipsis")
@@ -311,9 +331,9 @@ class SheetGrid(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         if self.document is None:
             return
-        formula = self._formula_width(self.widths[0], self.widths[1])
-        if formula != self.widths[3]:
-            self.widths[3] = formula
+        widths = self._fit()
+        if widths != self.widths:
+            self.widths = widths
             self._strips.clear()
             self._resized()
             self.refresh()

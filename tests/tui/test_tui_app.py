@@ -1,0 +1,302 @@
+"""The editor driven with Pilot: keys in, recomputed values and files out."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Button, Input, OptionList, Static
+
+from tui.app import SupersheetApp
+from tui.commands import SheetCommands
+from tui.screens import ChoiceScreen, HelpScreen
+
+SIZE = (120, 36)
+
+
+def value(app: SupersheetApp, key: str) -> str:
+    return app.grid.texts(key)[1].plain.strip()
+
+
+def change(app: SupersheetApp, key: str) -> str:
+    return app.grid.texts(key)[2].plain
+
+
+async def edit(pilot, key: str, text: str) -> None:
+    """Select a cell, open the editor (Enter), replace its text, commit (Enter).
+    The text is put in the field directly: typing is tested once, on its own."""
+    pilot.app.go_to(key)
+    await pilot.press("enter")
+    field = pilot.app.query_one("#editor-input", Input)
+    assert pilot.app.focused is field
+    field.value = text
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_editing_an_input_recomputes_its_dependents(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert value(app, "kv_total") == "1.577 GB" and value(app, "max_sessions") == "47"
+        await edit(pilot, "context", "32768 token")
+        assert value(app, "context") == "32768 token"
+        assert value(app, "kv_total") == "6.308 GB" and change(app, "kv_total") == "↑ 300% was 1.577 GB"
+        assert value(app, "kv_per_card") == "1.577 GB"
+        assert value(app, "total_per_card") == "62.68 GB"
+        assert value(app, "max_sessions") == "11" and change(app, "max_sessions") == "↓ 76.6% was 47"
+        assert value(app, "weights_total") == "470.2 GB" and change(app, "weights_total") == ""
+        assert "15 values changed" in str(app.query_one("#status", Static).render())
+        assert app.focused is app.grid and "unsaved" in app.sub_title
+        # the highlights last until the next edit
+        await edit(pilot, "workspace", "3 GiB")
+        assert change(app, "kv_total") == "" and change(app, "total_per_card").startswith("↑")
+
+
+async def test_typing_on_a_cell_starts_editing_it(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        await pilot.press(*"16384 token")
+        assert app.editor.editing and app.query_one("#editor-input", Input).value == "16384 token"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert value(app, "context") == "16384 token" and value(app, "max_sessions") == "23"
+
+
+async def test_a_bad_formula_shows_its_diagnostic_and_keeps_the_values(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    text = example.read_text(encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "kv_total", "= model.kv_per_token * context + 1 ms -> GB")
+        assert app.editor.editing
+        problem = str(app.query_one("#editor-problem", Static).render())
+        assert "E-UNIT: cannot add B (information) and ms (time)" in problem
+        assert "kv_total: = model.kv_per_token * context + 1 ms -> GB" in problem and "^^^^" in problem
+        assert value(app, "kv_total") == "1.577 GB" and value(app, "max_sessions") == "47"
+        assert not app.document.dirty
+        await pilot.press("escape")
+        assert not app.editor.editing and app.focused is app.grid
+        assert app.query_one("#editor-input", Input).value == "= model.kv_per_token * context -> GB"
+    assert example.read_text(encoding="utf-8") == text
+
+
+async def test_undo_and_redo_every_edit(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "context", "32768 token")
+        await edit(pilot, "kv_split", "= 2")
+        assert value(app, "kv_per_card") == "3.154 GB"
+        await pilot.press("ctrl+z")
+        assert value(app, "kv_split") == "4" and value(app, "kv_per_card") == "1.577 GB"
+        await pilot.press("ctrl+z")
+        assert value(app, "context") == "8192 token" and value(app, "max_sessions") == "47"
+        assert not app.document.dirty and "unsaved" not in app.sub_title
+        await pilot.press("ctrl+y", "ctrl+y")
+        assert value(app, "kv_split") == "2" and value(app, "context") == "32768 token"
+
+
+async def test_save_changes_exactly_one_line(example: Path, line_diff) -> None:
+    before = example.read_text(encoding="utf-8")
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "context", "32768 token")
+        await pilot.press("ctrl+s")
+        assert not app.document.dirty and "unsaved" not in app.sub_title
+    assert line_diff(before, example.read_text(encoding="utf-8")) == [
+        ("    value: 8192 token", "    value: 32768 token")]
+
+
+async def test_an_unchanged_sheet_is_saved_byte_for_byte(example: Path) -> None:
+    before = example.read_bytes()
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "hgx.cards", "4")   # an override in `use:`, then undone
+        await pilot.press("ctrl+z", "ctrl+s")
+    assert example.read_bytes() == before
+
+
+async def test_a_file_changed_on_disk_is_not_clobbered(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "context", "32768 token")
+        theirs = example.read_text(encoding="utf-8").replace("workspace:", "workspace:  # theirs", 1)
+        example.write_text(theirs, encoding="utf-8")
+        app.check_disk()   # unsaved edits: warn, do not reload
+        assert app.document.dirty and value(app, "context") == "32768 token"
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ChoiceScreen)
+        assert [str(b.label) for b in app.screen.query(Button)] == ["Reload", "Overwrite", "Cancel"]
+        await pilot.press("escape")
+        assert example.read_text(encoding="utf-8") == theirs
+        await pilot.press("ctrl+s")
+        await pilot.click("#answer-overwrite")
+        await pilot.pause()
+        assert not isinstance(app.screen, ChoiceScreen) and not app.document.dirty
+    assert "32768 token" in example.read_text(encoding="utf-8")
+
+
+async def test_reload_when_the_file_changed_and_nothing_is_unsaved(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        example.write_text(example.read_text(encoding="utf-8").replace("8192 token", "4096 token"),
+                           encoding="utf-8")
+        app.check_disk()
+        await pilot.pause()
+        assert value(app, "context") == "4096 token" and value(app, "max_sessions") == "95"
+
+
+async def test_reload_is_offered_when_saving_over_a_changed_file(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "context", "32768 token")
+        example.write_text(example.read_text(encoding="utf-8").replace("8192 token", "4096 token"),
+                           encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await pilot.click("#answer-reload")
+        await pilot.pause()
+        assert value(app, "context") == "4096 token" and not app.document.dirty
+
+
+async def test_quitting_with_unsaved_edits_asks(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "context", "32768 token")
+        await pilot.press("ctrl+q")
+        assert isinstance(app.screen, ChoiceScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ChoiceScreen) and app.is_running
+        await pilot.press("ctrl+q")
+        await pilot.click("#answer-discard")
+        await pilot.pause()
+    assert app.return_value == 0
+    assert "8192 token" in example.read_text(encoding="utf-8")
+
+
+async def test_filter_by_name(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *"kv_per")
+        keys = [row.key for row in app.grid.rows if not row.key.startswith("§")]
+        assert keys == ["kv_per_card", "kv_per_card_bytes", "model.kv_per_token"]
+        await pilot.press("enter")
+        assert app.focused is app.grid and app.grid.current_key == "kv_per_card"
+        await pilot.press("escape")
+        assert len(app.grid.rows) > 40
+
+
+async def test_imports_are_folded_under_their_alias(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "hgx.cards" not in app.grid._index and "§import-hgx" in app.grid._index
+        app.grid._set_cursor(app.grid._index["§import-hgx"])
+        await pilot.press("enter")
+        assert "hgx.cards" in app.grid._index
+        await pilot.press("enter")
+        assert "hgx.cards" not in app.grid._index
+        app.go_to("model.layers")
+        assert app.grid.current_key == "model.layers"
+
+
+async def test_inspector_shows_precedents_and_dependents_and_jumps(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("kv_total")
+        await pilot.press("f2")
+        body = str(app.query_one("#inspector-body", Static).render())
+        assert "kv_total" in body and "= model.kv_per_token * context -> GB" in body and "GB (information)" in body
+        links = app.query_one("#inspector-links", OptionList)
+        ids = [links.get_option_at_index(i).id for i in range(links.option_count)]
+        assert ids == [None, "model.kv_per_token", "context", None, "total_single", "kv_per_card",
+                       "kv_total_bytes", "step_read"]
+        links.focus()
+        links.highlighted = ids.index("kv_per_card")
+        await pilot.press("enter")
+        assert app.grid.current_key == "kv_per_card" and app.focused is app.grid
+        assert "kv_per_card" in str(app.query_one("#inspector-body", Static).render())
+
+
+async def test_diagnostics_panel_jumps_to_the_cell(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("cells:\n  a: 2 GB\n  b: = a + 1 ms\n  c: = b * 2\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.diagnostics_panel
+        assert panel.display and panel.option_count == 1
+        assert app.grid.texts("b")[0].plain.startswith("! ") and value(app, "c") == "—"
+        panel.focus()
+        panel.highlighted = 0
+        await pilot.press("enter")
+        assert app.grid.current_key == "b"
+        await edit(pilot, "b", "= a + 1 GB")
+        assert value(app, "c") == "6 GB" and "no problems" in str(panel.get_option_at_index(0).prompt)
+
+
+async def test_the_command_palette_lists_every_action(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [title for title, _, _ in SheetCommands(app.screen)._commands()]
+        for title in ("Save", "Undo", "Redo", "Toggle inspector", "Toggle sweep view", "Toggle diagnostics",
+                      "Help", "Quit", "Run sweep: per_card_table", "Go to cell: max_sessions",
+                      "Open sheet: sheets/supernodes/6.1.2-running-example.yaml"):
+            assert title in titles
+        await pilot.press("ctrl+p")
+        app.screen.query_one(Input).value = "go to cell: max_sessions"
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.grid.current_key == "max_sessions"
+
+
+async def test_open_another_sheet_asks_about_unsaved_edits(example: Path) -> None:
+    other = example.parent / "6.1.2-running-example-32k.yaml"
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "context", "32768 token")
+        app.open_sheet(other)
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        await pilot.click("#answer-discard")
+        await pilot.pause()
+        assert app.document.path == other and value(app, "max_sessions") == "11"
+
+
+async def test_the_sweep_view_reruns_when_an_input_changes(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_sweep("experiment_6_1a")
+        await pilot.pause()
+        assert app.sweep.display and app.sweep.last.frame["max_sessions"].to_list() == [95.0, 47.0, 23.0]
+        assert app.sweep.y == "max_sessions" and app.sweep.x == "context [token]"
+        await edit(pilot, "workspace", "10 GiB")
+        await pilot.pause()
+        assert app.sweep.last.frame["max_sessions"].to_list() == [52.0, 26.0, 13.0]
+        app.go_to("workspace")
+        app.action_adhoc_sweep()
+        await pilot.pause()
+        assert app.sweep.last.title == "ad hoc workspace=1.25 GiB..80 GiB*2"
+
+
+async def test_help_screen(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_done_when(example: Path, line_diff) -> None:
+    """The issue's acceptance path: 8192 -> 32768 tokens, a context that no longer
+    fits turns the check red, Ctrl+Z, save, and one line changed."""
+    before = example.read_text(encoding="utf-8")
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "context", "32768 token")
+        assert change(app, "kv_total").startswith("↑ 300%") and change(app, "kv_per_card").startswith("↑ 300%")
+        assert change(app, "total_per_card").startswith("↑") and change(app, "max_sessions").startswith("↓")
+        assert value(app, "fits") == "✓ pass"
+        await edit(pilot, "context", "524288 token")
+        assert value(app, "fits") == "✗ FAIL" and "fits" in app.grid.changes
+        await pilot.press("ctrl+z")
+        assert value(app, "fits") == "✓ pass" and value(app, "context") == "32768 token"
+        await pilot.press("ctrl+s")
+    assert line_diff(before, example.read_text(encoding="utf-8")) == [
+        ("    value: 8192 token", "    value: 32768 token")]

@@ -1,0 +1,313 @@
+"""engine.edit.Document: the editing model, without the UI."""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import ast as A
+from engine.edit import Document, ExternalChange, detect_indent, running_example
+from engine.parser import parse_formula
+from engine.workbook import open_workbook
+
+from conftest import REPO, SHEETS
+
+ALL_SHEETS = sorted(SHEETS.rglob("*.yaml"))
+
+
+def _scalar_input(document: Document) -> tuple[str, str] | None:
+    """An own input written as one positive number (with a unit or not), and a new text for it."""
+    for key, cell in document.workbook.model.cells.items():
+        own = document.workbook.model.root.file.cells
+        if cell.scope.prefix or cell.kind != "input" or own.get(cell.name) is not cell.spec:
+            continue   # inherited cells are added, not changed, by an edit
+        if not isinstance(document.value(key), float) or document.editable(key):
+            continue
+        node = parse_formula(document.raw_text(key)).expr
+        if isinstance(node, A.Number) and node.value > 0:
+            number = node.value * 2
+            text = (str(int(number)) if number == int(number) and number < 1e15 else repr(number))
+            return key, text + (f" {node.unit}" if node.unit else "")
+    return None
+
+
+@pytest.fixture(scope="module")
+def shared_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One copy of the library for the parametrised test (each case restores its file)."""
+    target = tmp_path_factory.mktemp("library") / "sheets"
+    shutil.copytree(SHEETS, target)
+    return target
+
+
+@pytest.mark.parametrize("path", ALL_SHEETS, ids=lambda p: str(p.relative_to(SHEETS)))
+def test_every_library_sheet_saves_unchanged_and_one_edit_is_one_line(path: Path, shared_library: Path) -> None:
+    """Open, edit one input (one line changes), undo, save: byte for byte the same file."""
+    copy = shared_library / path.relative_to(SHEETS)
+    original = path.read_bytes()
+    assert copy.read_bytes() == original
+    document = Document(copy)
+    assert document.text() == original.decode("utf-8")
+    edit = _scalar_input(document)
+    if edit is not None:
+        key, text = edit
+        result = document.apply(key, text)
+        if not result.ok and "length" in (result.message + result.rendered):
+            result = None   # an input that sets an array's length cannot change here
+    if edit is not None and result is not None:
+        assert result.ok, (key, text, result.message, result.rendered)
+        before, after = original.decode("utf-8").splitlines(), document.text().splitlines()
+        assert len(before) == len(after)
+        assert sum(a != b for a, b in zip(before, after)) == 1
+        document.undo()
+        assert not document.dirty
+    document.save(force=True)
+    assert copy.read_bytes() == original
+
+
+def test_running_example_is_the_default() -> None:
+    assert running_example() == (REPO / "sheets" / "supernodes" / "6.1.2-running-example.yaml").resolve()
+
+
+def test_edit_an_input_recomputes_only_its_dependents(example: Path) -> None:
+    document = Document(example)
+    before = dict(document.scenario.values)
+    result = document.apply("context", "32768 token")
+    assert result.ok
+    assert result.recomputed[0] == "context"
+    assert {"kv_total", "kv_per_card", "total_per_card", "max_sessions"} <= set(result.changes)
+    assert "weights_total" not in result.recomputed and "hgx.cards" not in result.recomputed
+    assert document.value("max_sessions") == 11.0
+    assert result.changes["kv_total"].ratio == pytest.approx(3.0)
+    assert result.changes["max_sessions"].direction == -1
+    # the same values as evaluating the edited sheet from scratch
+    document.save()
+    fresh = open_workbook(example).evaluate().values
+    assert fresh == document.scenario.values
+    assert before["weights_total"] == document.value("weights_total")
+
+
+def test_bad_formula_is_refused_with_its_diagnostic_and_the_values_stay(example: Path) -> None:
+    document = Document(example)
+    values = dict(document.scenario.values)
+    text = document.text()
+    result = document.apply("kv_total", "= model.kv_per_token * context + 1 ms -> GB")
+    assert not result.ok
+    assert [d.code for d in result.diagnostics] == ["E-UNIT"]
+    assert "cannot add B (information) and ms (time)" in result.rendered
+    assert "^^^^" in result.rendered and "kv_total: = model.kv_per_token * context + 1 ms -> GB" in result.rendered
+    assert document.scenario.values == values
+    assert document.text() == text and not document.dirty and not document.can_undo
+    parse = document.apply("kv_total", "= model.kv_per_token * (context")
+    assert not parse.ok and parse.diagnostics[0].code == "E-PARSE"
+    unknown = document.apply("kv_total", "= model.kv_per_token * contxt")
+    assert not unknown.ok and "did you mean context?" in unknown.rendered
+
+
+def test_a_unit_change_that_breaks_dependents_is_refused(example: Path) -> None:
+    document = Document(example)
+    result = document.apply("context", "8192")
+    assert not result.ok
+    assert "context was" in result.message
+
+
+def test_formula_edit_recomputes_dependents_like_a_fresh_evaluation(example: Path) -> None:
+    document = Document(example)
+    result = document.apply("kv_split", "= min(cards, model.kv_heads) * 2")
+    assert result.ok and result.recomputed[0] == "kv_split"
+    assert "weights_total" not in result.recomputed
+    assert document.value("kv_split") == 8.0
+    document.save()
+    assert open_workbook(example).evaluate().values == document.scenario.values
+
+
+def test_long_form_formula_becomes_a_value_on_one_line(example: Path, line_diff) -> None:
+    document = Document(example)
+    text = document.text()
+    assert document.apply("cards", "4").ok
+    assert line_diff(text, document.text()) == [("    formula: hgx.cards", "    value: 4")]
+    assert document.value("kv_split") == 4.0
+
+
+def test_editing_an_imported_cell_writes_a_set_override_here(example: Path, line_diff) -> None:
+    hgx = example.parent.parent / "hardware" / "hgx-h100.yaml"
+    hgx_bytes = hgx.read_bytes()
+    document = Document(example)
+    text = document.text()
+    result = document.apply("hgx.cards", "4")
+    assert result.ok and document.value("cards") == 4.0
+    assert line_diff(text, document.text()) == [
+        ("  hgx: ../hardware/hgx-h100.yaml", "  hgx: {sheet: ../hardware/hgx-h100.yaml, set: {cards: 4}}")]
+    assert document.cell("hgx.cards").set_by is not None
+    # a second edit of the override is a plain value change
+    assert document.apply("hgx.cards", "2").ok
+    assert "set: {cards: 2}" in document.text()
+    document.save()
+    assert hgx.read_bytes() == hgx_bytes
+    document.undo()
+    document.undo()
+    assert document.text() == text
+
+
+def test_cells_of_an_import_of_an_import_are_read_only(example: Path) -> None:
+    document = Document(example)
+    result = document.apply("hgx.gpu.hbm_capacity", "141 GB")
+    assert not result.ok and "hgx" in result.message
+    assert document.editable("hgx.hbm_capacity") is None
+
+
+def test_a_variant_records_an_inherited_cell_in_its_own_cells(library: Path) -> None:
+    variant = library / "supernodes" / "6.1.2-running-example-32k.yaml"
+    base = library / "supernodes" / "6.1.2-running-example.yaml"
+    base_bytes = base.read_bytes()
+    document = Document(variant)
+    assert document.apply("workspace", "4 GiB").ok
+    assert "  workspace: 4 GiB\n" in document.text()
+    document.save()
+    assert base.read_bytes() == base_bytes
+    assert open_workbook(variant).evaluate().values == document.scenario.values
+
+
+def test_checks_are_edited_as_conditions(example: Path) -> None:
+    document = Document(example)
+    assert document.raw_text("fits") == "total_per_card <= capacity"
+    assert document.apply("fits", "total_per_card <= 60 GB").ok
+    assert document.value("fits") is False
+    assert "  fits: total_per_card <= 60 GB" in document.text()
+
+
+def test_undo_redo_and_the_dirty_flag(example: Path) -> None:
+    document = Document(example)
+    assert not document.dirty and document.undo() is None
+    document.apply("context", "16384 token")
+    document.apply("kv_split", "= 2")
+    assert document.dirty
+    undone = document.undo()
+    assert undone is not None and undone.key == "kv_split" and document.value("kv_split") == 4.0
+    assert document.undo().key == "context" and document.value("context") == 8192.0
+    assert not document.dirty
+    assert document.redo().key == "context" and document.value("context") == 16384.0
+    document.save()
+    assert not document.dirty
+    document.redo()
+    assert document.dirty and document.value("kv_split") == 2.0
+    document.undo()
+    assert not document.dirty   # back at the saved state
+
+
+def test_external_change_is_detected_and_never_clobbered(example: Path) -> None:
+    document = Document(example)
+    document.apply("context", "16384 token")
+    assert not document.disk_changed()
+    theirs = example.read_text(encoding="utf-8").replace("title:", "title: (edited elsewhere)", 1)
+    example.write_text(theirs, encoding="utf-8")
+    assert document.disk_changed()
+    with pytest.raises(ExternalChange):
+        document.save()
+    assert example.read_text(encoding="utf-8") == theirs
+    document.save(force=True)
+    assert "16384 token" in example.read_text(encoding="utf-8") and "(edited elsewhere)" not in example.read_text()
+    assert not document.disk_changed()
+
+
+def test_touching_the_file_without_changing_it_is_not_a_change(example: Path) -> None:
+    document = Document(example)
+    os.utime(example, ns=(0, 0))
+    assert not document.disk_changed()
+
+
+def test_reload_reads_the_file_again_and_drops_history(example: Path) -> None:
+    document = Document(example)
+    document.apply("context", "16384 token")
+    example.write_text(example.read_text().replace("8192 token", "4096 token"), encoding="utf-8")
+    document.reload()
+    assert document.value("context") == 4096.0 and not document.can_undo and not document.dirty
+
+
+def test_saving_is_atomic_and_keeps_the_mode(example: Path) -> None:
+    os.chmod(example, 0o640)
+    document = Document(example)
+    document.apply("context", "16384 token")
+    document.save()
+    assert stat.S_IMODE(example.stat().st_mode) == 0o640
+    assert [p.name for p in example.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_crlf_bom_and_four_space_indentation_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    text = ("\ufefftitle: t\r\ncells:\r\n    a:\r\n        value: 2 GB   # two\r\n        doc: x\r\n"
+            "    b: = a * 2\r\nsweeps:\r\n    s:\r\n        vary:\r\n            a: [1 GB, 2 GB]\r\n")
+    path.write_bytes(text.encode("utf-8"))
+    document = Document(path)
+    assert document.apply("a", "3 GB").ok and document.value("b") == 6e9
+    document.save()
+    assert path.read_bytes() == text.replace("value: 2 GB", "value: 3 GB").encode("utf-8")
+
+
+def test_detect_indent() -> None:
+    assert detect_indent("a:\n  b: 1\n") == (2, 0)
+    assert detect_indent("a:\n    b:\n        c: 1\n") == (4, 0)
+    assert detect_indent("doc: |\n      x:\n        y\ncells:\n  x: 1\nv:\n  - 1\n") == (2, 2)
+
+
+def test_numbers_are_written_as_typed(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("cells:\n  a: 1.50\n  b: = a * 2\n  c: '2 GB'\n", encoding="utf-8")
+    document = Document(path)
+    for text in ("2.50", "1e-6", "1_000", ".5"):
+        assert document.apply("a", text).ok
+        assert f"  a: {text}\n" in document.text()
+    assert document.apply("c", "3 GB").ok
+    assert "  c: '3 GB'\n" in document.text()   # the quoting stays
+
+
+def test_sections_follow_the_comments_of_the_sheet(example: Path) -> None:
+    sections = Document(example).sections()
+    titles = [s.title for s in sections if s.kind == "cells"]
+    assert titles[:3] == ["the scenario", "the whole model on one card", "split over `cards`"]
+    assert sections[0].keys == ["context", "cards", "workspace", "capacity"]
+    assert [s.alias for s in sections if s.kind == "import"] == ["hgx", "hgx.gpu", "model"]
+    assert any(s.kind == "checks" and "fits" in s.keys for s in sections)
+
+
+def test_a_diagnostic_points_at_its_cell(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("cells:\n  a: 2 GB\n  b: = a + 1 ms\n  c: = b * 2\n", encoding="utf-8")
+    document = Document(path)
+    assert [document.cell_at(d.span) for d in document.diagnostics] == ["b"]
+    assert document.value("c") is None
+    # fixing it is accepted, and everything evaluates
+    assert document.apply("b", "= a + 1 GB").ok
+    assert not document.diagnostics and document.value("c") == 6e9
+
+
+def test_sweeps_run_on_the_unsaved_values(example: Path) -> None:
+    document = Document(example)
+    assert document.sweep_names() == ["per_card_table", "experiment_6_1a"]
+    run = document.run_sweep("experiment_6_1a")
+    assert run.frame is not None and run.axes == ["context [token]"]
+    assert run.frame["max_sessions"].to_list() == [95.0, 47.0, 23.0]
+    document.apply("workspace", "10 GiB")
+    assert document.run_sweep("experiment_6_1a").frame["max_sessions"].to_list() != [95.0, 47.0, 23.0]
+    axis = document.suggest_axis("context")
+    assert axis == "context=1024 token..65536 token*2"
+    adhoc = document.run_sweep(axis=axis)
+    assert adhoc.frame.height == 7 and "max_sessions" in adhoc.cells
+    assert document.run_sweep(axis="nope=1,2").error.startswith("E-NAME")
+
+
+def test_the_engine_does_not_import_textual() -> None:
+    code = "import sys, engine.cli, engine.edit; sys.exit('textual' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
+
+
+def test_edit_needs_a_terminal_and_an_existing_sheet(tmp_path: Path) -> None:
+    from engine.cli import main
+    assert main(["edit", str(tmp_path / "missing.yaml")]) == 2
+    result = subprocess.run([sys.executable, "-m", "engine.cli", "edit"], cwd=REPO, capture_output=True,
+                            text=True, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2 and "needs a terminal" in result.stderr

@@ -1,0 +1,76 @@
+"""SVG snapshots (120x36) of each screen of the editor, on the bundled running
+example. Update deliberately: pytest tests/tui --snapshot-update, then review the SVGs."""
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from tui.app import SupersheetApp
+
+from conftest import RUNNING_EXAMPLE
+
+SIZE = (120, 36)
+
+
+def _app() -> SupersheetApp:
+    return SupersheetApp(RUNNING_EXAMPLE, watch_seconds=0)
+
+
+async def _steady(pilot) -> None:
+    for field in pilot.app.query(Input):
+        field.cursor_blink = False
+    await pilot.pause()
+
+
+def test_running_example_opened(snap_compare) -> None:
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=_steady)
+
+
+def test_cell_being_edited(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("kv_total")
+        await pilot.press("enter", "end", *["left"] * 6, *" * 2")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_diagnostic_shown(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("kv_total")
+        await pilot.press("enter")
+        pilot.app.query_one("#editor-input", Input).value = "= model.kv_per_token * context + 1 ms -> GB"
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_inspector(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("total_per_card")
+        await pilot.press("f2")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_sweep_view_with_plot(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("context")
+        pilot.app.open_sweep("experiment_6_1a")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_help_screen(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
