@@ -375,9 +375,15 @@ class SupersheetApp(App[int]):
         self.rerun_sweep()
 
     def rerun_sweep(self) -> None:
-        if self.document is not None:
-            self.sweep.run(self.document)
-            self._sweep_stale = False
+        document = self.document
+        if document is None:
+            return
+        sweep = self.sweep
+        if sweep.choice == ADHOC and not sweep.axis_text and self.grid.current_key:
+            # an ad hoc sweep starts around the selected cell
+            sweep.configure(document, axis=document.suggest_axis(self.grid.current_key))
+        sweep.run(document)
+        self._sweep_stale = False
 
     # keys -------------------------------------------------------------------------------
     def action_filter(self) -> None:

@@ -292,9 +292,10 @@ async def test_done_when(example: Path, line_diff) -> None:
         await edit(pilot, "context", "32768 token")
         assert change(app, "kv_total").startswith("↑ 300%") and change(app, "kv_per_card").startswith("↑ 300%")
         assert change(app, "total_per_card").startswith("↑") and change(app, "max_sessions").startswith("↓")
-        assert value(app, "fits") == "✓ pass"
+        assert value(app, "fits") == "✓ pass" and app.grid.texts("§checks")[0].plain.endswith("3/4 pass")
         await edit(pilot, "context", "524288 token")
         assert value(app, "fits") == "✗ FAIL" and "fits" in app.grid.changes
+        assert app.grid.texts("§checks")[0].plain.endswith("2/4 pass")
         await pilot.press("ctrl+z")
         assert value(app, "fits") == "✓ pass" and value(app, "context") == "32768 token"
         await pilot.press("ctrl+s")

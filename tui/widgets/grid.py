@@ -208,7 +208,8 @@ class SheetGrid(ScrollView, can_focus=True):
         """Highlight the values an edit changed, clearing the previous edit's highlights."""
         previous = set(self.changes)
         self.changes = dict(changes)
-        self.refresh_values(previous | set(changes) | set(also or ()))
+        headers = {row.key for row in self.rows if row.key.startswith(HEADER)}   # "checks 3/4 pass"
+        self.refresh_values(previous | set(changes) | set(also or ()) | headers)
 
     # cell texts --------------------------------------------------------------------
     def texts(self, key: str) -> tuple[Text, ...]:
