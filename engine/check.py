@@ -62,9 +62,11 @@ def check_model(model: Model) -> Checked:
     checked.order = order
     checked.diagnostics.extend(cycle_diags)
     typer = Typer(checked)
-    for key in order:
-        cell = model.cells[key]
-        checked.cells[key] = typer.check_cell(cell, deps[key])
+    # Cells without precedents first (still a topological order), so that a mismatch's
+    # did-you-mean hint can name any input, not only those that precede the formula.
+    for key in sorted(order, key=lambda k: bool(deps[k])):
+        checked.cells[key] = typer.check_cell(model.cells[key], deps[key])
+    checked.cells = {key: checked.cells[key] for key in order}
     for key in model.cells:
         if key not in checked.cells:
             checked.cells[key] = CheckedCell(None, deps[key], ok=False)
