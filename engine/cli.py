@@ -417,7 +417,11 @@ def _solve(args: argparse.Namespace) -> int:
     except AxisError as e:
         raise _axis_error(e) from None
     except SolveError as e:
-        print(f"{args.sheet}: E-SOLVE: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""), file=sys.stderr)
+        entry = workbook.model.root.solve.get(args.name) if args.name and workbook.model.root else None
+        if entry is not None:  # at the solve's name, as `supersheet check` reports it
+            print_diagnostics([Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint)])
+        else:
+            print(f"{args.sheet}: E-SOLVE: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""), file=sys.stderr)
         return EXIT_FINDING
     shown = show(workbook.checked, solution.key, solution.value)
     if args.format == "json":
