@@ -40,7 +40,7 @@ def test_diagnostic_shown(snap_compare) -> None:
         await _steady(pilot)
         pilot.app.go_to("kv_total")
         await pilot.press("enter")
-        pilot.app.query_one("#editor-input", Input).value = "= model.kv_per_token * context + 1 ms -> GB"
+        pilot.app.query_one("#editor-input", Input).value = "= model.kv_per_token * contxt -> GB"
         await pilot.press("enter")
         await pilot.pause()
 
