@@ -284,9 +284,8 @@ class Document:
                 sections.append(current)
             current.keys.append(cell.key)
             last_file = span.file
-        for i, s in enumerate(sections):
-            if not s.title:
-                s.title = "cells"
+        for section in sections:
+            section.title = section.title or "cells"
         checks = [c.key for c in model.cells.values() if not c.scope.prefix and c.kind == "check"]
         if checks:
             sections.append(Section("checks", "checks", checks, "checks"))
@@ -325,7 +324,14 @@ class Document:
                 rank = (spec.span.line, -cell.key.count("."), cell.key)
                 if best is None or rank[:2] > best[:2]:
                     best = rank
-        return best[2] if best else None
+        if best is None:
+            return None
+        # not past the end of the cell's block (a problem in `sweeps:` is no cell's)
+        lines = self._lines_of(span.file)
+        for line in lines[best[0]:span.line - 1]:
+            if line[:1] not in ("", " ", "\t", "#", "-"):
+                return None
+        return best[2]
 
     # editing ------------------------------------------------------------------
     def apply(self, key: str, text: str) -> EditResult:
@@ -962,17 +968,6 @@ def running_example() -> Path:
         raise FileNotFoundError(f"the bundled running example is not installed (looked for {path}); "
                                 "give a sheet: supersheet edit SHEET")
     return path
-
-
-def open_document(path: str | Path) -> Document:
-    """Open a sheet for editing. Raises FileNotFoundError / UnicodeDecodeError."""
-    return Document(path)
-
-
-def display_value(document: Document, key: str, value: Value) -> str:
-    """The value as the grid shows it (display unit, significant digits)."""
-    from .present import show
-    return show(document.workbook.checked, key, value).text
 
 
 def error_code(value: Value) -> str | None:

@@ -49,7 +49,6 @@ class SupersheetApp(App[int]):
         self.document: Document | None = None
         self.watch_seconds = watch_seconds
         self._warned_disk = False
-        self._sweep_stale = True
         self._shown_model = None
 
     # layout -------------------------------------------------------------------------
@@ -99,7 +98,6 @@ class SupersheetApp(App[int]):
         self.path = document.path
         self._shown_model = document.workbook.model
         self._warned_disk = False
-        self._sweep_stale = True
         self.grid.load(document)
         self.grid.border_title = document.title or document.path.name
         count = self.diagnostics_panel.load(document)
@@ -189,7 +187,6 @@ class SupersheetApp(App[int]):
         self.update_title()
         if not self.editor.editing:
             self.show_selected(grid.current_key)
-        self._sweep_stale = True
         if self.sweep.display:
             self.call_after_refresh(self.rerun_sweep)
 
@@ -383,7 +380,6 @@ class SupersheetApp(App[int]):
             # an ad hoc sweep starts around the selected cell
             sweep.configure(document, axis=document.suggest_axis(self.grid.current_key))
         sweep.run(document)
-        self._sweep_stale = False
 
     # keys -------------------------------------------------------------------------------
     def action_filter(self) -> None:

@@ -311,3 +311,11 @@ def test_edit_needs_a_terminal_and_an_existing_sheet(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "engine.cli", "edit"], cwd=REPO, capture_output=True,
                             text=True, stdin=subprocess.DEVNULL)
     assert result.returncode == 2 and "needs a terminal" in result.stderr
+
+
+def test_a_missing_library_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys) -> None:
+    import engine.edit
+    from engine.cli import main
+    monkeypatch.setattr(engine.edit, "library_dir", lambda: tmp_path)
+    assert main(["edit"]) == 2
+    assert "bundled running example is not installed" in capsys.readouterr().err
