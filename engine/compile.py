@@ -13,6 +13,7 @@ where a value can actually be null, so the common path stays plain arithmetic.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from typing import Callable, Union
@@ -99,11 +100,12 @@ def element_column(key: str, i: int) -> str:
 
 class Compiler:
     def __init__(self, checked: Checked, sources: dict[str, Source],
-                 samples: dict[int, str | list[str]] | None = None) -> None:
+                 samples: dict[int, str | list[str]] | None = None, divisors: dict[str, float] | None = None) -> None:
         self.checked = checked
         self.sources = sources
         self.sites: list[pl.Expr] = []
         self.samples = samples or {}   # id(draw node) -> its column(s) of variates or samples
+        self.divisors = divisors if divisors is not None else {}   # column name -> constant divisor
 
     # -- cells ------------------------------------------------------------
     def compile_cell(self, key: str, expr: A.Node | None = None) -> CompiledCell:
@@ -185,6 +187,13 @@ class Compiler:
         return elementwise(_BINARY[op], left, right)
 
     def divide(self, left: Val, right: Val, safe: bool) -> Val:
+        if safe and left.constant is None and not _exact_reciprocal(right.constant):  # type: ignore[arg-type]
+            # Polars divides a column by a scalar as a product with its reciprocal,
+            # up to 1 ulp off: 49 / 49 may be 0.9999999999999999, and floor() then
+            # gives 0. Dividing by a column of the constant is exact IEEE division.
+            column = divisor_column(right.constant)  # type: ignore[arg-type]
+            self.divisors[column] = right.constant  # type: ignore[assignment]
+            return elementwise(lambda a, b: a / pl.col(column), left, right)
         if safe:
             return elementwise(lambda a, b: a / b, left, right)
 
@@ -301,6 +310,10 @@ class Compiler:
     def _round_to(self, args, rounder: Callable[[pl.Expr], pl.Expr]) -> Val:
         if len(args) == 1:
             return elementwise(rounder, args[0])
+        value, step = args
+        if isinstance(step.constant, float) and step.constant != 0:
+            ratio = self.divide(value, step, safe=True)   # exact division by a constant step
+            return elementwise(lambda r, s: rounder(r) * s, ratio, step)
 
         def stepped(x: pl.Expr, step: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(step == 0).then(pl.lit(DIV0)))
@@ -421,6 +434,15 @@ def null_if_any(result: Val, inputs: list[Val]) -> Val:
         return elementwise(lambda r: pl.when(missing).then(None).otherwise(r), result, nullable=True)
     return elementwise(lambda r, *xs: pl.when(pl.any_horizontal([x.is_null() for x in xs])).then(None).otherwise(r),
                        result, *inputs, nullable=True)
+
+
+def divisor_column(value: float) -> str:
+    return f"#divisor {value!r}"
+
+
+def _exact_reciprocal(value: float) -> bool:
+    """1/value is exact for powers of two: multiplying by it is exact division."""
+    return math.frexp(value)[0] == 0.5
 
 
 def _nonzero(val: Val) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+import numpy as np
+
 import polars as pl
 
 from units import parse_unit
@@ -39,11 +41,26 @@ class Program:
     layers: list[list[str]]
     inputs: dict[str, Source]                      # cells read from the frame
     sources: dict[str, Source] = field(default_factory=dict)
+    divisors: dict[str, float] = field(default_factory=dict)   # constant divisors, as columns (exact division)
+
+    def compiler(self) -> Compiler:
+        """A compiler for free formulas (where, require, goal) over this program's cells."""
+        return Compiler(self.checked, self.sources, divisors=self.divisors)
+
+    def frame(self, columns: dict[str, Any], rows: int) -> pl.LazyFrame:
+        """The input frame: `columns` (axes, samples) plus the constant-divisor columns."""
+        data: dict[str, Any] = dict(columns) if columns else {"__row": np.zeros(rows)}
+        data.update({name: np.full(rows, value) for name, value in self.divisors.items()})
+        return pl.LazyFrame(data)
 
     def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None, errors: bool = True) -> pl.LazyFrame:
         """Add the columns of `keys` (default: every cell) and what they need;
         with `errors`, also each nullable cell's error-code column."""
         needed = self.needed(keys) if keys is not None else None
+        missing = [name for name in self.divisors if name not in frame.collect_schema().names()]
+        if missing:   # a frame not built by frame(): materialise the divisors (a literal would stay a scalar)
+            zero = pl.int_range(pl.len()).cast(pl.Float64) * 0.0
+            frame = frame.with_columns((zero + self.divisors[name]).alias(name) for name in missing)
         for layer in self.layers:
             exprs: list[pl.Expr] = []
             for key in layer:
@@ -83,7 +100,8 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
     sources: dict[str, Source] = dict(inputs)
     compiled: dict[str, CompiledCell] = {}
     level: dict[str, int] = {}
-    compiler = Compiler(checked, sources, samples)
+    divisors: dict[str, float] = {}
+    compiler = Compiler(checked, sources, samples, divisors)
     varying = set(inputs) | (checked.uncertain if samples else set())
     for key in checked.order:
         if key in inputs:
@@ -113,7 +131,7 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
     layers: list[list[str]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
     for key in compiled:
         layers[level[key]].append(key)
-    return Program(checked, compiled, [layer for layer in layers if layer], inputs, sources)
+    return Program(checked, compiled, [layer for layer in layers if layer], inputs, sources, divisors)
 
 
 @dataclass
@@ -137,7 +155,7 @@ def _is_error(value: Value) -> bool:
 def evaluate(checked: Checked, fixed: dict[str, A.Node] | None = None) -> Scenario:
     """Evaluate one scenario of a checked sheet."""
     program = compile_program(checked, fixed=fixed)
-    frame = program.apply(pl.LazyFrame({"__row": [0]})).collect()
+    frame = program.apply(program.frame({}, 1)).collect()
     row = frame.row(0, named=True)
     values = {key: read_value(program, key, row) for key in checked.model.cells}
     return Scenario(checked, values, program)
@@ -178,7 +196,7 @@ def reevaluate(scenario: Scenario, changed: dict[str, A.Node]) -> tuple[Scenario
         value = scenario.values.get(key)
         for column, item in _columns_of(source, value):
             fixed_inputs[column] = item
-    compiler = Compiler(checked, sources)
+    compiler = Compiler(checked, sources, divisors=program.divisors)
     exprs_by_layer: list[list[pl.Expr]] = []
     level: dict[str, int] = {}
     new_sources = dict(sources)
@@ -200,7 +218,7 @@ def reevaluate(scenario: Scenario, changed: dict[str, A.Node]) -> tuple[Scenario
         exprs_by_layer[level[key]].extend(e for _, e in cell.columns)
         if cell.error is not None:
             exprs_by_layer[level[key]].append(cell.error)
-    frame = pl.LazyFrame(fixed_inputs or {"__row": [0]})
+    frame = program.frame(fixed_inputs, 1)
     for exprs in exprs_by_layer:
         if exprs:
             frame = frame.with_columns(exprs)
@@ -210,7 +228,8 @@ def reevaluate(scenario: Scenario, changed: dict[str, A.Node]) -> tuple[Scenario
         values[key] = read_value(Program(checked, compiled, [], {}, new_sources), key, row)
     merged = dict(program.compiled)
     merged.update(compiled)
-    new_program = Program(checked, merged, program.layers, program.inputs, {**program.sources, **new_sources})
+    new_program = Program(checked, merged, program.layers, program.inputs, {**program.sources, **new_sources},
+                          program.divisors)
     return Scenario(checked, values, new_program), [k for k in checked.order if k in compiled]
 
 

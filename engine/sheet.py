@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .ast import Array, Bool, Formula, Number, Unary
@@ -163,9 +163,11 @@ class _Reader:
     def read(self, document: Any) -> None:
         if document is None:
             return
-        bad_tag = _find_tag(document)
+        bad_tag = _find_tag(self.sheet.text)
         if bad_tag is not None:
-            self.error("E-YAML", f"YAML tag {bad_tag} is not allowed in a sheet", Span(self.file, 1, 1, 2),
+            tag, line, col = bad_tag
+            shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+            self.error("E-YAML", f"YAML tag {shown} is not allowed in a sheet", Span(self.file, line, col, col + 1),
                        "sheets are plain data: remove the tag")
             return
         if not isinstance(document, CommentedMap):
@@ -380,27 +382,34 @@ def _literal_node(node: Any) -> bool:
     return False
 
 
-def _find_tag(node: Any, depth: int = 0) -> str | None:
-    """The first explicit non-core tag in the document, if any."""
-    if depth > 200:
+_CORE_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in
+                       ("str", "int", "float", "bool", "null", "map", "seq", "omap", "merge", "timestamp"))
+
+
+def _find_tag(text: str) -> tuple[str, int, int] | None:
+    """The first tag that is not a core YAML tag, with its 1-based line and column.
+
+    Checked on the composed node graph (no object is built), so tags on keys,
+    which the round-trip constructor drops, are seen too."""
+    try:
+        root = yaml_loader().compose(text)
+    except (YAMLError, ValueError, RecursionError):
         return None
-    tag = getattr(node, "tag", None)
-    value = getattr(tag, "value", tag) if tag is not None else None
-    if isinstance(node, TaggedScalar):
-        return str(value)
-    if value and isinstance(value, str) and not value.startswith("tag:yaml.org,2002:") or (
-            isinstance(value, str) and value.startswith("tag:yaml.org,2002:python")):
-        return str(value)
-    if isinstance(node, CommentedMap):
-        for k, v in node.items():
-            found = _find_tag(v, depth + 1)
-            if found:
-                return found
-    elif isinstance(node, CommentedSeq):
-        for v in node:
-            found = _find_tag(v, depth + 1)
-            if found:
-                return found
+    stack = [root] if root is not None else []
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        tag = getattr(node.tag, "value", node.tag) if node.tag is not None else None
+        if tag and tag not in _CORE_TAGS:
+            mark = node.start_mark
+            return str(tag), mark.line + 1, mark.column + 1
+        value = node.value
+        if isinstance(value, list):
+            for item in reversed(value):
+                stack.extend(reversed(item) if isinstance(item, tuple) else [item])
     return None
 
 

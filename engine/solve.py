@@ -18,7 +18,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from . import ast as A
 from .axes import AxisError, literal_value
-from .compile import Compiler, Source
+from .compile import Source
 from .evaluate import Scenario, compile_program
 from .expression import Bound, bind_expression
 from .present import display_unit, unit_factor
@@ -84,12 +84,12 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     if lo > hi:
         lo, hi = hi, lo
     program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
-    compiler = Compiler(workbook.checked, program.sources)
+    compiler = program.compiler()
     difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
     needed = [d for d in bound.deps if d != key]
 
     def evaluate(xs: np.ndarray) -> np.ndarray:
-        frame = program.apply(pl.LazyFrame({key: xs}), needed).select(difference.alias("f")).collect()
+        frame = program.apply(program.frame({key: xs}, len(xs)), needed).select(difference.alias("f")).collect()
         fs = frame["f"].to_numpy(allow_copy=True).astype(float)
         # a goal that does not depend on `vary` is a constant: one row, whatever the frame
         return np.full(len(xs), fs[0]) if len(fs) == 1 and len(xs) > 1 else fs
@@ -211,11 +211,11 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
         wb = plan.workbook
         reqs = [_bind(wb, r.text, r.origin) for r in requirements] if wb is not workbook else requirements
         obj = _bind(wb, goal.text, goal.origin) if wb is not workbook else goal
-        compiler = Compiler(wb.checked, plan.program.sources)
+        compiler = plan.program.compiler()
         extra = [compiler.compile_expression(r.formula.expr)[0].expr.alias(f"__req{i}")  # type: ignore[union-attr]
                  for i, r in enumerate(reqs)]
         extra.append(compiler.compile_expression(obj.formula.expr)[0].expr.alias("__objective"))  # type: ignore[union-attr]
-        lazy = plan.program.apply(pl.LazyFrame(grid.chunk(0, grid.value_size()) or {"__row": [0.0] * grid.value_size()}))
+        lazy = plan.program.apply(plan.program.frame(grid.chunk(0, grid.value_size()), grid.value_size()))
         lazy = lazy.with_columns(extra)
         shown = [pl.lit(v).alias(k) for k, v in plan.imports.items()]
         shown += [c.display() for c in plan.columns]

@@ -18,7 +18,7 @@ import polars as pl
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .axes import Axis, AxisError, value_axis, yaml_axis
-from .compile import Compiler, Source
+from .compile import Source
 from .evaluate import Program, compile_program
 from .expression import Bound, bind_expression
 from .present import display_unit, unit_factor
@@ -85,6 +85,10 @@ class Grid:
 
 def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.ndarray:
     """Rows [start, stop) of the column values[(row // stride) % len(values)]."""
+    period = len(values) * stride
+    if period <= stop - start:   # a short period: tile it (a memory copy)
+        offset = start % period
+        return np.resize(np.repeat(values, stride), offset + stop - start)[offset:]
     first, last = start // stride, (stop - 1) // stride
     blocks = np.arange(first, last + 1, dtype=np.int64)
     lengths = np.full(len(blocks), stride, dtype=np.int64)
@@ -218,7 +222,7 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
             raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
         if draws and any(d in workbook.checked.uncertain for d in bound.deps):
             raise AxisError("E-TYPE", "'where' cannot depend on random draws: it selects rows, not samples")
-        val, _ = Compiler(workbook.checked, program.sources).compile_expression(bound.formula.expr)
+        val, _ = program.compiler().compile_expression(bound.formula.expr)
         filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
     columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline, picks or {})
     if draws:
@@ -339,7 +343,7 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     sample columns tiled) and reduced to the mean and percentiles."""
     if plan.draws:
         return _evaluate_sampled_chunk(plan, grid, start, stop, display)
-    axes = pl.LazyFrame(grid.chunk(start, stop) or {"__row": np.zeros(stop - start)})
+    axes = plan.program.frame(grid.chunk(start, stop), stop - start)
     imports = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
     values = [c for c in plan.columns if not c.is_error]
     frame = plan.program.apply(axes, errors=False)
@@ -364,7 +368,7 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
     columns: dict[str, np.ndarray] = {k: np.repeat(v, samples) for k, v in grid.chunk(start, stop).items()}
     columns.update({k: np.tile(v, rows) for k, v in plan.draws.items()})
     columns["__row"] = np.repeat(np.arange(rows), samples)
-    frame = plan.program.apply(pl.LazyFrame(columns), errors=False)
+    frame = plan.program.apply(plan.program.frame(columns, rows * samples), errors=False)
     if plan.filter is not None:
         frame = frame.filter(plan.filter)
     aggregations = [pl.lit(value).alias(name) for name, value in plan.imports.items()]

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from .compile import Compiler
 from .distributions import CONTINUOUS, Draw, DrawError, sample_discrete, variates
 from .evaluate import Program, Scenario, compile_program
 from .workbook import Workbook
@@ -123,10 +122,10 @@ def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: 
 
 def _parameters(workbook: Workbook, deterministic: Scenario, draw: Draw) -> list[float]:
     """The values of a discrete draw's parameters (they depend on no draw)."""
-    compiler = Compiler(workbook.checked, deterministic.program.sources)
+    compiler = deterministic.program.compiler()
     exprs = [compiler.compile_expression(arg)[0].expr.alias(f"p{i}")  # type: ignore[union-attr]
              for i, arg in enumerate(draw.node.args)]  # type: ignore[attr-defined]
-    row = deterministic.program.apply(pl.LazyFrame({"__row": [0]})).select(exprs).collect().row(0)
+    row = deterministic.program.apply(deterministic.program.frame({}, 1)).select(exprs).collect().row(0)
     if any(v is None for v in row):
         raise SamplingError(f"{draw.key}: a parameter of {draw.name}() is an error value")
     return [float(v) for v in row]
@@ -139,7 +138,7 @@ def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int |
     columns, mapping = draw_columns(workbook, deterministic, count, seed)
     program = compile_program(workbook.checked, fixed=fixed, baseline=deterministic, samples=mapping)
     uncertain = [k for k in workbook.checked.order if k in workbook.checked.uncertain and k in program.compiled]
-    frame = program.apply(pl.LazyFrame(columns)).collect()
+    frame = program.apply(program.frame(columns, count)).collect()
     sampled = Sampled(workbook, deterministic, frame, program, count, seed)
     for key in uncertain:
         source = program.sources[key]

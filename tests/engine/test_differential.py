@@ -442,17 +442,10 @@ def mismatches(tmp_path_factory) -> Mismatches:
     return found
 
 
-# Known disagreements that are not fixed in the engine: "path:cell" -> reason.
-RECIPROCAL = ("Polars divides a column by a scalar literal as a multiplication by its reciprocal "
-              "(x * (1/c)), which is not exact: with b folded to the constant 1e-300, a / b at a = -1e-300 "
-              "is -0.9999999999999999 and ceil/floor(a, b) miss exact multiples "
-              "(see test_sweep_division_by_a_constant_is_exact)")
-XFAIL: dict[str, str] = {
-    "folded:after_div": RECIPROCAL,
-    "folded:ceil_step": RECIPROCAL,
-    "folded:floor_step": RECIPROCAL,
-    "folded:arr_ceil": RECIPROCAL,
-}
+# Known disagreements that are not fixed in the engine: "path:cell" -> reason. (None left: Polars
+# divides a column by a scalar as a product with its reciprocal, so the engine divides by a column
+# of the constant instead; see test_sweep_division_by_a_constant_is_exact.)
+XFAIL: dict[str, str] = {}
 
 CASES = ([f"{path}:{name}" for path in ("columns", "folded", "one-row", "set") for name in CELLS]
          + [f"literals:{kind}" for kind in LITERAL_FORMULAS])
@@ -490,10 +483,9 @@ def test_range_values(write_sheet):
     assert values["odd"] == [-1.5, -0.5, 0.5, 1.5]
 
 
-@pytest.mark.xfail(strict=True, reason="Polars computes column / scalar as column * (1/scalar): in a sweep, "
-                                       "floor(x, 49) at x = 49 is 0 and x / 49 * 49 is 48.99999999999999 (from 3 rows on), "
-                                       "while `run` (one row) gives 49 and 49")
 def test_sweep_division_by_a_constant_is_exact(write_sheet):
+    """Polars computes column / scalar as column * (1/scalar), 1 ulp off: in a sweep floor(x, 49)
+    at x = 49 was 0 and x / 49 * 49 was 48.99999999999999 (from 3 rows on) while `run` gave 49."""
     from engine.sweep import Grid, SweepSpec, run_in_memory
     from engine.axes import cli_axis
     path = write_sheet("""
