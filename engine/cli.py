@@ -13,13 +13,10 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .diagnostics import Diagnostic, SourceCache, render
-
-EXIT_OK, EXIT_FINDING, EXIT_INVALID = 0, 1, 2
-
-
-class UsageError(Exception):
-    pass
+from . import cli_batch, cli_compare
+from .cli_support import (EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError, fixed_overrides, open_valid,
+                          print_diagnostics, sample, sampling_options, sheet_paths)
+from .diagnostics import SourceCache, render
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "(repeatable)")
     run.add_argument("--format", choices=("text", "json", "csv", "markdown"), default="text",
                      help="output format (default: text)")
-    _sampling_options(run)
+    sampling_options(run)
 
     check = command("check", _check, "report every diagnostic of sheets",
                     "Load and check sheets without evaluating them: every diagnostic (file:line:col: CODE: message, "
@@ -82,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "'N passed, M failed'. Exit 1 when any expectation fails, 2 when a sheet is invalid.")
     test.add_argument("paths", metavar="PATH", nargs="+", help="sheet files or directories")
     test.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
-    _sampling_options(test)
+    sampling_options(test)
 
     explain = command("explain", _explain, "why a cell has its value",
                       "Print CELL's formula, value and unit, and the tree of its precedents down to the inputs, "
@@ -93,9 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--sensitivity", action="store_true",
                          help="rank the random draws CELL depends on by how strongly each moves it "
                               "(Spearman rank correlation over the samples)")
-    _sampling_options(explain)
+    sampling_options(explain)
 
-    sweep = command("sweep", _sweep, "evaluate a grid of scenarios (a sweep)",
+    sweep = command("sweep", cli_batch.sweep, "evaluate a grid of scenarios (a sweep)",
                     "Run the sweep NAME of SHEET, or an ad hoc sweep from --vary axes (which add to or replace the "
                     "named sweep's axes). Axis values: a list 'tp=1,2,4,8'; a geometric range "
                     "'context=4096token..131072token*2'; a linear range 'message=10KiB..30KiB+10KiB'; a count "
@@ -115,9 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
                        help="refuse grids larger than N rows (default 10,000,000)")
     sweep.add_argument("--chunk-rows", type=int, default=1_000_000, metavar="N", help=argparse.SUPPRESS)
-    _sampling_options(sweep)
+    sampling_options(sweep)
 
-    solve = command("solve", _solve, "goal seek: find the input value that meets a goal",
+    solve = command("solve", cli_batch.solve, "goal seek: find the input value that meets a goal",
                     "Run the solve NAME of SHEET, or an ad hoc one: --vary CELL --goal 'A == B' --between LO,HI. "
                     "Prints the solution and the value of every cell there; E-SOLVE with the difference at both "
                     "ends when the goal has no sign change in the bracket.")
@@ -128,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--between", metavar="LO,HI")
     solve.add_argument("--format", choices=("text", "json"), default="text")
 
-    choose = command("choose", _choose, "choose the best row under requirements",
+    choose = command("choose", cli_batch.choose, "choose the best row under requirements",
                      "Run the choice NAME of SHEET: every row of its grid, the rows that fail a requirement "
                      "(with the requirement), and the feasible rows ranked by the objective, the answer first. "
                      "Exit 1 when no row is feasible.")
@@ -136,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     choose.add_argument("name", metavar="NAME")
     choose.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
-    diff = command("diff", _diff, "compare scenarios: two sheets, git revisions, or a variant and its base",
+    diff = command("diff", cli_compare.diff, "compare scenarios: two sheets, git revisions, or a variant and its base",
                    "Compare two versions of a sheet: `diff OLD NEW` (paths or git specs REV:path, e.g. "
                    "HEAD~1:sheets/hardware/h100-sxm.yaml); `diff --rev [REV] [PATH...]` compares the working tree with "
                    "REV (default HEAD) over every changed sheet and every sheet that imports or extends one; "
@@ -152,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                       help="colour the text format (default: when stdout is a terminal)")
 
-    textconv = command("textconv", _textconv, "a sheet as evaluated text, for git's diff driver",
+    textconv = command("textconv", cli_compare.textconv, "a sheet as evaluated text, for git's diff driver",
                        "Print a sheet's YAML followed by its evaluated cells as comments. Used as git's textconv: "
                        "`git config diff.supersheet.textconv 'supersheet textconv'` with `*.yaml diff=supersheet` "
                        "in .gitattributes makes `git diff` show evaluated values.")
@@ -173,57 +170,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _sampling_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--samples", type=int, metavar="N",
-                   help="samples for sheets with random draws (default: the sheet's `samples:`, else 10000)")
-    p.add_argument("--seed", type=int, metavar="S", help="random seed (default: the sheet's, else 0)")
-
-
-# -- helpers ------------------------------------------------------------------
-def print_diagnostics(diagnostics: list[Diagnostic], sources: SourceCache | None = None) -> None:
-    sources = sources or SourceCache()
-    for d in diagnostics:
-        print(render(d, sources), file=sys.stderr)
-        print(file=sys.stderr)
-
-
-def sheet_paths(paths: Sequence[str]) -> list[Path]:
-    found: list[Path] = []
-    for text in paths:
-        path = Path(text)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.yaml")
-                                if not any(part.startswith(".") for part in p.relative_to(path).parts)))
-        elif path.exists():
-            found.append(path)
-        else:
-            raise UsageError(f"no such file or directory: {text}")
-    return found
-
-
-def open_valid(path: str):
-    from .workbook import open_workbook
-    if not Path(path).exists():
-        raise UsageError(f"no such sheet: {path}")
-    workbook = open_workbook(path)
-    if not workbook.ok:
-        print_diagnostics(workbook.diagnostics)
-        return None
-    return workbook
-
-
-def fixed_overrides(workbook, sets: list[str]) -> dict:
-    from .workbook import OverrideError, parse_assignment
-    fixed = {}
-    for text in sets:
-        try:
-            key, node = parse_assignment(workbook, text)
-        except OverrideError as e:
-            raise UsageError(f"--set {text}: {e.code}: {e.message}" + (f" ({e.hint})" if e.hint else "")) from None
-        fixed[key] = node
-    return fixed
-
-
 # -- commands -----------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
     from .report import render_run
@@ -231,22 +177,11 @@ def _run(args: argparse.Namespace) -> int:
     if workbook is None:
         return EXIT_INVALID
     fixed = fixed_overrides(workbook, args.sets)
-    sampled = _sample(workbook, args, fixed)
+    sampled = sample(workbook, args, fixed)
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
     print(render_run(workbook, scenario, args.format, sampled))
     errors = scenario.has_errors() or (sampled is not None and any(s.errors for s in sampled.summaries.values()))
     return EXIT_FINDING if errors else EXIT_OK
-
-
-def _sample(workbook, args: argparse.Namespace, fixed: dict | None = None):
-    """Monte Carlo results for a sheet with random draws (None for a deterministic sheet)."""
-    if not workbook.checked.distributions:
-        return None
-    from .uncertainty import SamplingError, evaluate_samples
-    try:
-        return evaluate_samples(workbook, getattr(args, "samples", None), getattr(args, "seed", None), fixed)
-    except SamplingError as e:
-        raise UsageError(str(e)) from None
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -315,7 +250,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 def _sensitivity(workbook, args: argparse.Namespace, fixed: dict, key: str) -> int:
     from .uncertainty import sensitivity
-    sampled = _sample(workbook, args, fixed)
+    sampled = sample(workbook, args, fixed)
     if sampled is None or key not in sampled.summaries:
         raise UsageError(f"{key} depends on no random draw: there is nothing to rank")
     from .report import uncertain_record
@@ -326,164 +261,6 @@ def _sensitivity(workbook, args: argparse.Namespace, fixed: dict, key: str) -> i
     for influence in sensitivity(sampled, key):
         print(f"{influence.draw:<32} {influence.rank_correlation:>+16.3f} {influence.share:>14.1%}")
     return EXIT_OK
-
-
-def _axis_error(e) -> UsageError:
-    return UsageError(f"{e.code}: {e.message}" + (f" (hint: {e.hint})" if e.hint else ""))
-
-
-def _sweep(args: argparse.Namespace) -> int:
-    from .axes import AxisError, cli_axis
-    from .output import render_table, write_csv, write_parquet
-    from .sweep import (Grid, SweepSpec, drop_clean_error_columns, iterate_chunks, load_sweep, plans_for,
-                        units_metadata)
-    workbook = open_valid(args.sheet)
-    if workbook is None:
-        return EXIT_INVALID
-    try:
-        spec = load_sweep(workbook, args.name) if args.name else SweepSpec("ad hoc", Grid([]))
-        if not args.name and not args.vary:
-            raise UsageError("give a sweep NAME or at least one --vary AXIS=VALUES"
-                             + (f" (sweeps in this sheet: {', '.join(workbook.model.root.sweeps)})"
-                                if workbook.model.root and workbook.model.root.sweeps else ""))
-        for text in args.vary:
-            axis = cli_axis(workbook, text)
-            if spec.grid.rows is not None:
-                raise UsageError("--vary cannot be combined with a sweep of explicit rows")
-            spec.grid.axes = [a for a in spec.grid.axes if a.name != axis.name] + [axis]
-        if args.show:
-            spec.show = [s.strip() for s in args.show.split(",") if s.strip()]
-        if args.where:
-            from .span import Origin
-            spec.where, spec.where_origin = args.where, Origin("<--where>", 1, 1)
-        size = spec.grid.size()
-        if size > args.max_rows:
-            raise UsageError(f"the sweep has {size:,} rows, more than --max-rows {args.max_rows:,}; "
-                             f"raise the limit with --max-rows {size} if you mean it")
-        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, (args.samples, args.seed))
-    except AxisError as e:
-        raise _axis_error(e) from None
-    fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "text")
-    if fmt not in ("csv", "parquet", "json", "text", "markdown"):
-        raise UsageError(f"cannot tell the format of {args.output!r}; add --format csv or --format parquet")
-    progress = sys.stderr.isatty()
-    chunks = iterate_chunks(plans, spec.grid, max(1, args.chunk_rows), progress)
-    if args.output:
-        path = Path(args.output)
-        if fmt == "parquet":
-            first = next(iterate_chunks(plans, spec.grid, 1))
-            rows = write_parquet(chunks, first.schema, path, units_metadata(plans))
-        elif fmt == "csv":
-            rows = write_csv(chunks, path)
-        else:
-            import polars as pl
-            frame = drop_clean_error_columns(pl.concat(list(chunks), how="diagonal_relaxed"))
-            path.write_text(render_table(frame, fmt) + "\n", encoding="utf-8")
-            rows = frame.height
-        print(f"{rows:,} rows written to {path}", file=sys.stderr)
-        return EXIT_OK
-    import polars as pl
-    frames = list(chunks)
-    frame = drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()
-    if fmt == "csv":
-        sys.stdout.write(frame.write_csv())
-    elif fmt == "parquet":
-        raise UsageError("Parquet needs an output file: -o FILE.parquet")
-    else:
-        print(render_table(frame, fmt))
-    return EXIT_OK
-
-
-def _solve(args: argparse.Namespace) -> int:
-    import json
-    from .axes import AxisError
-    from .present import show
-    from .report import ordered_cells, render_run
-    from .solve import SolveError, solve, solve_entry
-    workbook = open_valid(args.sheet)
-    if workbook is None:
-        return EXIT_INVALID
-    try:
-        if args.name:
-            solution, _ = solve_entry(workbook, args.name)
-        else:
-            if not (args.vary and args.goal and args.between):
-                raise UsageError("give a solve NAME, or --vary CELL --goal 'A == B' --between LO,HI")
-            low, sep, high = args.between.partition(",")
-            if not sep:
-                raise UsageError("--between takes LO,HI, e.g. --between 1KiB,1GiB")
-            from .span import Origin
-            solution = solve(workbook, args.vary, args.goal, (low.strip(), high.strip()), Origin("<--goal>", 1, 1))
-    except AxisError as e:
-        raise _axis_error(e) from None
-    except SolveError as e:
-        entry = workbook.model.root.solve.get(args.name) if args.name and workbook.model.root else None
-        if entry is not None:  # at the solve's name, as `supersheet check` reports it
-            print_diagnostics([Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint)])
-        else:
-            print(f"{args.sheet}: E-SOLVE: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""), file=sys.stderr)
-        return EXIT_FINDING
-    shown = show(workbook.checked, solution.key, solution.value)
-    if args.format == "json":
-        from .report import cell_record
-        print(json.dumps({"solve": args.name, "goal": solution.goal, "vary": solution.key,
-                          "solution": {"name": solution.key, "value": shown.value, "unit": shown.unit,
-                                       "display": shown.text},
-                          "cells": [cell_record(workbook, solution.scenario, c) for c in ordered_cells(workbook)]},
-                         indent=2, ensure_ascii=False))
-        return EXIT_OK
-    print(f"{solution.goal}  when  {solution.key} = {shown.text}")
-    print()
-    print(render_run(workbook, solution.scenario, "text"))
-    return EXIT_OK
-
-
-def _choose(args: argparse.Namespace) -> int:
-    import json
-    from .axes import AxisError
-    from .output import render_table
-    from .solve import choice_entry
-    import polars as pl
-    workbook = open_valid(args.sheet)
-    if workbook is None:
-        return EXIT_INVALID
-    try:
-        choice, _ = choice_entry(workbook, args.name)
-    except AxisError as e:
-        raise _axis_error(e) from None
-
-    def public(rows):
-        return [{k: v for k, v in r.items() if not k.startswith("__")} for r in rows]
-
-    if args.format == "json":
-        print(json.dumps({"choice": args.name, "objective": choice.objective,
-                          "direction": "minimize" if choice.minimize else "maximize",
-                          "answer": public([choice.answer])[0] if choice.answer else None,
-                          "ranked": public(choice.ranked), "excluded": public(choice.excluded)},
-                         indent=2, ensure_ascii=False, default=str))
-        return EXIT_OK if choice.answer else EXIT_FINDING
-    fmt = "markdown" if args.format == "markdown" else "text"
-    direction = "lowest" if choice.minimize else "highest"
-    if choice.answer:
-        answer = public([choice.answer])[0]
-        described = ", ".join(f"{k} = {_short(v)}" for k, v in answer.items())
-        print(f"answer ({direction} {choice.objective}): {described}")
-    else:
-        print(f"no row is feasible for {args.name!r}")
-    if choice.ranked:
-        print("\nranked:")
-        print(render_table(pl.DataFrame(public(choice.ranked)), fmt))
-    if choice.excluded:
-        print("\nexcluded:")
-        print(render_table(pl.DataFrame(public(choice.excluded)), fmt))
-    return EXIT_OK if choice.answer else EXIT_FINDING
-
-
-def _short(value) -> str:
-    from units import format_number
-    if isinstance(value, float):
-        return format_number(value)
-    return str(value)
 
 
 def _edit(args: argparse.Namespace) -> int:
@@ -512,47 +289,6 @@ def _edit(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise UsageError(f"the terminal UI is not available: {e}") from None
     return SupersheetApp(path).run() or EXIT_OK
-
-
-def _diff(args: argparse.Namespace) -> int:
-    from .compare import diff_against_revision, diff_pair, diff_variant
-    from .diffview import render_json, render_markdown, render_text
-    from .gitrev import GitError
-    cwd = Path.cwd()
-    try:
-        if args.base:
-            if args.sides or args.rev:
-                raise UsageError("--base takes one VARIANT and no other sheets")
-            diffs = diff_variant(args.base)
-        elif args.rev is not None:
-            diffs = diff_against_revision(args.rev, args.sides, cwd)
-        elif len(args.sides) == 2:
-            diffs = diff_pair(args.sides[0], args.sides[1], cwd)
-        else:
-            raise UsageError("give OLD NEW, --rev [REV] [PATH...], or --base VARIANT")
-    except GitError as e:
-        raise UsageError(f"git: {e}") from None
-    except FileNotFoundError as e:
-        raise UsageError(f"no such sheet: {e.args[0] if e.args else e}") from None
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    if args.format == "json":
-        sys.stdout.write(render_json(diffs))
-    elif args.format == "markdown":
-        sys.stdout.write(render_markdown(diffs))
-    else:
-        color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty()
-                                           and not os.environ.get("NO_COLOR"))
-        sys.stdout.write(render_text(diffs, color))
-    return EXIT_FINDING if any(d.differs for d in diffs) else EXIT_OK
-
-
-def _textconv(args: argparse.Namespace) -> int:
-    from .compare import textconv
-    if not Path(args.file).exists():
-        raise UsageError(f"no such file: {args.file}")
-    sys.stdout.write(textconv(args.file, Path.cwd()))
-    return EXIT_OK
 
 
 def _calc(args: argparse.Namespace) -> int:

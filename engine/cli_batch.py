@@ -1,0 +1,167 @@
+"""The batch commands: `sweep`, `solve` and `choose`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .cli_support import EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError, open_valid, print_diagnostics
+from .diagnostics import Diagnostic
+
+
+def axis_error(e) -> UsageError:
+    return UsageError(f"{e.code}: {e.message}" + (f" (hint: {e.hint})" if e.hint else ""))
+
+
+def sweep(args: argparse.Namespace) -> int:
+    from .axes import AxisError, cli_axis
+    from .output import render_table, write_csv, write_parquet
+    from .sweep import (Grid, SweepSpec, drop_clean_error_columns, iterate_chunks, load_sweep, plans_for,
+                        units_metadata)
+    workbook = open_valid(args.sheet)
+    if workbook is None:
+        return EXIT_INVALID
+    try:
+        spec = load_sweep(workbook, args.name) if args.name else SweepSpec("ad hoc", Grid([]))
+        if not args.name and not args.vary:
+            raise UsageError("give a sweep NAME or at least one --vary AXIS=VALUES"
+                             + (f" (sweeps in this sheet: {', '.join(workbook.model.root.sweeps)})"
+                                if workbook.model.root and workbook.model.root.sweeps else ""))
+        for text in args.vary:
+            axis = cli_axis(workbook, text)
+            if spec.grid.rows is not None:
+                raise UsageError("--vary cannot be combined with a sweep of explicit rows")
+            spec.grid.axes = [a for a in spec.grid.axes if a.name != axis.name] + [axis]
+        if args.show:
+            spec.show = [s.strip() for s in args.show.split(",") if s.strip()]
+        if args.where:
+            from .span import Origin
+            spec.where, spec.where_origin = args.where, Origin("<--where>", 1, 1)
+        size = spec.grid.size()
+        if size > args.max_rows:
+            raise UsageError(f"the sweep has {size:,} rows, more than --max-rows {args.max_rows:,}; "
+                             f"raise the limit with --max-rows {size} if you mean it")
+        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, (args.samples, args.seed))
+    except AxisError as e:
+        raise axis_error(e) from None
+    fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "text")
+    if fmt not in ("csv", "parquet", "json", "text", "markdown"):
+        raise UsageError(f"cannot tell the format of {args.output!r}; add --format csv or --format parquet")
+    progress = sys.stderr.isatty()
+    chunks = iterate_chunks(plans, spec.grid, max(1, args.chunk_rows), progress)
+    if args.output:
+        path = Path(args.output)
+        if fmt == "parquet":
+            first = next(iterate_chunks(plans, spec.grid, 1))
+            rows = write_parquet(chunks, first.schema, path, units_metadata(plans))
+        elif fmt == "csv":
+            rows = write_csv(chunks, path)
+        else:
+            import polars as pl
+            frame = drop_clean_error_columns(pl.concat(list(chunks), how="diagonal_relaxed"))
+            path.write_text(render_table(frame, fmt) + "\n", encoding="utf-8")
+            rows = frame.height
+        print(f"{rows:,} rows written to {path}", file=sys.stderr)
+        return EXIT_OK
+    import polars as pl
+    frames = list(chunks)
+    frame = drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()
+    if fmt == "csv":
+        sys.stdout.write(frame.write_csv())
+    elif fmt == "parquet":
+        raise UsageError("Parquet needs an output file: -o FILE.parquet")
+    else:
+        print(render_table(frame, fmt))
+    return EXIT_OK
+
+
+def solve(args: argparse.Namespace) -> int:
+    import json
+    from .axes import AxisError
+    from .present import show
+    from .report import ordered_cells, render_run
+    from .solve import SolveError, solve, solve_entry
+    workbook = open_valid(args.sheet)
+    if workbook is None:
+        return EXIT_INVALID
+    try:
+        if args.name:
+            solution, _ = solve_entry(workbook, args.name)
+        else:
+            if not (args.vary and args.goal and args.between):
+                raise UsageError("give a solve NAME, or --vary CELL --goal 'A == B' --between LO,HI")
+            low, sep, high = args.between.partition(",")
+            if not sep:
+                raise UsageError("--between takes LO,HI, e.g. --between 1KiB,1GiB")
+            from .span import Origin
+            solution = solve(workbook, args.vary, args.goal, (low.strip(), high.strip()), Origin("<--goal>", 1, 1))
+    except AxisError as e:
+        raise axis_error(e) from None
+    except SolveError as e:
+        entry = workbook.model.root.solve.get(args.name) if args.name and workbook.model.root else None
+        if entry is not None:  # at the solve's name, as `supersheet check` reports it
+            print_diagnostics([Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint)])
+        else:
+            print(f"{args.sheet}: E-SOLVE: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""), file=sys.stderr)
+        return EXIT_FINDING
+    shown = show(workbook.checked, solution.key, solution.value)
+    if args.format == "json":
+        from .report import cell_record
+        print(json.dumps({"solve": args.name, "goal": solution.goal, "vary": solution.key,
+                          "solution": {"name": solution.key, "value": shown.value, "unit": shown.unit,
+                                       "display": shown.text},
+                          "cells": [cell_record(workbook, solution.scenario, c) for c in ordered_cells(workbook)]},
+                         indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"{solution.goal}  when  {solution.key} = {shown.text}")
+    print()
+    print(render_run(workbook, solution.scenario, "text"))
+    return EXIT_OK
+
+
+def choose(args: argparse.Namespace) -> int:
+    import json
+    from .axes import AxisError
+    from .output import render_table
+    from .solve import choice_entry
+    import polars as pl
+    workbook = open_valid(args.sheet)
+    if workbook is None:
+        return EXIT_INVALID
+    try:
+        choice, _ = choice_entry(workbook, args.name)
+    except AxisError as e:
+        raise axis_error(e) from None
+
+    def public(rows):
+        return [{k: v for k, v in r.items() if not k.startswith("__")} for r in rows]
+
+    if args.format == "json":
+        print(json.dumps({"choice": args.name, "objective": choice.objective,
+                          "direction": "minimize" if choice.minimize else "maximize",
+                          "answer": public([choice.answer])[0] if choice.answer else None,
+                          "ranked": public(choice.ranked), "excluded": public(choice.excluded)},
+                         indent=2, ensure_ascii=False, default=str))
+        return EXIT_OK if choice.answer else EXIT_FINDING
+    fmt = "markdown" if args.format == "markdown" else "text"
+    direction = "lowest" if choice.minimize else "highest"
+    if choice.answer:
+        answer = public([choice.answer])[0]
+        described = ", ".join(f"{k} = {_short(v)}" for k, v in answer.items())
+        print(f"answer ({direction} {choice.objective}): {described}")
+    else:
+        print(f"no row is feasible for {args.name!r}")
+    if choice.ranked:
+        print("\nranked:")
+        print(render_table(pl.DataFrame(public(choice.ranked)), fmt))
+    if choice.excluded:
+        print("\nexcluded:")
+        print(render_table(pl.DataFrame(public(choice.excluded)), fmt))
+    return EXIT_OK if choice.answer else EXIT_FINDING
+
+
+def _short(value) -> str:
+    from units import format_number
+    if isinstance(value, float):
+        return format_number(value)
+    return str(value)
