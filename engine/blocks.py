@@ -52,6 +52,7 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
     root = workbook.model.root
     if root is None or not workbook.ok:
         return diagnostics
+    diagnostics.extend(_unknown_expectations(workbook))
     for kind, entries in (("sweep", root.sweeps), ("solve", root.solve), ("choice", root.choose)):
         for name, entry in entries.items():
             try:
@@ -69,6 +70,20 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
             except AxisError as e:
                 diagnostics.append(Diagnostic(e.code, f"{kind} {name!r}: {e.message}", entry.span, hint=e.hint))
     return diagnostics
+
+
+def _unknown_expectations(workbook: "Workbook") -> list[Diagnostic]:
+    """Top-level expectations that name no cell (`check` reports them, not only `test`)."""
+    from .diagnostics import did_you_mean
+    from .testing import _STATISTIC
+    out = []
+    for name, entry in workbook.model.root.expect.items():  # type: ignore[union-attr]
+        statistic = _STATISTIC.match(name)
+        cell = statistic.group(2) if statistic else name
+        if workbook.key_for(cell) is None:
+            out.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", entry.span,
+                                  hint=did_you_mean(cell, workbook.model.cells)))
+    return out
 
 
 def _is_own(sheet, entry: Entry) -> bool:
