@@ -205,7 +205,7 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
     goal = _bind(workbook, objective[0], objective[1])
     if goal.type.is_bool or goal.type.is_array:
         raise AxisError("E-TYPE", f"the objective must be a number: {goal.text!r}")
-    plans = plans_for(workbook, grid, [], None)
+    plans = plans_for(workbook, grid, [], None, sampling=None)   # a choice ranks the mean view of random draws
     frames = []
     for plan_index, plan in enumerate(plans):
         wb = plan.workbook

@@ -198,14 +198,15 @@ def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
 
 def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
               units: dict[str, str | None] | None = None, picks: dict[str, int] | None = None,
-              sampling: tuple[int | None, int | None] = (None, None)) -> Plan:
+              sampling: tuple[int | None, int | None] | None = (None, None)) -> Plan:
     """Compile the sheet with the grid's axes as input columns (and, for a sheet
-    with random draws, its sample columns: each row is evaluated over every sample)."""
+    with random draws, its sample columns: each row is evaluated over every sample;
+    with `sampling=None` every draw is its mean)."""
     from .span import Origin
     inputs = {axis.key: Source(axis.key, False) for axis in grid.value_axes}  # type: ignore[misc]
     baseline = workbook.evaluate()
     draws, mapping = None, None
-    if workbook.checked.distributions:
+    if workbook.checked.distributions and sampling is not None:
         from .uncertainty import SamplingError, draw_columns, sample_settings
         try:
             count, seed = sample_settings(workbook, *sampling)
@@ -307,7 +308,7 @@ def _header(name: str, unit: str | None) -> str:
 
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
-              where_origin: Any = None, sampling: tuple[int | None, int | None] = (None, None)) -> list[Plan]:
+              where_origin: Any = None, sampling: tuple[int | None, int | None] | None = (None, None)) -> list[Plan]:
     """One plan per combination of partition-axis values (one plan without them)."""
     if not grid.partition_axes:
         return [make_plan(workbook, grid, show, where, where_origin, sampling=sampling)]

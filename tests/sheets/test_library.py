@@ -31,3 +31,12 @@ def test_sheet_checks_and_expectations_hold(path: Path) -> None:
     is_variant = workbook.model.root is not None and workbook.model.root.file.extends is not None
     if "supernodes" in path.parts and not is_variant:
         assert report.outcomes, "a scenario sheet reproduces the book: it must assert at least one number"
+
+
+def test_index_lists_every_sheet() -> None:
+    """sheets/README.md is the index: one line per sheet, none missing, none stale."""
+    import re
+    index = (ROOT / "sheets" / "README.md").read_text(encoding="utf-8")
+    listed = {Path(m) for m in re.findall(r"\]\(([^)]+\.yaml)\)", index)}
+    on_disk = {p.relative_to(ROOT / "sheets") for p in SHEETS}
+    assert sorted(on_disk - listed) == [] and sorted(listed - on_disk) == []
