@@ -13,10 +13,12 @@ from textual.screen import Screen
 from textual.widgets import Header, Input, Static
 
 from engine.edit import Document, EditResult, ExternalChange, library_dir
+from engine.editdiff import HEAD, SAVED, Baselines, Comparison
 
 from .commands import SheetCommands
 from .screens import ChoiceScreen, HelpScreen
 from .widgets.diagnostics import DiagnosticsPanel
+from .widgets.diff import DiffView
 from .widgets.editor import CellEditor
 from .widgets.footer import KeyFooter
 from .widgets.grid import SheetGrid
@@ -38,6 +40,7 @@ class SupersheetApp(App[int]):
         Binding("f2", "toggle_inspector", "Inspector"),
         Binding("f3", "toggle_sweep", "Sweep"),
         Binding("f4", "toggle_diagnostics", "Diagnostics"),
+        Binding("f5", "toggle_diff", "Diff"),
         Binding("f1,question_mark", "help", "Help", key_display="?"),
         Binding("escape", "escape", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -50,6 +53,8 @@ class SupersheetApp(App[int]):
         self.watch_seconds = watch_seconds
         self._warned_disk = False
         self._shown_model = None
+        self.baselines = Baselines()
+        self._generations: dict[str, int] = {}
 
     # layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -61,6 +66,7 @@ class SupersheetApp(App[int]):
                 yield CellEditor(id="editor")
             yield Inspector(id="inspector")
         yield SweepView(id="sweep")
+        yield DiffView(id="diff")
         yield DiagnosticsPanel(id="diagnostics")
         yield Static("", id="status")
         yield KeyFooter()
@@ -85,8 +91,12 @@ class SupersheetApp(App[int]):
     def diagnostics_panel(self) -> DiagnosticsPanel:
         return self.query_one(DiagnosticsPanel)
 
+    @property
+    def diff_view(self) -> DiffView:
+        return self.query_one(DiffView)
+
     def on_mount(self) -> None:
-        for widget in (self.query_one("#filter"), self.inspector, self.sweep, self.diagnostics_panel):
+        for widget in (self.query_one("#filter"), self.inspector, self.sweep, self.diagnostics_panel, self.diff_view):
             widget.display = False
         self.load(Document(self.path))
         if self.watch_seconds:
@@ -112,6 +122,7 @@ class SupersheetApp(App[int]):
         self.grid.focus()
         if self.sweep.display:
             self.rerun_sweep()
+        self.refresh_diff()
 
     def update_title(self) -> None:
         document = self.document
@@ -189,6 +200,8 @@ class SupersheetApp(App[int]):
             self.show_selected(grid.current_key)
         if self.sweep.display:
             self.call_after_refresh(self.rerun_sweep)
+        if self.diff_view.display:
+            self.call_after_refresh(self.refresh_diff)
 
     def action_undo(self) -> None:
         self._history("undo")
@@ -240,6 +253,7 @@ class SupersheetApp(App[int]):
         self._warned_disk = False
         self.update_title()
         self.set_status(f"saved {document.path}" if wrote else f"{document.path} is unchanged")
+        self.refresh_diff()
         if then is not None:
             then()
 
@@ -328,8 +342,10 @@ class SupersheetApp(App[int]):
 
     @on(Inspector.Jump)
     @on(DiagnosticsPanel.Jump)
-    def jump(self, event: Inspector.Jump | DiagnosticsPanel.Jump) -> None:
-        self.go_to(event.key)
+    @on(DiffView.Jump)
+    def jump(self, event: Inspector.Jump | DiagnosticsPanel.Jump | DiffView.Jump) -> None:
+        if self.document is not None and event.key in self.document.workbook.model.cells:
+            self.go_to(event.key)
 
     def go_to(self, key: str) -> None:
         self.grid.go_to(key)
@@ -380,6 +396,61 @@ class SupersheetApp(App[int]):
             # an ad hoc sweep starts around the selected cell
             sweep.configure(document, axis=document.suggest_axis(self.grid.current_key))
         sweep.run(document)
+
+    # the diff against the saved file or git HEAD ---------------------------------------
+    def action_toggle_diff(self) -> None:
+        view = self.diff_view
+        view.display = not view.display
+        if view.display:
+            self.refresh_diff()
+        else:
+            self.grid.focus()
+
+    def show_diff(self, against: str) -> None:
+        self.diff_view.choose(against)
+        self.diff_view.display = True
+        self.refresh_diff()
+
+    def action_diff_saved(self) -> None:
+        self.show_diff(SAVED)
+
+    def action_diff_head(self) -> None:
+        self.show_diff(HEAD)
+
+    def on_diff_view_against_changed(self, event: DiffView.AgainstChanged) -> None:
+        self.refresh_diff()
+
+    def refresh_diff(self) -> None:
+        """Compare the unsaved text with the chosen baseline, off the UI thread."""
+        document, view = self.document, self.diff_view
+        if document is None or not view.display:
+            return
+        path, text, against = document.path, document.text(), view.against
+
+        def compare() -> Comparison:
+            try:
+                return self.baselines.compare(path, text, against)
+            except Exception as e:  # noqa: BLE001 - a failed comparison is shown, never fatal to the editor
+                return Comparison(against, against, None, f"cannot compare: {type(e).__name__}: {e}")
+        view.pending()
+        self.in_background("diff", compare, view.show)
+
+    def in_background(self, group: str, compute, show) -> None:
+        """Run `compute` in a thread, then `show` its result on the UI thread
+        unless a newer run of the same group started meanwhile."""
+        generation = self._generations[group] = self._generations.get(group, 0) + 1
+
+        def run() -> None:
+            result = compute()
+
+            def deliver() -> None:
+                if self._generations.get(group) == generation:
+                    show(result)
+            try:
+                self.call_from_thread(deliver)
+            except RuntimeError:   # the app has exited meanwhile
+                pass
+        self.run_worker(run, thread=True, group=group, exit_on_error=False)
 
     # keys -------------------------------------------------------------------------------
     def action_filter(self) -> None:

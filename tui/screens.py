@@ -25,6 +25,7 @@ KEYS = [
     ("F2", "inspector: doc, source, unit, what the cell uses and what uses it"),
     ("F3", "sweep view: a sweep of the sheet, or an axis over a cell"),
     ("F4", "diagnostics: every problem; choose one to jump to its cell"),
+    ("F5", "diff: the unsaved sheet against the saved file or git HEAD"),
     ("Ctrl+P", "command palette: open a sheet, run a sweep, go to a cell, save"),
     ("?", "this help"),
     ("Ctrl+Q", "quit (asks when there are unsaved edits)"),

@@ -74,3 +74,17 @@ def test_help_screen(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_diff_against_the_saved_file(snap_compare) -> None:
+    """An unsaved edit of the repository's sheet (never saved) against the file on disk."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("context")
+        await pilot.press("enter")
+        pilot.app.query_one("#editor-input", Input).value = "32768 token"
+        await pilot.press("enter", "f5")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,159 @@
+"""The diff view: what the unsaved sheet changes against the saved file or
+git HEAD, grouped as `supersheet diff` groups it (results first, the largest
+relative change first), one row per cell; choosing a row jumps to its cell.
+The app computes the comparison (engine.editdiff) in a worker and reruns it
+after every edit while the view is open."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Select, Static
+
+from engine.diff import Change
+from engine.diffview import _SECTIONS as SECTIONS
+from engine.diffview import _percent as percent
+from engine.diagnostics import render
+from engine.editdiff import HEAD, SAVED, Comparison
+
+from .render import DOWN_STYLE, FAIL_STYLE, UP_STYLE
+
+AGAINST = [("against the saved file", SAVED), ("against git HEAD", HEAD)]
+COLUMNS = ("cell", "was", "now", "Δ", "Δ%")
+SECTION_STYLE = "bold"
+SHORT = {"results": ("result", "results"), "checks": ("check flipped", "checks flipped"),
+         "expectations": ("expectation failing", "expectations failing"), "inputs": ("input", "inputs"),
+         "formulas": ("formula", "formulas"), "renamed": ("renamed", "renamed"), "imports": ("import", "imports"),
+         "added": ("added", "added"), "removed": ("removed", "removed")}
+
+
+class DiffView(Vertical):
+    class Jump(Message):
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    class AgainstChanged(Message):
+        """The user chose another baseline; the app compares again."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "diff"
+        self.against = SAVED
+        self.last: Comparison | None = None
+        self.targets: dict[str, str] = {}     # row key -> cell name
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="diff-controls"):
+            yield Select(AGAINST, value=SAVED, allow_blank=False, id="diff-against", compact=True)
+            yield Static("", id="diff-summary")
+        yield DataTable(id="diff-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="diff-message")
+
+    def choose(self, against: str) -> None:
+        self.against = against
+        with self.prevent(Select.Changed):
+            self.query_one("#diff-against", Select).value = against
+
+    def pending(self) -> None:
+        """A comparison is running: say so until it is shown."""
+        self.query_one("#diff-summary", Static).update(Text("comparing…", style="dim"))
+
+    # showing a comparison ---------------------------------------------------------------
+    def show(self, comparison: Comparison) -> None:
+        self.last = comparison
+        self.border_title = f"diff · unsaved against {comparison.label}"
+        table = self.query_one("#diff-table", DataTable)
+        table.clear(columns=True)
+        self.targets = {}
+        diff = comparison.diff
+        summary = self.query_one("#diff-summary", Static)
+        message = self.query_one("#diff-message", Static)
+        if diff is None:
+            summary.update("")
+            table.display = False
+            message.update(Text(comparison.message, style="yellow"))
+            message.display = True
+            return
+        problems = [(label, d) for label, ds in ((diff.old_label, diff.old_problems),
+                                                 (diff.new_label, diff.new_problems)) for d in ds]
+        if problems:
+            text = Text()
+            for label, d in problems:
+                text.append(f"{label} does not check:\n", style=FAIL_STYLE)
+                text.append((render(d, comparison.sources) if comparison.sources else d.headline()) + "\n")
+            summary.update(Text("one side does not check", style=FAIL_STYLE))
+            table.display = False
+            message.update(text)
+            message.display = True
+            return
+        for column in COLUMNS:
+            table.add_column(column, key=column)
+        counts = []
+        for attr, title in SECTIONS:
+            changes: list[Change] = getattr(diff, attr)
+            if not changes:
+                continue
+            counts.append(f"{len(changes)} {SHORT[attr][len(changes) != 1]}")
+            table.add_row(Text(title, style=SECTION_STYLE), *[""] * (len(COLUMNS) - 1), key=f"§{attr}")
+            for i, change in enumerate(changes):
+                row_key = f"{attr}:{i}"
+                table.add_row(*_row(attr, change), key=row_key)
+                self.targets[row_key] = change.name.split(" -> ")[-1].split("[")[0]
+        unchanged = f"{diff.unchanged} unchanged"
+        summary.update(Text(" · ".join(counts + [unchanged]) if counts else f"no differences · {unchanged}",
+                            style="" if counts else "green"))
+        table.display = bool(counts)
+        message.display = False
+
+    def rows(self) -> list[str]:
+        """The table as plain text lines, cells separated by ' | ' (for tests and tools)."""
+        table = self.query_one("#diff-table", DataTable)
+        return [" | ".join(str(c.plain if isinstance(c, Text) else c) for c in table.get_row_at(i)).rstrip(" |")
+                for i in range(table.row_count)]
+
+    # events ---------------------------------------------------------------------------------
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.value in (SAVED, HEAD) and event.value != self.against:
+            self.against = str(event.value)
+            self.post_message(self.AgainstChanged())
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        target = self.targets.get(str(event.row_key.value))
+        if target:
+            self.post_message(self.Jump(target))
+
+
+def _row(attr: str, change: Change) -> tuple[Text | str, ...]:
+    name = Text(change.name)
+    if attr in ("results", "inputs", "checks"):
+        arrow, style = _direction(change)
+        delta = Text(f"{arrow} {change.delta}" if change.delta else arrow, style=style)
+        was, now = Text(change.old or ""), Text(change.new or "", style="bold")
+        if attr == "checks":
+            failed = (change.new or "").lower() in ("false", "✗ fail")
+            now.stylize(FAIL_STYLE if failed else "bold green")
+        return name, was, now, delta, Text(percent(change), style=style)
+    if attr == "expectations":
+        return name, Text(change.old or "", style="dim"), Text(f"got {change.new}", style=FAIL_STYLE), \
+            Text(change.note, style="dim"), ""
+    if attr == "added":
+        return name, "", Text(change.new or "", style="bold"), Text("added", style="dim"), ""
+    if attr == "removed":
+        return name, Text(change.old or ""), "", Text("removed", style="dim"), ""
+    if attr == "imports":
+        return name, change.old or "", change.new or "", Text(change.note, style="dim"), ""
+    return name, change.old or "", change.new or "", "", ""
+
+
+def _direction(change: Change) -> tuple[str, str]:
+    if change.relative is None:
+        return "•", "yellow"
+    if change.relative > 0:
+        return "↑", UP_STYLE
+    if change.relative < 0:
+        return "↓", DOWN_STYLE
+    return "→", ""
