@@ -390,7 +390,10 @@ def _find_tag(text: str) -> tuple[str, int, int] | None:
     """The first tag that is not a core YAML tag, with its 1-based line and column.
 
     Checked on the composed node graph (no object is built), so tags on keys,
-    which the round-trip constructor drops, are seen too."""
+    which the round-trip constructor drops, are seen too. Composing parses the
+    text again, so it is skipped when no '!' (which every tag starts with) occurs."""
+    if "!" not in text:
+        return None
     try:
         root = yaml_loader().compose(text)
     except (YAMLError, ValueError, RecursionError):
