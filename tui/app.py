@@ -14,6 +14,7 @@ from textual.widgets import Header, Input, Static
 
 from engine.edit import Document, EditResult, ExternalChange, library_dir
 from engine.editdiff import HEAD, SAVED, Baselines, Comparison
+from engine.editsample import Samples, has_draws, sample_sheet
 
 from .commands import SheetCommands
 from .screens import ChoiceScreen, HelpScreen
@@ -54,6 +55,7 @@ class SupersheetApp(App[int]):
         self._warned_disk = False
         self._shown_model = None
         self.baselines = Baselines()
+        self.samples: Samples | None = None
         self._generations: dict[str, int] = {}
 
     # layout -------------------------------------------------------------------------
@@ -108,6 +110,8 @@ class SupersheetApp(App[int]):
         self.path = document.path
         self._shown_model = document.workbook.model
         self._warned_disk = False
+        self.samples = None
+        self.grid.set_samples(None)
         self.grid.load(document)
         self.grid.border_title = document.title or document.path.name
         count = self.diagnostics_panel.load(document)
@@ -123,6 +127,7 @@ class SupersheetApp(App[int]):
         if self.sweep.display:
             self.rerun_sweep()
         self.refresh_diff()
+        self.resample()
 
     def update_title(self) -> None:
         document = self.document
@@ -143,7 +148,7 @@ class SupersheetApp(App[int]):
         else:
             self.editor.show(key, key, document.raw_text(key))
         if self.inspector.display and key is not None:
-            self.inspector.show_cell(document, key)
+            self.inspector.show_cell(document, key, self.samples)
 
     # editing --------------------------------------------------------------------------
     def on_sheet_grid_edit_requested(self, event: SheetGrid.EditRequested) -> None:
@@ -202,6 +207,7 @@ class SupersheetApp(App[int]):
             self.call_after_refresh(self.rerun_sweep)
         if self.diff_view.display:
             self.call_after_refresh(self.refresh_diff)
+        self.call_after_refresh(self.resample)
 
     def action_undo(self) -> None:
         self._history("undo")
@@ -330,7 +336,7 @@ class SupersheetApp(App[int]):
         inspector = self.inspector
         inspector.display = not inspector.display
         if inspector.display and self.document is not None:
-            inspector.show_cell(self.document, self.grid.current_key)
+            inspector.show_cell(self.document, self.grid.current_key, self.samples)
 
     def action_toggle_diagnostics(self) -> None:
         panel = self.diagnostics_panel
@@ -434,6 +440,36 @@ class SupersheetApp(App[int]):
                 return Comparison(against, against, None, f"cannot compare: {type(e).__name__}: {e}")
         view.pending()
         self.in_background("diff", compare, view.show)
+
+    # samples of the random draws ---------------------------------------------------------
+    def resample(self) -> None:
+        """Sample the sheet's random draws (after opening and after each edit), off
+        the UI thread; the grid's ranges are dimmed until the new ones arrive."""
+        document = self.document
+        if document is None:
+            return
+        if not has_draws(document.workbook):
+            if self.samples is not None:
+                self.show_samples(None)
+            return
+        self.grid.set_samples(self.samples, pending=True)
+        path, text = document.path, document.text()
+
+        def sample() -> Samples | None:
+            try:
+                return sample_sheet(path, text)
+            except Exception as e:  # noqa: BLE001 - a sheet that cannot be sampled keeps its exact values
+                return Samples(None, f"cannot sample: {type(e).__name__}: {e}")
+        self.in_background("samples", sample, self.show_samples)
+
+    def show_samples(self, samples: Samples | None) -> None:
+        document = self.document
+        self.samples = samples
+        self.grid.set_samples(samples)
+        if document is not None and self.inspector.display:
+            self.inspector.show_samples(document, self.grid.current_key, samples)
+        if samples is not None and samples.error:
+            self.set_status(Text(f"samples: {samples.error}", style="yellow"))
 
     def in_background(self, group: str, compute, show) -> None:
         """Run `compute` in a thread, then `show` its result on the UI thread

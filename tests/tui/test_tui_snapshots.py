@@ -88,3 +88,16 @@ def test_diff_against_the_saved_file(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_uncertain_cell_in_the_inspector(snap_compare) -> None:
+    """A sheet with random draws: the sampled ranges, and the histogram and drivers of `step`."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        await pilot.app.workers.wait_for_complete()
+        pilot.app.go_to("step")
+        await pilot.press("f2")
+        await pilot.pause()
+
+    app = SupersheetApp("tests/tui/sheets/uncertain-step.yaml", watch_seconds=0)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -1,8 +1,9 @@
 """The grid: every cell of the sheet as a row, grouped as the sheet groups them.
 
 Rows are the sections of `Document.sections()` (a header row each, imports
-folded by default), then one row per cell: name, value, change since the last
-edit, and the formula or the value as written.
+folded by default), then one row per cell: name, value, (for a sheet with
+random draws) the sampled range, change since the last edit, and the formula
+or the value as written (rows.py says what each column shows).
 
 A line-API widget rather than a DataTable: each row is rendered once into a
 cached strip, and an edit re-renders only the rows whose values changed, so
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -23,15 +23,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from engine.edit import Change, Document, Section
+from engine.editsample import Samples
 
-from .render import change_text, value_text
+from .rows import PAD, Preferred, cell_texts, columns_for, compose_line, fit, header_texts, preferred
 
 HEADER = "§"
-COLUMNS = (("cell", "name"), ("value", "value"), ("change", "change"), ("formula / as written", "formula"))
 NOT_TYPING = set("/?")
-CHANGE_WIDTH = 22
-MIN_FORMULA = 12
-PAD = 1
 
 
 @dataclass
@@ -105,9 +102,13 @@ class SheetGrid(ScrollView, can_focus=True):
         self.filter_text = ""
         self.changes: dict[str, Change] = {}
         self.problems: set[str] = set()
+        self.samples: Samples | None = None
+        self.samples_pending = False
         self.rows: list[Row] = []
         self.cursor = 0
-        self.widths = [16, 10, CHANGE_WIDTH, 20]
+        self.columns: tuple = ()
+        self.widths: list[int] = []
+        self._preferred = Preferred()
         self._index: dict[str, int] = {}
         self._section_of: dict[str, Section] = {}
         self._strips: dict[str, Strip] = {}
@@ -134,33 +135,14 @@ class SheetGrid(ScrollView, can_focus=True):
     def _measure(self) -> None:
         document = self.document
         assert document is not None
-        cells = document.workbook.model.cells
-        name = max(16, min(34, max((len(k) for k in cells), default=10) + 2))
-        own = max(14, min(name, max((len(k) for k in cells if "." not in k), default=10) + 2))
-        value = max(10, min(24, max((len(value_text(document, k).plain) for k in cells), default=8) + 3))
-        self._preferred = (name, value)
-        self._least_name = own
+        self.columns = columns_for(document)
+        self._preferred = preferred(document, self.samples)
         self.widths = self._fit()
         self._strips.clear()
 
     def _fit(self) -> list[int]:
-        """Column widths for the grid's width: the formula column takes what is
-        left; when that is too little, the name and change columns give way."""
-        name, value = getattr(self, "_preferred", (16, 10))
-        change = CHANGE_WIDTH
         inner = self.scrollable_content_region.width or (self.app.size.width - 4)
-        formula = inner - name - value - change - 2 * PAD * len(COLUMNS)
-        short = max(0, MIN_FORMULA - formula)
-        cut = min(short, change - 12)       # the change column gives way first,
-        change, short = change - cut, short - cut
-        cut = min(short, name - getattr(self, "_least_name", 14))   # then imported names
-        name, short = name - cut, short - cut
-        formula = inner - name - value - change - 2 * PAD * len(COLUMNS)
-        if formula < MIN_FORMULA:
-            # no room for formulas (the inspector shows them): the change column takes the rest
-            change = max(change, min(CHANGE_WIDTH, inner - name - value - 2 * PAD * 3))
-            formula = 0
-        return [name, value, change, formula]
+        return fit(self.columns, self._preferred, inner)
 
     def populate(self) -> None:
         """Rebuild the list of rows (after a fold, a filter or a new document)."""
@@ -204,6 +186,24 @@ class SheetGrid(ScrollView, can_focus=True):
             self._texts.pop(key, None)
         self.refresh()
 
+    def set_samples(self, samples: Samples | None, pending: bool = False) -> None:
+        """Show the sampled ranges (`pending`: dimmed, new samples are on their way)."""
+        if samples is self.samples and pending == self.samples_pending:
+            return
+        keys = set()
+        for known in (self.samples, samples):
+            if known is not None and known.sampled is not None:
+                keys |= known.sampled.workbook.checked.uncertain
+        self.samples, self.samples_pending = samples, pending
+        if self.document is not None and not pending:
+            self._preferred = preferred(self.document, samples)   # the range column fits the new ranges
+            widths = self._fit()
+            if widths != self.widths:
+                self.widths = widths
+                self._strips.clear()
+                self._resized()
+        self.refresh_values(keys | {row.key for row in self.rows if row.key.startswith(HEADER)})
+
     def show_changes(self, changes: dict[str, Change], also: list[str] | None = None) -> None:
         """Highlight the values an edit changed, clearing the previous edit's highlights."""
         previous = set(self.changes)
@@ -230,38 +230,14 @@ class SheetGrid(ScrollView, can_focus=True):
         return " | ".join(t.plain for t in self.texts(key))
 
     def _header_texts(self, section: Section) -> tuple[Text, ...]:
-        marker = "▸ " if section.id in self.folded and not self.filter_text else "▾ "
-        if section.kind == "import":
-            label = Text(marker + section.alias)
-            label.append(f" ({len(section.keys)})", style="dim")
-            title = section.title.split(" · ", 1)[-1] if " · " in section.title else ""
-            return (label, Text(""), Text("imported", style="dim"), Text(title, style="dim italic"))
-        if section.kind == "checks":
-            document = self.document
-            assert document is not None
-            passed = sum(document.value(k) is True for k in section.keys)
-            label = Text(marker + "checks")
-            label.append(f" {passed}/{len(section.keys)} pass", style="dim")
-            return (label, Text(""), Text(""), Text(""))
-        return (Text(marker + section.title), Text(""), Text(""), Text(""))
+        assert self.document is not None
+        folded = section.id in self.folded and not self.filter_text
+        return header_texts(self.document, section, folded, self.columns)
 
     def _cell_texts(self, key: str) -> tuple[Text, ...]:
-        document = self.document
-        assert document is not None
-        cell = document.cell(key)
-        change = self.changes.get(key)
-        bad = key in self.problems
-        name = Text("! ", style="bold red") if bad else Text("  ")
-        if cell.scope.prefix:
-            name.append(cell.scope.prefix, style="dim")
-        name.append(cell.name, style="bold red" if bad else "")
-        value = value_text(document, key, changed=change is not None)
-        raw = document.raw_text(key)
-        if cell.set_by is not None:
-            written = Text("set: ", style="italic magenta") + Text(raw)
-        else:
-            written = Text(raw, style="cyan" if cell.kind == "input" else "")
-        return (name, value, change_text(document, change), written)
+        assert self.document is not None
+        return cell_texts(self.document, key, self.changes.get(key), key in self.problems, self.samples,
+                          self.samples_pending, self.columns)
 
     # rendering ----------------------------------------------------------------------------
     def _strip(self, key: str) -> Strip:
@@ -274,40 +250,14 @@ class SheetGrid(ScrollView, can_focus=True):
         return strip
 
     def _compose_line(self, texts: tuple[Text, ...], base: Style, header: bool = False) -> Strip:
-        line = Text(no_wrap=True, end="")
-        if header:
-            # a section title may run across the empty columns
-            title = texts[0].copy()
-            span = self.widths[0] + self.widths[1] + 2 * PAD + (0 if texts[2].plain else self.widths[2] + 2 * PAD)
-            title.truncate(span - 2 * PAD, overflow="ellipsis", pad=True)
-            line.append(" " * PAD)
-            line.append_text(title)
-            line.append(" " * PAD)
-            rest = list(zip(texts[1:], self.widths[1:]))[(1 if texts[2].plain else 2):]
-        else:
-            rest = list(zip(texts, self.widths))
-        for i, (text, width) in enumerate(rest):
-            if width <= 0:
-                continue
-            cell = text.copy()
-            cell.no_wrap = True
-            cell.truncate(width, overflow="ellipsis")
-            if not header and i == 1:
-                cell.align("right", width)
-            else:
-                cell.align("left", width)
-            line.append(" " * PAD)
-            line.append_text(cell)
-            line.append(" " * PAD)
-        segments = list(line.render(self.app.console))
-        return Strip(Segment.apply_style(segments, base) if base else segments, line.cell_len)
+        return compose_line(texts, self.widths, self.app.console, base, header)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         if y == 0:
             header_style = self.get_component_rich_style("sheet-grid--header")
-            titles = tuple(Text(label) for label, _ in COLUMNS)
+            titles = tuple(Text(column.title) for column in self.columns)
             strip = self._compose_line(titles, Style())
             return strip.crop_extend(scroll_x, scroll_x + width, header_style).apply_style(header_style)
         index = scroll_y + y - 1

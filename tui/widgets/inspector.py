@@ -1,8 +1,9 @@
 """The inspector: `supersheet explain`, live, for the selected cell.
 
-Doc, source, unit, formula and value, then the cells it uses (precedents) and
-the cells that use it (dependents), each with its value; choosing one jumps
-the grid to it.
+Doc, source, unit, formula and value; for a cell that depends on random
+draws, its samples (a histogram, and the draws that drive it); then the cells
+it uses (precedents) and the cells that use it (dependents), each with its
+value; choosing one jumps the grid to it.
 """
 from __future__ import annotations
 
@@ -16,10 +17,14 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from engine.edit import Document
+from engine.editsample import Samples
 from engine.present import show
 from units import describe
 
 from .render import value_text
+from .samples import samples_text
+
+HISTOGRAM_WIDTH = 40
 
 
 class Inspector(Vertical):
@@ -35,17 +40,20 @@ class Inspector(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="inspector-body")
+        yield Static("", id="inspector-samples")
         yield OptionList(id="inspector-links")
 
-    def show_cell(self, document: Document, key: str | None) -> None:
+    def show_cell(self, document: Document, key: str | None, samples: Samples | None = None) -> None:
         self.key = key
         body = self.query_one("#inspector-body", Static)
         links = self.query_one("#inspector-links", OptionList)
         links.clear_options()
         if key is None or key not in document.workbook.model.cells:
             body.update(Text("select a cell", style="dim"))
+            self.show_samples(document, None, None)
             return
         body.update(self._describe(document, key))
+        self.show_samples(document, key, samples)
         options: list[Option] = []
         precedents, dependents = document.precedents(key), document.dependents(key)
         options.append(Option(Text(f"uses ({len(precedents)})", style="bold"), disabled=True))
@@ -53,6 +61,13 @@ class Inspector(Vertical):
         options.append(Option(Text(f"used by ({len(dependents)})", style="bold"), disabled=True))
         options.extend(self._link(document, k) for k in dependents)
         links.add_options(options)
+
+    def show_samples(self, document: Document, key: str | None, samples: Samples | None) -> None:
+        """The selected cell's samples (after sampling finished, or was started again)."""
+        part = self.query_one("#inspector-samples", Static)
+        text = samples_text(document, key, samples, HISTOGRAM_WIDTH) if key is not None else None
+        part.display = text is not None
+        part.update(text or "")
 
     def _link(self, document: Document, key: str) -> Option:
         text = Text("  " + key + " = ")
@@ -68,6 +83,8 @@ class Inspector(Vertical):
         kind += " · imported" if cell.scope.prefix else ""
         text.append(f"  {kind}\n", style="dim")
         text.append_text(value_text(document, key))
+        if key in document.workbook.checked.uncertain:
+            text.append("  every random draw at its mean", style="dim")
         text.append("\n")
         spec = cell.spec
         if spec.doc:

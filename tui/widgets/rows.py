@@ -1,0 +1,159 @@
+"""What a row of the grid shows and how its columns are laid out: the texts
+of a cell row and of a section header, the column widths for the grid's
+width, and a row composed into a strip. Functions of the document and the
+grid's state; the widget (grid.py) keeps the state, the cursor and the cache.
+
+Columns: the cell's name, its value (deterministic: every random draw at its
+mean), for a sheet with random draws the sampled mean with p5 … p95, the
+change since the last edit, and the formula or the value as written.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from engine.edit import Change, Document, Section
+from engine.editsample import Samples, has_draws
+
+from .render import change_text, value_text
+from .samples import range_text
+
+
+@dataclass(frozen=True)
+class Column:
+    id: str
+    title: str
+
+
+NAME = Column("name", "cell")
+VALUE = Column("value", "value")
+RANGE = Column("range", "sampled: mean (p5 … p95)")
+CHANGE = Column("change", "change")
+FORMULA = Column("formula", "formula / as written")
+
+CHANGE_WIDTH = 22
+RANGE_WIDTH = 26
+MIN_FORMULA = 12
+PAD = 1
+
+
+def columns_for(document: Document) -> tuple[Column, ...]:
+    if has_draws(document.workbook):
+        return NAME, VALUE, RANGE, CHANGE, FORMULA
+    return NAME, VALUE, CHANGE, FORMULA
+
+
+@dataclass(frozen=True)
+class Preferred:
+    """The widths the content asks for; `least_name` is what names may shrink to."""
+
+    name: int = 16
+    value: int = 10
+    least_name: int = 14
+    range: int = RANGE_WIDTH
+
+
+def preferred(document: Document, samples: Samples | None = None) -> Preferred:
+    cells = document.workbook.model.cells
+    name = max(16, min(34, max((len(k) for k in cells), default=10) + 2))
+    own = max(14, min(name, max((len(k) for k in cells if "." not in k), default=10) + 2))
+    value = max(10, min(24, max((len(value_text(document, k).plain) for k in cells), default=8) + 3))
+    ranges = RANGE_WIDTH
+    if samples is not None and samples.sampled is not None:
+        shown = (range_text(document, k, samples).cell_len for k in samples.sampled.workbook.checked.uncertain
+                 if k in cells)
+        ranges = max(16, min(34, max(shown, default=RANGE_WIDTH - 1) + 1))
+    return Preferred(name, value, own, ranges)
+
+
+def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
+    """Column widths for `inner` cells of width: the formula column takes what
+    is left; when that is too little, the change column and then the names
+    give way; with no room for formulas at all (the inspector shows them), the
+    change column takes the rest."""
+    fixed = want.value + (want.range if RANGE in columns else 0)
+    name, change = want.name, CHANGE_WIDTH
+    pads = 2 * PAD * len(columns)
+    formula = inner - name - fixed - change - pads
+    short = max(0, MIN_FORMULA - formula)
+    cut = min(short, change - 12)
+    change, short = change - cut, short - cut
+    cut = min(short, name - want.least_name)
+    name = name - cut
+    formula = inner - name - fixed - change - pads
+    if formula < MIN_FORMULA:
+        change = max(change, min(CHANGE_WIDTH, inner - name - fixed - 2 * PAD * (len(columns) - 1)))
+        formula = 0
+    widths = {NAME: name, VALUE: want.value, RANGE: want.range, CHANGE: change, FORMULA: formula}
+    return [widths[c] for c in columns]
+
+
+def header_texts(document: Document, section: Section, folded: bool, columns: tuple[Column, ...]) -> tuple[Text, ...]:
+    marker = "▸ " if folded else "▾ "
+    texts = {c: Text("") for c in columns}
+    if section.kind == "import":
+        label = Text(marker + section.alias)
+        label.append(f" ({len(section.keys)})", style="dim")
+        title = section.title.split(" · ", 1)[-1] if " · " in section.title else ""
+        texts.update({NAME: label, CHANGE: Text("imported", style="dim"), FORMULA: Text(title, style="dim italic")})
+    elif section.kind == "checks":
+        passed = sum(document.value(k) is True for k in section.keys)
+        label = Text(marker + "checks")
+        label.append(f" {passed}/{len(section.keys)} pass", style="dim")
+        texts[NAME] = label
+    else:
+        texts[NAME] = Text(marker + section.title)
+    return tuple(texts[c] for c in columns)
+
+
+def cell_texts(document: Document, key: str, change: Change | None, bad: bool, samples: Samples | None,
+               pending: bool, columns: tuple[Column, ...]) -> tuple[Text, ...]:
+    cell = document.cell(key)
+    name = Text("! ", style="bold red") if bad else Text("  ")
+    if cell.scope.prefix:
+        name.append(cell.scope.prefix, style="dim")
+    name.append(cell.name, style="bold red" if bad else "")
+    raw = document.raw_text(key)
+    if cell.set_by is not None:
+        written = Text("set: ", style="italic magenta") + Text(raw)
+    else:
+        written = Text(raw, style="cyan" if cell.kind == "input" else "")
+    texts = {NAME: name, VALUE: value_text(document, key, changed=change is not None),
+             CHANGE: change_text(document, change), FORMULA: written}
+    if RANGE in columns:
+        texts[RANGE] = range_text(document, key, samples, pending)
+    return tuple(texts[c] for c in columns)
+
+
+def compose_line(texts: tuple[Text, ...], widths: list[int], console: Console, base: Style | None = None,
+                 header: bool = False, right: int = 1) -> Strip:
+    """One row: each text cut to its column (column `right` aligned right).
+    A header's title runs across the empty columns after it."""
+    line = Text(no_wrap=True, end="")
+    cells = list(zip(texts, widths))
+    if header:
+        k = next((i for i in range(1, len(texts) - 1) if texts[i].plain), len(texts) - 1)
+        span = sum(widths[:k]) + 2 * PAD * (k - 1)
+        title = texts[0].copy()
+        title.truncate(span, overflow="ellipsis", pad=True)
+        line.append(" " * PAD)
+        line.append_text(title)
+        line.append(" " * PAD)
+        cells = cells[k:]
+    for i, (text, width) in enumerate(cells):
+        if width <= 0:
+            continue
+        cell = text.copy()
+        cell.no_wrap = True
+        cell.truncate(width, overflow="ellipsis")
+        cell.align("right" if not header and i == right else "left", width)
+        line.append(" " * PAD)
+        line.append_text(cell)
+        line.append(" " * PAD)
+    segments = list(line.render(console))
+    return Strip(Segment.apply_style(segments, base) if base else segments, line.cell_len)
