@@ -88,7 +88,8 @@ def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.nd
     period = len(values) * stride
     if period <= stop - start:   # a short period: tile it (a memory copy)
         offset = start % period
-        return np.resize(np.repeat(values, stride), offset + stop - start)[offset:]
+        reps = -(-(offset + stop - start) // period)
+        return np.tile(np.repeat(values, stride), reps)[offset:offset + stop - start]
     first, last = start // stride, (stop - 1) // stride
     blocks = np.arange(first, last + 1, dtype=np.int64)
     lengths = np.full(len(blocks), stride, dtype=np.int64)

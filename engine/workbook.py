@@ -4,7 +4,7 @@ The CLI, the UI and the sweep/solve/choose runners all start here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ast as A
@@ -21,6 +21,7 @@ from .types import Type
 class Workbook:
     model: Model
     checked: Checked
+    _baseline: Scenario | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -40,7 +41,13 @@ class Workbook:
         return did_you_mean(name, self.model.cells)
 
     def evaluate(self, fixed: dict[str, A.Node] | None = None) -> Scenario:
-        return evaluate(self.checked, fixed)
+        """One scenario; the sheet as written is evaluated once and remembered
+        (sweeps, solves and choices all start from it)."""
+        if fixed:
+            return evaluate(self.checked, fixed)
+        if self._baseline is None:
+            self._baseline = evaluate(self.checked)
+        return self._baseline
 
 
 def open_workbook(path: str | Path, import_overrides: dict[str, str] | None = None,
