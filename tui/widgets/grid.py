@@ -3,41 +3,27 @@
 Rows are the sections of `Document.sections()` (a header row each, imports
 folded by default), then one row per cell: name, value, (for a sheet with
 random draws) the sampled range, change since the last edit, and the formula
-or the value as written (rows.py says what each column shows).
-
-A line-API widget rather than a DataTable: each row is rendered once into a
-cached strip, and an edit re-renders only the rows whose values changed, so
-the new values reach the screen within a frame or two even on long sheets.
+or the value as written. This module keeps the grid's state — the sheet,
+folded sections, the filter, the last edit's changes, the samples — and its
+keys and cursor; rowsview.py draws the rows, rows.py says what they show.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 
 from engine.edit import Change, Document, Section
 from engine.editsample import Samples
 
-from .rows import PAD, Preferred, cell_texts, columns_for, compose_line, fit, header_texts, preferred
+from .rows import HEADER, cell_texts, columns_for, header_texts, preferred
+from .rowsview import Row, RowsView
 
-HEADER = "§"
 NOT_TYPING = set("/?")
 
 
-@dataclass
-class Row:
-    key: str              # a cell key, or HEADER + section id
-    section: Section
-
-
-class SheetGrid(ScrollView, can_focus=True):
+class SheetGrid(RowsView, can_focus=True):
     """Rows of cells with folding sections; a cursor row; Enter or typing edits."""
 
     BINDINGS = [
@@ -104,15 +90,8 @@ class SheetGrid(ScrollView, can_focus=True):
         self.problems: set[str] = set()
         self.samples: Samples | None = None
         self.samples_pending = False
-        self.rows: list[Row] = []
-        self.cursor = 0
-        self.columns: tuple = ()
-        self.widths: list[int] = []
-        self._preferred = Preferred()
         self._index: dict[str, int] = {}
         self._section_of: dict[str, Section] = {}
-        self._strips: dict[str, Strip] = {}
-        self._texts: dict[str, tuple[Text, ...]] = {}
 
     # content --------------------------------------------------------------------
     def load(self, document: Document, keep_state: bool = False) -> None:
@@ -140,16 +119,11 @@ class SheetGrid(ScrollView, can_focus=True):
         self.widths = self._fit()
         self._strips.clear()
 
-    def _fit(self) -> list[int]:
-        inner = self.scrollable_content_region.width or (self.app.size.width - 4)
-        return fit(self.columns, self._preferred, inner)
-
     def populate(self) -> None:
         """Rebuild the list of rows (after a fold, a filter or a new document)."""
         current = self.current_row_key
         self.rows = []
-        self._strips.clear()
-        self._texts.clear()
+        self.forget_rows()
         if self.document is None:
             self._resized()
             return
@@ -171,21 +145,6 @@ class SheetGrid(ScrollView, can_focus=True):
             self._set_cursor(first if current is None else min(self.cursor, max(len(self.rows) - 1, 0)))
         self.refresh()
 
-    def _resized(self) -> None:
-        width = sum(self.widths) + 2 * PAD * len([w for w in self.widths if w > 0])
-        self.virtual_size = Size(width, len(self.rows) + 1)
-
-    @property
-    def row_count(self) -> int:
-        return len(self.rows)
-
-    def refresh_values(self, keys) -> None:
-        """Re-render these cells' rows (those that are shown)."""
-        for key in keys:
-            self._strips.pop(key, None)
-            self._texts.pop(key, None)
-        self.refresh()
-
     def set_samples(self, samples: Samples | None, pending: bool = False) -> None:
         """Show the sampled ranges (`pending`: dimmed, new samples are on their way)."""
         if samples is self.samples and pending == self.samples_pending:
@@ -197,11 +156,7 @@ class SheetGrid(ScrollView, can_focus=True):
         self.samples, self.samples_pending = samples, pending
         if self.document is not None and not pending:
             self._preferred = preferred(self.document, samples)   # the range column fits the new ranges
-            widths = self._fit()
-            if widths != self.widths:
-                self.widths = widths
-                self._strips.clear()
-                self._resized()
+            self.relayout()
         self.refresh_values(keys | {row.key for row in self.rows if row.key.startswith(HEADER)})
 
     def show_changes(self, changes: dict[str, Change], also: list[str] | None = None) -> None:
@@ -212,89 +167,15 @@ class SheetGrid(ScrollView, can_focus=True):
         self.refresh_values(previous | set(changes) | set(also or ()) | headers)
 
     # cell texts --------------------------------------------------------------------
-    def texts(self, key: str) -> tuple[Text, ...]:
-        """The four column texts of a row (cached until the row changes)."""
-        texts = self._texts.get(key)
-        if texts is None:
-            row = self.rows[self._index[key]] if key in self._index else None
-            if key.startswith(HEADER):
-                assert row is not None
-                texts = self._header_texts(row.section)
-            else:
-                texts = self._cell_texts(key)
-            self._texts[key] = texts
-        return texts
-
-    def row_text(self, key: str) -> str:
-        """A row as plain text, columns separated by ' | ' (for tests and tools)."""
-        return " | ".join(t.plain for t in self.texts(key))
-
-    def _header_texts(self, section: Section) -> tuple[Text, ...]:
-        assert self.document is not None
-        folded = section.id in self.folded and not self.filter_text
-        return header_texts(self.document, section, folded, self.columns)
-
-    def _cell_texts(self, key: str) -> tuple[Text, ...]:
-        assert self.document is not None
-        return cell_texts(self.document, key, self.changes.get(key), key in self.problems, self.samples,
+    def row_texts(self, key: str) -> tuple[Text, ...]:
+        document = self.document
+        assert document is not None
+        if key.startswith(HEADER):
+            section = self.rows[self._index[key]].section
+            folded = section.id in self.folded and not self.filter_text
+            return header_texts(document, section, folded, self.columns)
+        return cell_texts(document, key, self.changes.get(key), key in self.problems, self.samples,
                           self.samples_pending, self.columns)
-
-    # rendering ----------------------------------------------------------------------------
-    def _strip(self, key: str) -> Strip:
-        strip = self._strips.get(key)
-        if strip is None:
-            texts = self.texts(key)
-            base = self.get_component_rich_style("sheet-grid--section") if key.startswith(HEADER) else Style()
-            strip = self._compose_line(texts, base, header=key.startswith(HEADER))
-            self._strips[key] = strip
-        return strip
-
-    def _compose_line(self, texts: tuple[Text, ...], base: Style, header: bool = False) -> Strip:
-        return compose_line(texts, self.widths, self.app.console, base, header)
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        if y == 0:
-            header_style = self.get_component_rich_style("sheet-grid--header")
-            titles = tuple(Text(column.title) for column in self.columns)
-            strip = self._compose_line(titles, Style())
-            return strip.crop_extend(scroll_x, scroll_x + width, header_style).apply_style(header_style)
-        index = scroll_y + y - 1
-        if index >= len(self.rows):
-            return Strip.blank(width, self.rich_style)
-        key = self.rows[index].key
-        strip = self._strip(key).crop_extend(scroll_x, scroll_x + width, self.rich_style)
-        if index == self.cursor:
-            name = "sheet-grid--cursor" if self.has_focus else "sheet-grid--cursor-blurred"
-            strip = strip.apply_style(self.get_component_rich_style(name))
-        return strip.apply_style(self.rich_style)
-
-    def render_lines(self, crop):
-        # focus changes restyle the widget too; rows are re-rendered only when
-        # the styles they are drawn with really changed (a theme change)
-        key = (self.get_component_rich_style("sheet-grid--section"), self.rich_style)
-        if key != getattr(self, "_style_key", None):
-            self._style_key = key
-            self._strips.clear()
-        return super().render_lines(crop)
-
-    def on_resize(self, event: events.Resize) -> None:
-        if self.document is None:
-            return
-        widths = self._fit()
-        if widths != self.widths:
-            self.widths = widths
-            self._strips.clear()
-            self._resized()
-            self.refresh()
-        self._scroll_cursor_visible()
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
 
     # cursor -----------------------------------------------------------------------------
     @property
@@ -317,14 +198,6 @@ class SheetGrid(ScrollView, can_focus=True):
         self.refresh()
         if changed:
             self.post_message(self.CellChosen(self.current_key))
-
-    def _scroll_cursor_visible(self) -> None:
-        visible = max(self.scrollable_content_region.height - 1, 1)
-        top = self.scroll_offset.y
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + visible:
-            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
 
     def action_cursor(self, step: int) -> None:
         self._set_cursor(self.cursor + step)

@@ -36,6 +36,7 @@ RANGE = Column("range", "sampled: mean (p5 … p95)")
 CHANGE = Column("change", "change")
 FORMULA = Column("formula", "formula / as written")
 
+HEADER = "§"          # a section header row's key: HEADER + the section's id
 CHANGE_WIDTH = 22
 RANGE_WIDTH = 26
 MIN_FORMULA = 12

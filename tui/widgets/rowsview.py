@@ -1,0 +1,152 @@
+"""Drawing the grid: a scrolling list of rows under a header of column
+titles, each row rendered once into a cached strip and re-rendered only when
+its texts change, with one cursor row. The grid (grid.py) subclasses it with
+the sheet's state, folding, filtering and keys; what a row shows is in rows.py.
+
+A line-API widget rather than a DataTable: an edit re-renders only the rows
+whose values changed, so the new values reach the screen within a frame or
+two even on long sheets.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from engine.edit import Section
+
+from .rows import HEADER, PAD, Column, Preferred, compose_line, fit
+
+
+@dataclass
+class Row:
+    key: str              # a cell key, or HEADER + section id
+    section: Section
+
+
+class RowsView(ScrollView):
+    """Rows of texts in columns; subclasses say what a row's texts are (`row_texts`)."""
+
+    HEADER_STYLE = "sheet-grid--header"
+    SECTION_STYLE = "sheet-grid--section"
+    CURSOR_STYLE = "sheet-grid--cursor"
+    BLURRED_CURSOR_STYLE = "sheet-grid--cursor-blurred"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: list[Row] = []
+        self.cursor = 0
+        self.columns: tuple[Column, ...] = ()
+        self.widths: list[int] = []
+        self._preferred = Preferred()
+        self._strips: dict[str, Strip] = {}
+        self._texts: dict[str, tuple[Text, ...]] = {}
+
+    def row_texts(self, key: str) -> tuple[Text, ...]:
+        """The texts of the row `key` (a cell, or HEADER + a section's id)."""
+        raise NotImplementedError
+
+    # texts ---------------------------------------------------------------------------
+    def texts(self, key: str) -> tuple[Text, ...]:
+        """The column texts of a row (cached until the row changes)."""
+        texts = self._texts.get(key)
+        if texts is None:
+            texts = self._texts[key] = self.row_texts(key)
+        return texts
+
+    def row_text(self, key: str) -> str:
+        """A row as plain text, columns separated by ' | ' (for tests and tools)."""
+        return " | ".join(t.plain for t in self.texts(key))
+
+    def refresh_values(self, keys) -> None:
+        """Re-render these rows (those that are shown)."""
+        for key in keys:
+            self._strips.pop(key, None)
+            self._texts.pop(key, None)
+        self.refresh()
+
+    def forget_rows(self) -> None:
+        self._strips.clear()
+        self._texts.clear()
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    # layout --------------------------------------------------------------------------
+    def _fit(self) -> list[int]:
+        inner = self.scrollable_content_region.width or (self.app.size.width - 4)
+        return fit(self.columns, self._preferred, inner)
+
+    def relayout(self) -> bool:
+        """Fit the columns to the width again; True when they changed."""
+        widths = self._fit()
+        if widths == self.widths:
+            return False
+        self.widths = widths
+        self._strips.clear()
+        self._resized()
+        return True
+
+    def _resized(self) -> None:
+        width = sum(self.widths) + 2 * PAD * len([w for w in self.widths if w > 0])
+        self.virtual_size = Size(width, len(self.rows) + 1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.columns and self.relayout():
+            self.refresh()
+        self._scroll_cursor_visible()
+
+    # drawing -------------------------------------------------------------------------
+    def _strip(self, key: str) -> Strip:
+        strip = self._strips.get(key)
+        if strip is None:
+            header = key.startswith(HEADER)
+            base = self.get_component_rich_style(self.SECTION_STYLE) if header else Style()
+            strip = self._strips[key] = compose_line(self.texts(key), self.widths, self.app.console, base, header)
+        return strip
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        if y == 0:
+            header_style = self.get_component_rich_style(self.HEADER_STYLE)
+            titles = tuple(Text(column.title) for column in self.columns)
+            strip = compose_line(titles, self.widths, self.app.console)
+            return strip.crop_extend(scroll_x, scroll_x + width, header_style).apply_style(header_style)
+        index = scroll_y + y - 1
+        if index >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        strip = self._strip(self.rows[index].key).crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        if index == self.cursor:
+            strip = strip.apply_style(self.get_component_rich_style(
+                self.CURSOR_STYLE if self.has_focus else self.BLURRED_CURSOR_STYLE))
+        return strip.apply_style(self.rich_style)
+
+    def render_lines(self, crop):
+        # focus changes restyle the widget too; rows are re-rendered only when
+        # the styles they are drawn with really changed (a theme change)
+        key = (self.get_component_rich_style(self.SECTION_STYLE), self.rich_style)
+        if key != getattr(self, "_style_key", None):
+            self._style_key = key
+            self._strips.clear()
+        return super().render_lines(crop)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def _scroll_cursor_visible(self) -> None:
+        visible = max(self.scrollable_content_region.height - 1, 1)
+        top = self.scroll_offset.y
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + visible:
+            self.scroll_to(y=self.cursor - visible + 1, animate=False, immediate=True)
