@@ -1,5 +1,7 @@
 """`supersheet edit`: the Textual app. Wiring only — the document model is
-engine.edit.Document, the widgets live in tui/widgets, the look in app.tcss."""
+engine.edit.Document, the widgets live in tui/widgets, the look in app.tcss;
+the file actions (save, reload, quit) are in files.py, the panels around the
+grid (inspector, diagnostics, sweep, diff, samples) in panels.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,24 +14,24 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Header, Input, Static
 
-from engine.edit import Document, EditResult, ExternalChange, library_dir
-from engine.editdiff import HEAD, SAVED, Baselines, Comparison
-from engine.editsample import Samples, has_draws, sample_sheet
+from engine.edit import Document, EditResult
+from engine.editdiff import Baselines
+from engine.editsample import Samples
 
 from .commands import SheetCommands
-from .screens import ChoiceScreen, HelpScreen
+from .files import FileActions
+from .panels import PanelActions
+from .screens import HelpScreen
 from .widgets.diagnostics import DiagnosticsPanel
 from .widgets.diff import DiffView
 from .widgets.editor import CellEditor
 from .widgets.footer import KeyFooter
 from .widgets.grid import SheetGrid
 from .widgets.inspector import Inspector
-from .widgets.sweep import ADHOC, SweepView
-
-UNSAVED = [("save", "Save"), ("discard", "Discard edits"), ("cancel", "Cancel")]
+from .widgets.sweep import SweepView
 
 
-class SupersheetApp(App[int]):
+class SupersheetApp(FileActions, PanelActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
@@ -230,263 +232,6 @@ class SupersheetApp(App[int]):
         key = self.grid.current_key
         if key is not None:
             self.grid.post_message(SheetGrid.EditRequested(key))
-
-    # saving ---------------------------------------------------------------------------
-    def action_save(self) -> None:
-        self.save()
-
-    def save(self, force: bool = False, then=None) -> None:
-        document = self.document
-        if document is None:
-            return
-        try:
-            wrote = document.save(force=force)
-        except ExternalChange:
-            def answer(choice: str | None) -> None:
-                if choice == "reload":
-                    self.reload()
-                elif choice == "overwrite":
-                    self.save(force=True, then=then)
-            self.push_screen(ChoiceScreen(
-                "The file changed on disk",
-                f"{document.path} was changed by another program since it was opened.\n"
-                "Reload it (your unsaved edits are lost), overwrite it with your version, or cancel.",
-                [("reload", "Reload"), ("overwrite", "Overwrite"), ("cancel", "Cancel")]), answer)
-            return
-        except OSError as e:
-            self.notify(f"cannot save: {e}", severity="error")
-            return
-        self._warned_disk = False
-        self.update_title()
-        self.set_status(f"saved {document.path}" if wrote else f"{document.path} is unchanged")
-        self.refresh_diff()
-        if then is not None:
-            then()
-
-    def reload(self) -> None:
-        document = self.document
-        if document is None:
-            return
-        try:
-            document.reload()
-        except (OSError, UnicodeDecodeError) as e:
-            self.notify(f"cannot reload: {e}", severity="error")
-            return
-        self.load(document)
-        self.set_status(f"reloaded {document.path} from disk")
-
-    def action_reload(self) -> None:
-        self.reload()
-
-    def check_disk(self) -> None:
-        """Reload a file changed on disk when there is nothing to lose; else warn once."""
-        document = self.document
-        if document is None or not document.path.exists() or not document.disk_changed():
-            return
-        if not document.dirty:
-            self.reload()
-            self.notify(f"{document.path} changed on disk and was reloaded")
-        elif not self._warned_disk:
-            self._warned_disk = True
-            self.notify(f"{document.path} changed on disk; saving will ask what to do", severity="warning")
-
-    def when_saved_or_discarded(self, then) -> None:
-        """Run `then` now if there is nothing unsaved, else after asking."""
-        document = self.document
-        if document is None or not document.dirty:
-            then()
-            return
-
-        def answer(choice: str | None) -> None:
-            if choice == "save":
-                self.save(then=then)
-            elif choice == "discard":
-                then()
-        self.push_screen(ChoiceScreen("Unsaved edits",
-                                      f"{document.path} has unsaved edits. Save them first?", UNSAVED), answer)
-
-    async def action_quit(self) -> None:
-        self.when_saved_or_discarded(lambda: self.exit(0))
-
-    def open_sheet(self, path: str | Path) -> None:
-        def go() -> None:
-            try:
-                document = Document(path)
-            except (OSError, UnicodeDecodeError) as e:
-                self.notify(f"cannot open {path}: {e}", severity="error")
-                return
-            self.load(document)
-        self.when_saved_or_discarded(go)
-
-    def library_sheets(self) -> list[str]:
-        root = library_dir()
-        if not root.is_dir():
-            return []
-        paths = sorted(root.rglob("*.yaml"))
-        try:
-            return [str(p.relative_to(Path.cwd())) for p in paths]
-        except ValueError:
-            return [str(p) for p in paths]
-
-    # panels ---------------------------------------------------------------------------
-    def on_sheet_grid_cell_chosen(self, event: SheetGrid.CellChosen) -> None:
-        self.show_selected(event.key)
-
-    def action_toggle_inspector(self) -> None:
-        inspector = self.inspector
-        inspector.display = not inspector.display
-        if inspector.display and self.document is not None:
-            inspector.show_cell(self.document, self.grid.current_key, self.samples)
-
-    def action_toggle_diagnostics(self) -> None:
-        panel = self.diagnostics_panel
-        panel.display = not panel.display
-        if panel.display:
-            panel.focus()
-        else:
-            self.grid.focus()
-
-    @on(Inspector.Jump)
-    @on(DiagnosticsPanel.Jump)
-    @on(DiffView.Jump)
-    def jump(self, event: Inspector.Jump | DiagnosticsPanel.Jump | DiffView.Jump) -> None:
-        if self.document is not None and event.key in self.document.workbook.model.cells:
-            self.go_to(event.key)
-
-    def go_to(self, key: str) -> None:
-        self.grid.go_to(key)
-        self.grid.focus()
-        self.show_selected(key)
-
-    def action_toggle_sweep(self) -> None:
-        sweep = self.sweep
-        if sweep.display:
-            sweep.display = False
-            self.grid.focus()
-            return
-        self.show_sweep()
-
-    def show_sweep(self, name: str | None = None, axis: str | None = None) -> None:
-        document = self.document
-        if document is None:
-            return
-        sweep = self.sweep
-        if name is None and axis is None and sweep.choice in (None, ADHOC) and not sweep.axis_text \
-                and not document.sweep_names():
-            key = self.grid.current_key or next(iter(document.workbook.model.cells), None)
-            axis = document.suggest_axis(key) if key else None
-        sweep.configure(document, sweep=name, axis=axis)
-        sweep.display = True
-        self.rerun_sweep()
-
-    def open_sweep(self, name: str) -> None:
-        self.show_sweep(name=name)
-
-    def action_adhoc_sweep(self) -> None:
-        document = self.document
-        key = self.grid.current_key
-        if document is None or key is None:
-            self.notify("select a cell first", severity="warning")
-            return
-        self.show_sweep(axis=document.suggest_axis(key))
-
-    def on_sweep_view_rerun_requested(self, event: SweepView.RerunRequested) -> None:
-        self.rerun_sweep()
-
-    def rerun_sweep(self) -> None:
-        document = self.document
-        if document is None:
-            return
-        sweep = self.sweep
-        if sweep.choice == ADHOC and not sweep.axis_text and self.grid.current_key:
-            # an ad hoc sweep starts around the selected cell
-            sweep.configure(document, axis=document.suggest_axis(self.grid.current_key))
-        sweep.run(document)
-
-    # the diff against the saved file or git HEAD ---------------------------------------
-    def action_toggle_diff(self) -> None:
-        view = self.diff_view
-        view.display = not view.display
-        if view.display:
-            self.refresh_diff()
-        else:
-            self.grid.focus()
-
-    def show_diff(self, against: str) -> None:
-        self.diff_view.choose(against)
-        self.diff_view.display = True
-        self.refresh_diff()
-
-    def action_diff_saved(self) -> None:
-        self.show_diff(SAVED)
-
-    def action_diff_head(self) -> None:
-        self.show_diff(HEAD)
-
-    def on_diff_view_against_changed(self, event: DiffView.AgainstChanged) -> None:
-        self.refresh_diff()
-
-    def refresh_diff(self) -> None:
-        """Compare the unsaved text with the chosen baseline, off the UI thread."""
-        document, view = self.document, self.diff_view
-        if document is None or not view.display:
-            return
-        path, text, against = document.path, document.text(), view.against
-
-        def compare() -> Comparison:
-            try:
-                return self.baselines.compare(path, text, against)
-            except Exception as e:  # noqa: BLE001 - a failed comparison is shown, never fatal to the editor
-                return Comparison(against, against, None, f"cannot compare: {type(e).__name__}: {e}")
-        view.pending()
-        self.in_background("diff", compare, view.show)
-
-    # samples of the random draws ---------------------------------------------------------
-    def resample(self) -> None:
-        """Sample the sheet's random draws (after opening and after each edit), off
-        the UI thread; the grid's ranges are dimmed until the new ones arrive."""
-        document = self.document
-        if document is None:
-            return
-        if not has_draws(document.workbook):
-            if self.samples is not None:
-                self.show_samples(None)
-            return
-        self.grid.set_samples(self.samples, pending=True)
-        path, text = document.path, document.text()
-
-        def sample() -> Samples | None:
-            try:
-                return sample_sheet(path, text)
-            except Exception as e:  # noqa: BLE001 - a sheet that cannot be sampled keeps its exact values
-                return Samples(None, f"cannot sample: {type(e).__name__}: {e}")
-        self.in_background("samples", sample, self.show_samples)
-
-    def show_samples(self, samples: Samples | None) -> None:
-        document = self.document
-        self.samples = samples
-        self.grid.set_samples(samples)
-        if document is not None and self.inspector.display:
-            self.inspector.show_samples(document, self.grid.current_key, samples)
-        if samples is not None and samples.error:
-            self.set_status(Text(f"samples: {samples.error}", style="yellow"))
-
-    def in_background(self, group: str, compute, show) -> None:
-        """Run `compute` in a thread, then `show` its result on the UI thread
-        unless a newer run of the same group started meanwhile."""
-        generation = self._generations[group] = self._generations.get(group, 0) + 1
-
-        def run() -> None:
-            result = compute()
-
-            def deliver() -> None:
-                if self._generations.get(group) == generation:
-                    show(result)
-            try:
-                self.call_from_thread(deliver)
-            except RuntimeError:   # the app has exited meanwhile
-                pass
-        self.run_worker(run, thread=True, group=group, exit_on_error=False)
 
     # keys -------------------------------------------------------------------------------
     def action_filter(self) -> None:

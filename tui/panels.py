@@ -1,0 +1,186 @@
+"""The editor's panels around the grid: the inspector, the diagnostics, the
+sweep view and the diff view, and the work done off the UI thread for them
+(comparing with the saved file or git HEAD, sampling random draws). A mixin
+of the app (tui/app.py)."""
+from __future__ import annotations
+
+from rich.text import Text
+
+from engine.editdiff import HEAD, SAVED, Comparison
+from engine.editsample import Samples, has_draws, sample_sheet
+
+from .widgets.diagnostics import DiagnosticsPanel
+from .widgets.diff import DiffView
+from .widgets.grid import SheetGrid
+from .widgets.inspector import Inspector
+from .widgets.sweep import ADHOC, SweepView
+
+
+class PanelActions:
+    """Mixed into SupersheetApp."""
+
+    def on_sheet_grid_cell_chosen(self, event: SheetGrid.CellChosen) -> None:
+        self.show_selected(event.key)
+
+    def action_toggle_inspector(self) -> None:
+        inspector = self.inspector
+        inspector.display = not inspector.display
+        if inspector.display and self.document is not None:
+            inspector.show_cell(self.document, self.grid.current_key, self.samples)
+
+    def action_toggle_diagnostics(self) -> None:
+        panel = self.diagnostics_panel
+        panel.display = not panel.display
+        if panel.display:
+            panel.focus()
+        else:
+            self.grid.focus()
+
+    # (named handlers: `@on` collects handlers of Textual classes only, not of a mixin)
+    def on_inspector_jump(self, event: Inspector.Jump) -> None:
+        self.jump(event.key)
+
+    def on_diagnostics_panel_jump(self, event: DiagnosticsPanel.Jump) -> None:
+        self.jump(event.key)
+
+    def on_diff_view_jump(self, event: DiffView.Jump) -> None:
+        self.jump(event.key)
+
+    def jump(self, key: str) -> None:
+        if self.document is not None and key in self.document.workbook.model.cells:
+            self.go_to(key)
+
+    def go_to(self, key: str) -> None:
+        self.grid.go_to(key)
+        self.grid.focus()
+        self.show_selected(key)
+
+    def action_toggle_sweep(self) -> None:
+        sweep = self.sweep
+        if sweep.display:
+            sweep.display = False
+            self.grid.focus()
+            return
+        self.show_sweep()
+
+    def show_sweep(self, name: str | None = None, axis: str | None = None) -> None:
+        document = self.document
+        if document is None:
+            return
+        sweep = self.sweep
+        if name is None and axis is None and sweep.choice in (None, ADHOC) and not sweep.axis_text \
+                and not document.sweep_names():
+            key = self.grid.current_key or next(iter(document.workbook.model.cells), None)
+            axis = document.suggest_axis(key) if key else None
+        sweep.configure(document, sweep=name, axis=axis)
+        sweep.display = True
+        self.rerun_sweep()
+
+    def open_sweep(self, name: str) -> None:
+        self.show_sweep(name=name)
+
+    def action_adhoc_sweep(self) -> None:
+        document = self.document
+        key = self.grid.current_key
+        if document is None or key is None:
+            self.notify("select a cell first", severity="warning")
+            return
+        self.show_sweep(axis=document.suggest_axis(key))
+
+    def on_sweep_view_rerun_requested(self, event: SweepView.RerunRequested) -> None:
+        self.rerun_sweep()
+
+    def rerun_sweep(self) -> None:
+        document = self.document
+        if document is None:
+            return
+        sweep = self.sweep
+        if sweep.choice == ADHOC and not sweep.axis_text and self.grid.current_key:
+            # an ad hoc sweep starts around the selected cell
+            sweep.configure(document, axis=document.suggest_axis(self.grid.current_key))
+        sweep.run(document)
+
+    # the diff against the saved file or git HEAD ---------------------------------------
+    def action_toggle_diff(self) -> None:
+        view = self.diff_view
+        view.display = not view.display
+        if view.display:
+            self.refresh_diff()
+        else:
+            self.grid.focus()
+
+    def show_diff(self, against: str) -> None:
+        self.diff_view.choose(against)
+        self.diff_view.display = True
+        self.refresh_diff()
+
+    def action_diff_saved(self) -> None:
+        self.show_diff(SAVED)
+
+    def action_diff_head(self) -> None:
+        self.show_diff(HEAD)
+
+    def on_diff_view_against_changed(self, event: DiffView.AgainstChanged) -> None:
+        self.refresh_diff()
+
+    def refresh_diff(self) -> None:
+        """Compare the unsaved text with the chosen baseline, off the UI thread."""
+        document, view = self.document, self.diff_view
+        if document is None or not view.display:
+            return
+        path, text, against = document.path, document.text(), view.against
+
+        def compare() -> Comparison:
+            try:
+                return self.baselines.compare(path, text, against)
+            except Exception as e:  # noqa: BLE001 - a failed comparison is shown, never fatal to the editor
+                return Comparison(against, against, None, f"cannot compare: {type(e).__name__}: {e}")
+        view.pending()
+        self.in_background("diff", compare, view.show)
+
+    # samples of the random draws ---------------------------------------------------------
+    def resample(self) -> None:
+        """Sample the sheet's random draws (after opening and after each edit), off
+        the UI thread; the grid's ranges are dimmed until the new ones arrive."""
+        document = self.document
+        if document is None:
+            return
+        if not has_draws(document.workbook):
+            if self.samples is not None:
+                self.show_samples(None)
+            return
+        self.grid.set_samples(self.samples, pending=True)
+        path, text = document.path, document.text()
+
+        def sample() -> Samples | None:
+            try:
+                return sample_sheet(path, text)
+            except Exception as e:  # noqa: BLE001 - a sheet that cannot be sampled keeps its exact values
+                return Samples(None, f"cannot sample: {type(e).__name__}: {e}")
+        self.in_background("samples", sample, self.show_samples)
+
+    def show_samples(self, samples: Samples | None) -> None:
+        document = self.document
+        self.samples = samples
+        self.grid.set_samples(samples)
+        if document is not None and self.inspector.display:
+            self.inspector.show_samples(document, self.grid.current_key, samples)
+        if samples is not None and samples.error:
+            self.set_status(Text(f"samples: {samples.error}", style="yellow"))
+
+    def in_background(self, group: str, compute, show) -> None:
+        """Run `compute` in a thread, then `show` its result on the UI thread
+        unless a newer run of the same group started meanwhile."""
+        generation = self._generations[group] = self._generations.get(group, 0) + 1
+
+        def run() -> None:
+            result = compute()
+
+            def deliver() -> None:
+                if self._generations.get(group) == generation:
+                    show(result)
+            try:
+                self.call_from_thread(deliver)
+            except RuntimeError:   # the app has exited meanwhile
+                pass
+        self.run_worker(run, thread=True, group=group, exit_on_error=False)
