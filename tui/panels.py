@@ -22,19 +22,24 @@ class PanelActions:
     def on_sheet_grid_cell_chosen(self, event: SheetGrid.CellChosen) -> None:
         self.show_selected(event.key)
 
+    def toggle(self, panel, show) -> None:
+        """Hide a shown panel (the grid takes the focus back), or show it and call `show`."""
+        if panel.display:
+            panel.display = False
+            self.grid.focus()
+        else:
+            panel.display = True
+            show()
+
     def action_toggle_inspector(self) -> None:
-        inspector = self.inspector
-        inspector.display = not inspector.display
-        if inspector.display and self.document is not None:
-            inspector.show_cell(self.document, self.grid.current_key, self.samples)
+        self.toggle(self.inspector, self.show_inspector)
+
+    def show_inspector(self) -> None:
+        if self.document is not None:
+            self.inspector.show_cell(self.document, self.grid.current_key, self.samples)
 
     def action_toggle_diagnostics(self) -> None:
-        panel = self.diagnostics_panel
-        panel.display = not panel.display
-        if panel.display:
-            panel.focus()
-        else:
-            self.grid.focus()
+        self.toggle(self.diagnostics_panel, self.diagnostics_panel.focus)
 
     # (named handlers: `@on` collects handlers of Textual classes only, not of a mixin)
     def on_inspector_jump(self, event: Inspector.Jump) -> None:
@@ -56,12 +61,7 @@ class PanelActions:
         self.show_selected(key)
 
     def action_toggle_sweep(self) -> None:
-        sweep = self.sweep
-        if sweep.display:
-            sweep.display = False
-            self.grid.focus()
-            return
-        self.show_sweep()
+        self.toggle(self.sweep, self.show_sweep)
 
     def show_sweep(self, name: str | None = None, axis: str | None = None) -> None:
         document = self.document
@@ -102,12 +102,7 @@ class PanelActions:
 
     # the diff against the saved file or git HEAD ---------------------------------------
     def action_toggle_diff(self) -> None:
-        view = self.diff_view
-        view.display = not view.display
-        if view.display:
-            self.refresh_diff()
-        else:
-            self.grid.focus()
+        self.toggle(self.diff_view, self.refresh_diff)
 
     def show_diff(self, against: str) -> None:
         self.diff_view.choose(against)

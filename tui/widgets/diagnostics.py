@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from engine.edit import Document
 
+from .messages import CellMessage
+
 
 class DiagnosticsPanel(OptionList):
-    class Jump(Message):
-        def __init__(self, key: str) -> None:
-            super().__init__()
-            self.key = key
+    class Jump(CellMessage):
+        """A diagnostic was chosen: go to its cell."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

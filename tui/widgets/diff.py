@@ -17,6 +17,7 @@ from engine.diffview import _percent as percent
 from engine.diagnostics import render
 from engine.editdiff import HEAD, SAVED, Comparison
 
+from .messages import CellMessage
 from .render import DOWN_STYLE, FAIL_STYLE, UP_STYLE
 
 AGAINST = [("against the saved file", SAVED), ("against git HEAD", HEAD)]
@@ -29,10 +30,8 @@ SHORT = {"results": ("result", "results"), "checks": ("check flipped", "checks f
 
 
 class DiffView(Vertical):
-    class Jump(Message):
-        def __init__(self, key: str) -> None:
-            super().__init__()
-            self.key = key
+    class Jump(CellMessage):
+        """A changed cell was chosen: go to it."""
 
     class AgainstChanged(Message):
         """The user chose another baseline; the app compares again."""

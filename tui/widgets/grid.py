@@ -17,6 +17,7 @@ from textual.message import Message
 from engine.edit import Change, Document, Section
 from engine.editsample import Samples
 
+from .messages import CellMessage
 from .rows import HEADER, cell_texts, columns_for, header_texts, preferred
 from .rowsview import Row, RowsView
 
@@ -73,12 +74,8 @@ class SheetGrid(RowsView, can_focus=True):
             self.key = key
             self.initial = initial
 
-    class CellChosen(Message):
+    class CellChosen(CellMessage):
         """The cursor moved onto a row (key None: a section header)."""
-
-        def __init__(self, key: str | None) -> None:
-            super().__init__()
-            self.key = key
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -12,7 +12,6 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -21,6 +20,7 @@ from engine.editsample import Samples
 from engine.present import show
 from units import describe
 
+from .messages import CellMessage
 from .render import value_text
 from .samples import samples_text
 
@@ -28,10 +28,8 @@ HISTOGRAM_WIDTH = 40
 
 
 class Inspector(Vertical):
-    class Jump(Message):
-        def __init__(self, key: str) -> None:
-            super().__init__()
-            self.key = key
+    class Jump(CellMessage):
+        """A precedent or dependent was chosen: go to it."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
