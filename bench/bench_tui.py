@@ -24,7 +24,6 @@ import os
 import select
 import statistics
 import struct
-import subprocess
 import sys
 import tempfile
 import time

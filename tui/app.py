@@ -59,6 +59,7 @@ class SupersheetApp(FileActions, PanelActions, App[int]):
         self.baselines = Baselines()
         self.samples: Samples | None = None
         self._generations: dict[str, int] = {}
+        self._locks: dict = {}
 
     # layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -4,6 +4,8 @@ sweep view and the diff view, and the work done off the UI thread for them
 of the app (tui/app.py)."""
 from __future__ import annotations
 
+import threading
+
 from rich.text import Text
 
 from engine.editdiff import HEAD, SAVED, Comparison
@@ -165,14 +167,23 @@ class PanelActions:
 
     def in_background(self, group: str, compute, show) -> None:
         """Run `compute` in a thread, then `show` its result on the UI thread
-        unless a newer run of the same group started meanwhile."""
+        unless a newer run of the same group started meanwhile. Runs of a group
+        take turns, and one that is already stale when its turn comes is skipped
+        (quick edits do not pile up work)."""
         generation = self._generations[group] = self._generations.get(group, 0) + 1
+        lock = self._locks.setdefault(group, threading.Lock())
+
+        def current() -> bool:
+            return self._generations.get(group) == generation
 
         def run() -> None:
-            result = compute()
+            with lock:
+                if not current():
+                    return
+                result = compute()
 
             def deliver() -> None:
-                if self._generations.get(group) == generation:
+                if current():
                     show(result)
             try:
                 self.call_from_thread(deliver)
