@@ -234,7 +234,7 @@ async def test_the_command_palette_lists_every_action(example: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         titles = [title for title, _, _ in SheetCommands(app.screen)._commands()]
         for title in ("Save", "Undo", "Redo", "Toggle inspector", "Toggle sweep view", "Toggle diagnostics",
-                      "Help", "Quit", "Run sweep: per_card_table", "Go to cell: max_sessions",
+                      "Toggle diff view", "Diff against the saved file", "Diff against git HEAD", "Help", "Quit", "Run sweep: per_card_table", "Go to cell: max_sessions",
                       "Open sheet: sheets/supernodes/6.1.2-running-example.yaml"):
             assert title in titles
         await pilot.press("ctrl+p")
