@@ -14,12 +14,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from units import format_number
+
 from .editdiff import workbook_from_text
 from .present import digits_of, unit_factor
 from .report import uncertain_record
 from .uncertainty import Influence, Sampled, SamplingError, Summary, evaluate_samples, sensitivity
 from .workbook import Workbook
-from units import format_number
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,6 @@ class Samples:
 
     sampled: Sampled | None
     error: str = ""
-
-    @property
-    def workbook(self) -> Workbook | None:
-        return self.sampled.workbook if self.sampled is not None else None
 
     def summary(self, key: str) -> Summary | None:
         return self.sampled.summaries.get(key) if self.sampled is not None else None
