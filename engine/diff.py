@@ -180,16 +180,15 @@ def _renames(old: Workbook, new: Workbook, removed: list[str], added: list[str])
 
 
 def _expectations(old: Workbook, new: Workbook) -> list[Change]:
-    """Expectations that fail in the new version (and whether they held before)."""
+    """Expectations that fail in the new version but held (or did not exist) in the old one."""
     from .testing import test_workbook
     new_report = test_workbook(new)
     failing = [o for o in new_report.outcomes if not o.passed]
     if not failing:
         return []
-    old_report = test_workbook(old)
-    held = {o.target for o in old_report.outcomes if o.passed}
-    return [Change(o.target, old="held" if o.target in held else "failed too", new=o.actual,
-                   note=f"expected {o.expectation.text}") for o in failing]
+    before = {o.target: o.passed for o in test_workbook(old).outcomes}
+    return [Change(o.target, old="held" if o.target in before else "new", new=o.actual,
+                   note=f"expected {o.expectation.text}") for o in failing if before.get(o.target, True)]
 
 
 def describe_value(value: Value) -> str:

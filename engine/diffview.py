@@ -8,7 +8,7 @@ from dataclasses import asdict
 from .diagnostics import SourceCache, render
 from .diff import Change, SheetDiff
 
-_SECTIONS = (
+SECTIONS = (
     ("results", "results changed"),
     ("checks", "checks flipped"),
     ("expectations", "expectations that now fail"),
@@ -21,7 +21,7 @@ _SECTIONS = (
 )
 
 
-def _percent(change: Change) -> str:
+def percent_text(change: Change) -> str:
     if change.relative is None:
         return ""
     if change.relative == float("inf"):
@@ -52,7 +52,7 @@ def _line(section: str, change: Change) -> str:
         return f"{change.name}: {change.note}, got {change.new} ({change.old} before)"
     text = f"{change.name}: {change.old} → {change.new}"
     if change.delta:
-        text += f"   {_arrow(change)} {change.delta} ({_percent(change)})"
+        text += f"   {_arrow(change)} {change.delta} ({percent_text(change)})"
     return text
 
 
@@ -71,7 +71,7 @@ def render_text(diffs: list[SheetDiff], color: bool = False) -> str:
                     out.extend("    " + line for d in problems for line in render(d, sources).splitlines())
             out.append("")
             continue
-        for attr, title in _SECTIONS:
+        for attr, title in SECTIONS:
             changes: list[Change] = getattr(diff, attr)
             if not changes:
                 continue
@@ -107,9 +107,9 @@ def render_markdown(diffs: list[SheetDiff]) -> str:
             for kind, changes in (("input", diff.inputs), ("result", diff.results)):
                 for c in changes:
                     label = f"{c.name} *(input)*" if kind == "input" else c.name
-                    out.append(f"| {label} | {c.old} | {c.new} | {c.delta or ''} | {_percent(c)} |")
+                    out.append(f"| {label} | {c.old} | {c.new} | {c.delta or ''} | {percent_text(c)} |")
             out.append("")
-        for attr, title in _SECTIONS[1:]:
+        for attr, title in SECTIONS[1:]:
             if attr == "inputs":
                 continue
             changes = getattr(diff, attr)
@@ -127,7 +127,7 @@ def render_json(diffs: list[SheetDiff]) -> str:
         data = asdict(diff)
         data["old_problems"] = [d.headline() for d in diff.old_problems]
         data["new_problems"] = [d.headline() for d in diff.new_problems]
-        for attr, _ in _SECTIONS:
+        for attr, _ in SECTIONS:
             for item in data[attr]:
                 if item["relative"] is not None and item["relative"] in (float("inf"), float("-inf")):
                     item["relative"] = None

@@ -19,7 +19,7 @@ from pathlib import Path
 from .check import check_model
 from .diagnostics import SourceCache
 from .diff import SheetDiff, diff_workbooks
-from .gitrev import GitError, _git, repo_path, repo_root, snapshot
+from .gitrev import GitError, repo_path, repo_root, run_git, snapshot
 from .model import build_model
 from .workbook import Workbook, open_workbook
 
@@ -84,15 +84,15 @@ class Baselines:
             return _Baseline(None, revision, f"{path.name} is not inside a git work tree: "
                                              f"there is no {revision} to compare with")
         try:
-            commit = _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], root).strip()
+            commit = run_git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], root).strip()
         except GitError:
             return _Baseline(None, revision, f"the repository at {root} has no {revision} yet (nothing committed)")
         relative = Path(repo_path(path, root)).as_posix()
         label = f"{revision} ({commit[:7]})"
 
         def build() -> _Baseline:
-            if not _git(["ls-tree", "--name-only", commit, "--", relative], root).strip():
-                staged = _git(["ls-files", "--", relative], root).strip()
+            if not run_git(["ls-tree", "--name-only", commit, "--", relative], root).strip():
+                staged = run_git(["ls-files", "--", relative], root).strip()
                 state = "is added but not committed yet" if staged else "is untracked"
                 return _Baseline(None, label, f"{relative} {state}: {revision} has no version of it")
             snap = snapshot(commit, root)

@@ -15,7 +15,8 @@ class GitError(Exception):
     pass
 
 
-def _git(args: list[str], cwd: Path) -> str:
+def run_git(args: list[str], cwd: Path) -> str:
+    """Run git in `cwd`; its output, or GitError with its last line of stderr."""
     try:
         result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except FileNotFoundError:
@@ -26,7 +27,7 @@ def _git(args: list[str], cwd: Path) -> str:
 
 
 def repo_root(start: Path) -> Path:
-    return Path(_git(["rev-parse", "--show-toplevel"], start if start.is_dir() else start.parent).strip())
+    return Path(run_git(["rev-parse", "--show-toplevel"], start if start.is_dir() else start.parent).strip())
 
 
 def is_revision_spec(text: str) -> bool:
@@ -51,9 +52,9 @@ class Snapshot:
 
 def snapshot(revision: str, cwd: Path) -> Snapshot:
     root = repo_root(cwd)
-    _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], root)
+    run_git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], root)
     folder = Path(tempfile.mkdtemp(prefix="supersheet-rev-"))
-    names = [n for n in _git(["ls-tree", "-r", "--name-only", revision], root).splitlines()
+    names = [n for n in run_git(["ls-tree", "-r", "--name-only", revision], root).splitlines()
              if n.endswith((".yaml", ".yml"))]
     for name in names:
         data = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=root, capture_output=True, check=True).stdout
@@ -69,6 +70,6 @@ def repo_path(path: Path, root: Path) -> str:
 
 def changed_files(revision: str, root: Path) -> list[str]:
     """YAML files that differ between `revision` and the working tree (tracked or new)."""
-    changed = _git(["diff", "--name-only", revision, "--", "*.yaml", "*.yml"], root).splitlines()
-    untracked = _git(["ls-files", "--others", "--exclude-standard", "--", "*.yaml", "*.yml"], root).splitlines()
+    changed = run_git(["diff", "--name-only", revision, "--", "*.yaml", "*.yml"], root).splitlines()
+    untracked = run_git(["ls-files", "--others", "--exclude-standard", "--", "*.yaml", "*.yml"], root).splitlines()
     return sorted(set(changed) | set(untracked))

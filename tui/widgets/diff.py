@@ -12,8 +12,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Select, Static
 
 from engine.diff import Change
-from engine.diffview import _SECTIONS as SECTIONS
-from engine.diffview import _percent as percent
+from engine.diffview import SECTIONS
+from engine.diffview import percent_text as percent
 from engine.diagnostics import render
 from engine.editdiff import HEAD, SAVED, Comparison
 
