@@ -9,7 +9,8 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from .axes import AxisError
 from .diagnostics import Diagnostic
 from .expect import ExpectationError, check_expectation, parse_expectation
-from .sheet import Entry, raw_text
+from .rawtext import raw_text
+from .sheet import Entry
 
 if TYPE_CHECKING:
     from .testing import TestReport

@@ -18,7 +18,8 @@ from units import parse_unit
 
 from . import ast as A
 from .check import Checked
-from .compile import CompiledCell, Compiler, Source, element_column
+from .compile import Compiler
+from .values import CompiledCell, Source, element_column
 from .graph import dependents
 
 

@@ -20,6 +20,7 @@ from .ast import Array, Bool, Formula, Number, Unary
 from .diagnostics import Diagnostic, did_you_mean
 from .parser import ParseError, parse_formula
 from .span import Origin, Span
+from .yamltags import find_tag
 
 TOP_LEVEL_KEYS = ("title", "doc", "extends", "use", "cells", "checks", "sweeps", "solve", "choose", "expect",
                   "samples")
@@ -163,7 +164,7 @@ class _Reader:
     def read(self, document: Any) -> None:
         if document is None:
             return
-        bad_tag = _find_tag(self.sheet.text)
+        bad_tag = find_tag(self.sheet.text)
         if bad_tag is not None:
             tag, line, col = bad_tag
             shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
@@ -380,78 +381,3 @@ def _literal_node(node: Any) -> bool:
         return all(isinstance(i, Number) or (isinstance(i, Unary) and isinstance(i.operand, Number))
                    or isinstance(i, Bool) for i in node.items)
     return False
-
-
-_CORE_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in
-                       ("str", "int", "float", "bool", "null", "map", "seq", "omap", "merge", "timestamp"))
-
-
-def _find_tag(text: str) -> tuple[str, int, int] | None:
-    """The first tag that is not a core YAML tag, with its 1-based line and column.
-
-    Checked on the composed node graph (no object is built), so tags on keys,
-    which the round-trip constructor drops, are seen too. Composing parses the
-    text again, so it is skipped when no '!' (which every tag starts with) occurs."""
-    if "!" not in text:
-        return None
-    try:
-        root = yaml_loader().compose(text)
-    except (YAMLError, ValueError, RecursionError):
-        return None
-    stack = [root] if root is not None else []
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        tag = getattr(node.tag, "value", node.tag) if node.tag is not None else None
-        if tag and tag not in _CORE_TAGS:
-            mark = node.start_mark
-            return str(tag), mark.line + 1, mark.column + 1
-        value = node.value
-        if isinstance(value, list):
-            for item in reversed(value):
-                stack.extend(reversed(item) if isinstance(item, tuple) else [item])
-    return None
-
-
-def raw_text(sheet: SheetFile, container: Any, key: Any) -> tuple[str, Span]:
-    """The value at container[key] exactly as written (trailing zeros kept:
-    `61.50` stays `61.50`, which sets an expectation's tolerance)."""
-    reader = _Reader(sheet, sheet.text.splitlines())
-    line, col = reader.value_pos(container, key)
-    lines = reader.lines
-    raw = lines[line] if line < len(lines) else ""
-    value = container[key]
-    fallback = _scalar_text(value) or ""
-    if col < len(raw) and raw[col] in "'\"":
-        end = raw.find(raw[col], col + 1)
-        text = raw[col + 1:end] if end > col else fallback
-        return text, Span(sheet.file, line + 1, col + 2, col + 2 + len(text))
-    end = len(raw)
-    for stop in (" #", ",", "]", "}"):
-        found = raw.find(stop, col)
-        if found >= 0 and (stop == " #" or isinstance(container, CommentedSeq) or raw[col - 1:col] in ("[", "{", " ")):
-            if stop != " #" and not _in_flow(raw, col):
-                continue
-            end = min(end, found)
-    text = raw[col:end].strip()
-    if not text or _scalar_text(value) is None or not _same_scalar(text, value):
-        text = fallback
-    return text, Span(sheet.file, line + 1, col + 1, col + 1 + max(len(text), 1))
-
-
-def _in_flow(raw: str, col: int) -> bool:
-    return raw.rfind("[", 0, col) > raw.rfind("]", 0, col) or raw.rfind("{", 0, col) > raw.rfind("}", 0, col)
-
-
-def _same_scalar(text: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return text in ("true", "false", "True", "False")
-    if isinstance(value, (int, float)):
-        try:
-            return float(text.replace("_", "")) == float(value)
-        except ValueError:
-            return False
-    return text == str(value)

@@ -18,13 +18,14 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from . import ast as A
 from .axes import AxisError, literal_value
-from .compile import Source
+from .values import Source
 from .evaluate import Scenario, compile_program
 from .expression import Bound, bind_expression
 from .present import display_unit, unit_factor
 from .sheet import Entry, _Reader, _scalar_text
 from .span import Origin
-from .sweep import Grid, parse_vary, plans_for
+from .grid import Grid, parse_vary
+from .sweep import plans_for
 from .workbook import Workbook
 
 POINTS = 64

@@ -14,7 +14,7 @@ from ruamel.yaml.comments import CommentedSeq
 from .diagnostics import Diagnostic, did_you_mean
 from .evaluate import Scenario
 from .expect import ExpectationError, Outcome, check_expectation, parse_expectation
-from .sheet import raw_text
+from .rawtext import raw_text
 from .workbook import Workbook
 
 

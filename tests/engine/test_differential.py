@@ -34,7 +34,7 @@ import polars as pl
 import pytest
 
 from engine import ast as A
-from engine.compile import Source
+from engine.values import Source
 from engine.evaluate import ErrorValue, compile_program, evaluate, read_value
 from engine.workbook import open_workbook
 from units import parse_unit
