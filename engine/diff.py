@@ -9,7 +9,7 @@ from pathlib import Path
 from dataclasses import dataclass, field
 
 from .diagnostics import Diagnostic
-from .evaluate import ErrorValue, Scenario, Value
+from .evaluate import Scenario, Value
 from .present import show
 from .report import formula_text
 from .workbook import Workbook
@@ -190,6 +190,3 @@ def _expectations(old: Workbook, new: Workbook) -> list[Change]:
     return [Change(o.target, old="held" if o.target in before else "new", new=o.actual,
                    note=f"expected {o.expectation.text}") for o in failing if before.get(o.target, True)]
 
-
-def describe_value(value: Value) -> str:
-    return value.code if isinstance(value, ErrorValue) else str(value)

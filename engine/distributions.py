@@ -98,10 +98,6 @@ def mean_of(name: str, args: list[pl.Expr]) -> pl.Expr | list[pl.Expr]:
     raise AssertionError(name)
 
 
-def routing_mean(tokens: float, top_k: float, ranks: int) -> list[float]:
-    return [tokens * top_k / ranks] * ranks
-
-
 def variates(kind: str, count: int, rng: np.random.Generator) -> np.ndarray:
     return rng.random(count) if kind == "U" else rng.standard_normal(count)
 

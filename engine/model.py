@@ -43,10 +43,6 @@ class Cell:
     set_by: CellSpec | None = None  # the importing `set:` entry, if any
 
     @property
-    def is_input(self) -> bool:
-        return self.kind == "input"
-
-    @property
     def alias(self) -> str:
         return self.scope.prefix[:-1] if self.scope.prefix else ""
 
@@ -81,8 +77,6 @@ class Model:
     def title(self) -> str:
         return self.root.title if self.root else ""
 
-    def own_cells(self) -> list[Cell]:
-        return [c for c in self.cells.values() if not c.scope.prefix]
 
 
 class _Loader:
@@ -111,7 +105,7 @@ class _Loader:
             self.diagnostics.extend(d for d in sheet.diagnostics if d.code != "E-IMPORT" or d.span is not None)
         return sheet
 
-    def merged(self, path: Path, chain: tuple[Path, ...], via: Entry | None, via_file: str | None) -> Merged | None:
+    def merged(self, path: Path, chain: tuple[Path, ...]) -> Merged | None:
         resolved = path.resolve()
         if not path.exists():
             return None
@@ -137,7 +131,7 @@ class _Loader:
             self.diagnostics.append(Diagnostic("E-IMPORT", f"base sheet not found: {target}", sheet.extends.span,
                                                hint=_missing_hint(base_path)))
             return merged
-        base = self.merged(base_path, chain + (resolved,), sheet.extends, sheet.file)
+        base = self.merged(base_path, chain + (resolved,))
         if resolved in self.in_loop:
             self.report_loop(sheet, chain + (resolved, base_path.resolve()))
             return merged
@@ -178,7 +172,7 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
     if not path.exists():
         model.diagnostics.append(Diagnostic("E-IMPORT", f"no such sheet: {path}", None))
         return model
-    root = loader.merged(path, (), None, None)
+    root = loader.merged(path, ())
     model.root = root
     if root is not None:
         root_sets: dict[str, CellSpec] = {}
@@ -234,7 +228,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
             loop = " -> ".join(p.name for p in chain + (resolved,))
             model.diagnostics.append(Diagnostic("E-IMPORT", f"imports form a loop: {loop}", entry.span))
             continue
-        child = loader.merged(target_path, (), entry, merged.file.file)
+        child = loader.merged(target_path, ())
         if child is None:
             continue
         child_scope = Scope(scope.prefix + alias + ".")

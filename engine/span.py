@@ -39,5 +39,3 @@ class Origin:
             return Span(self.file, self.line, self.col, self.col + 1)
         return Span(self.file, self.line, self.col + start, self.col + max(end, start + 1))
 
-
-UNKNOWN_FILE = "<formula>"

@@ -26,7 +26,6 @@ from .sheet import Entry, _Reader
 from .workbook import Workbook, open_workbook
 
 DEFAULT_CHUNK = 1_000_000
-DEFAULT_MAX_ROWS = 10_000_000
 
 
 @dataclass

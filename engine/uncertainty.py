@@ -63,9 +63,6 @@ class Sampled:
         values = self.frame[column].drop_nulls()
         return float(values.quantile(q / 100, "linear")) if len(values) else None
 
-    def is_uncertain(self, key: str) -> bool:
-        return key in self.summaries
-
 
 class SamplingError(Exception):
     pass
