@@ -82,9 +82,10 @@ def _resolve(checked: Checked, cell: Cell) -> tuple[str, ...]:
     assert cell.formula is not None
     origin = origin_of(cell)
     found: list[str] = []
-    scope = cell.scope if cell.set_by is None else cell.scope
+    # a `use: … set:` formula is written in the importing file but means what
+    # it would in the imported sheet: its names resolve in the cell's own scope
     for node in A.names(cell.formula.expr):
-        key = resolve_name(checked, node, scope, origin)
+        key = resolve_name(checked, node, cell.scope, origin)
         if key is not None and key not in found:
             found.append(key)
     return tuple(found)
