@@ -38,7 +38,7 @@ from .cellwrite import Refused, node_at, scalar_path, set_at, write_cell
 from .diagnostics import Diagnostic, SourceCache, render
 from .editdiff import workbook_from_text
 from .editsweep import SweepRun
-from .evaluate import ErrorValue, Scenario, Value, evaluate, reevaluate
+from .evaluate import Scenario, Value, error_code, evaluate, reevaluate
 from .history import History, Step
 from .model import Cell
 from .parser import parse_formula
@@ -396,9 +396,3 @@ def running_example() -> Path:
     return path
 
 
-def error_code(value: Value) -> str | None:
-    if isinstance(value, ErrorValue):
-        return value.code
-    if isinstance(value, list):
-        return next((v.code for v in value if isinstance(v, ErrorValue)), None)
-    return None

@@ -147,10 +147,17 @@ class Scenario:
         return any(_is_error(v) for v in self.values.values())
 
 
-def _is_error(value: Value) -> bool:
+def error_code(value: Value) -> str | None:
+    """The error code a value holds (the first, for an array), or None."""
+    if isinstance(value, ErrorValue):
+        return value.code
     if isinstance(value, list):
-        return any(isinstance(v, ErrorValue) for v in value)
-    return isinstance(value, ErrorValue)
+        return next((v.code for v in value if isinstance(v, ErrorValue)), None)
+    return None
+
+
+def _is_error(value: Value) -> bool:
+    return error_code(value) is not None
 
 
 def evaluate(checked: Checked, fixed: dict[str, A.Node] | None = None) -> Scenario:

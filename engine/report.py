@@ -9,7 +9,7 @@ import io
 import json
 from typing import Any
 
-from .evaluate import ErrorValue, Scenario
+from .evaluate import Scenario, error_code
 from .model import Cell
 from .present import Shown, show
 from .workbook import Workbook
@@ -28,7 +28,7 @@ def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any
     record["kind"] = cell.kind
     if cell.kind != "input":
         record["formula"] = formula_text(cell)
-    error = _error_of(scenario.values.get(cell.key)) if summary is None else None
+    error = error_code(scenario.values.get(cell.key)) if summary is None else None
     if error:
         record["error"] = error
     return record
@@ -73,12 +73,6 @@ def _json_value(shown: Shown) -> Any:
     return value
 
 
-def _error_of(value: Any) -> str | None:
-    if isinstance(value, ErrorValue):
-        return value.code
-    if isinstance(value, list):
-        return next((v.code for v in value if isinstance(v, ErrorValue)), None)
-    return None
 
 
 def ordered_cells(workbook: Workbook) -> list[Cell]:
