@@ -132,6 +132,17 @@ class CallRules:
                 cell = self.checked.cells.get(key)
                 stack.extend(cell.deps if cell is not None else ())
 
+    def array_length(self, node: A.Node) -> float | None:
+        """`count(x)` of a numeric array: its length, which the types fix before
+        evaluation (`range(count(stages))` stays in step with `stages`). Not of
+        booleans, whose count is the number of trues."""
+        if not (isinstance(node, A.Call) and node.func == "count" and len(node.args) == 1):
+            return None
+        typ = self.checked.node_types.get(id(node.args[0]))
+        if typ is None or not typ.is_array or typ.is_bool:
+            return None
+        return float(typ.length)
+
     def range_type(self, node: A.Call) -> Type:
         values = []
         for arg in node.args:
@@ -142,8 +153,10 @@ class CallRules:
                 self.fail("E-UNIT", f"range() needs dimensionless numbers, not {typ.describe()}", arg.span)
             value = self.constant(arg, lookup_cells=True)
             if value is None:
+                value = self.array_length(arg)
+            if value is None:
                 self.fail("E-TYPE", "range() needs a length known before evaluation", arg.span,
-                          "use literals or input cells for its bounds")
+                          "use literals, input cells or count(array) for its bounds")
             values.append(value)
         lo, hi = (0.0, values[0]) if len(values) == 1 else (values[0], values[1])
         count = int(max(0, -(-(hi - lo) // 1)))

@@ -483,6 +483,28 @@ def test_range_values(write_sheet):
     assert values["odd"] == [-1.5, -0.5, 0.5, 1.5]
 
 
+def test_range_of_an_array_count_follows_the_array(write_sheet):
+    """`range(count(stages))` is one index per stage, however many stages the sheet
+    lists; `count` of booleans (the number of trues) is not a length."""
+    path = write_sheet("""
+        cells:
+          stages: [1 ms, 1 ms, 2 ms, 1 ms, 3 ms]
+          index: = range(count(stages))
+          slowest: = sum(if(stages == max(stages), index, 0))
+    """)
+    workbook = open_workbook(path)
+    assert workbook.ok, workbook.diagnostics
+    values = workbook.evaluate().values
+    assert values["index"] == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert values["slowest"] == 4.0
+    bad = open_workbook(write_sheet("""
+        cells:
+          stages: [1 ms, 2 ms]
+          index: = range(count(stages > 1 ms))
+    """))
+    assert [d.code for d in bad.diagnostics] == ["E-TYPE"]
+
+
 def test_sweep_division_by_a_constant_is_exact(write_sheet):
     """Polars computes column / scalar as column * (1/scalar), 1 ulp off: in a sweep floor(x, 49)
     at x = 49 was 0 and x / 49 * 49 was 48.99999999999999 (from 3 rows on) while `run` gave 49."""

@@ -1,0 +1,148 @@
+"""Library sheets away from the book's point: each case runs a sheet at inputs a
+user would try (issue 15's table) and compares with a calculation written
+here, independently of the sheet's formulas."""
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import pytest
+
+from engine.diagnostics import render_all
+from engine.workbook import open_workbook
+from units.display import convert
+
+SHEETS = Path(__file__).resolve().parents[2] / "sheets"
+
+
+def evaluate(sheet: str, **inputs: str) -> dict:
+    """Every cell of `sheet` with `inputs` replacing its cells (text as in YAML)."""
+    workbook = open_workbook(SHEETS / sheet, cell_overrides=inputs)
+    assert not workbook.diagnostics, render_all(workbook.diagnostics)
+    return workbook.evaluate().values
+
+
+def value(values: dict, key: str, unit: str | None = None) -> float:
+    magnitude = values[key]
+    assert isinstance(magnitude, (int, float)), f"{key} = {magnitude!r}"
+    return convert(magnitude, unit) if unit else magnitude
+
+
+# -- 6.5.2: the installation's power includes the fixed power -----------------
+
+def test_power_budget_counts_fixed_power() -> None:
+    v = evaluate("supernodes/6.5.2-power-cooling.yaml", budget="200 kW", fixed_power="15 kW", cards="152")
+    servers = math.ceil(152 / 8)
+    power_kw = 15 + servers * 10.2
+    assert value(v, "power", "kW") == pytest.approx(power_kw)          # 208.8 kW
+    assert v["within_budget"] is (power_kw <= 200)                      # false
+    assert value(v, "max_cards") == 8 * math.floor((200 - 15) / 10.2)   # 144
+    assert value(v, "max_cards") < 152
+
+
+# -- 6.5.1 torus vs switched: any side k ---------------------------------------
+
+def torus_average_hops(k: int, dims: int = 3) -> float:
+    """Mean shortest-path hops over all (source, destination) pairs, the source itself included."""
+    ring = [min(d, k - d) for d in range(k)]
+    return sum(sum(ring[d] for d in offset) for offset in itertools.product(range(k), repeat=dims)) / k ** dims
+
+
+def switched_network(cards: int, ports: int = 6, radix: int = 64) -> tuple[int, int]:
+    """(switch chips, cables) of a non-blocking network, one plane per card port:
+    one chip per plane up to `radix` cards, else whole leaves (half the ports down)
+    and whole spines, with one leaf-spine cable per card port."""
+    if cards <= radix:
+        return ports * math.ceil(cards / radix), cards * ports
+    leaves = math.ceil(cards / (radix // 2))
+    spines = math.ceil(cards / radix)
+    return ports * (leaves + spines), 2 * cards * ports
+
+
+@pytest.mark.parametrize("k", [3, 4, 5, 6, 7, 8])
+def test_torus_vs_switched_at_any_side(k: int) -> None:
+    v = evaluate("supernodes/6.5.1-torus-vs-switched.yaml", k=str(k))
+    cards = k ** 3
+    hops = torus_average_hops(k)
+    assert value(v, "torus_avg_hops") == pytest.approx(hops)
+    # all-to-all: every card sends 32 MiB spread evenly; the torus carries hops x that over 6 x cards links
+    assert value(v, "torus_link_load", "MiB") == pytest.approx(hops * cards * 32 / (6 * cards))
+    assert value(v, "a2a_ratio") == pytest.approx(hops)      # vs 32/6 MiB per switched port
+    chips, cables = switched_network(cards)
+    assert value(v, "switch_chips") == chips
+    assert value(v, "switched_cables") == cables
+    assert value(v, "torus_max_hops") == 3 * (k // 2)
+
+
+def test_torus_odd_side_is_not_the_even_formula() -> None:
+    v = evaluate("supernodes/6.5.1-torus-vs-switched.yaml", k="5")
+    assert value(v, "torus_avg_hops") == pytest.approx(3.6)   # not 3 x 5/4 = 3.75
+    assert value(v, "switch_chips") == 36                       # whole chips, not 35.16
+
+
+# -- the lesson and q10: TP1 runs no collectives ------------------------------
+
+@pytest.mark.parametrize("sheet", ["lessons/tp-allreduce-nvlink-vs-pcie.yaml",
+                                   "questions/q10-tp-allreduce-rule-of-thumb.yaml"])
+def test_single_gpu_has_no_allreduce_term(sheet: str) -> None:
+    v = evaluate(sheet, tp="1")
+    weights_gb, bandwidth_gb_s = 54.0, 3350.0        # Qwen3.8-27B bf16, H100 SXM
+    assert value(v, "latency_term", "ms") == 0
+    assert value(v, "wire_per_token", "MiB/token") == 0
+    assert value(v, "decode_step", "ms") == pytest.approx(weights_gb / bandwidth_gb_s * 1e3, rel=1e-3)
+    two = evaluate(sheet, tp="2")
+    assert value(two, "latency_term", "ms") == pytest.approx(128 * 10e-3)   # 128 all-reduces of 10 us
+
+
+def test_q10_single_gpu_is_fully_efficient() -> None:
+    v = evaluate("questions/q10-tp-allreduce-rule-of-thumb.yaml", tp="1")
+    assert value(v, "efficiency", "%") == pytest.approx(100)
+
+
+# -- 6.2.5: any list of stages --------------------------------------------------
+
+def pipeline_finish(stages: list[float], micro_batches: int) -> float:
+    """Finish time of the last micro-batch: micro-batch i leaves stage j when it
+    has left stage j-1 and micro-batch i-1 has left stage j."""
+    done = [0.0] * len(stages)
+    for _ in range(micro_batches):
+        previous = 0.0
+        for j, t in enumerate(stages):
+            done[j] = max(done[j], previous) + t
+            previous = done[j]
+    return done[-1]
+
+
+@pytest.mark.parametrize("stages,micro_batches", [([1, 1, 2, 1, 3], 4), ([1, 1, 2, 1, 3], 9),
+                                                  ([2, 1], 3), ([1, 3, 1, 1, 1, 1], 16)])
+def test_pipeline_takes_any_stage_list(stages: list[float], micro_batches: int) -> None:
+    text = "[" + ", ".join(f"{t} ms" for t in stages) + "]"
+    v = evaluate("supernodes/6.2.5-pipeline-utilisation.yaml", stages=text, micro_batches=str(micro_batches))
+    finish = pipeline_finish(stages, micro_batches)
+    assert value(v, "stage_count") == len(stages)
+    assert value(v, "pipeline_done", "ms") == pytest.approx(finish)
+    assert value(v, "utilisation") == pytest.approx(micro_batches * sum(stages) / (len(stages) * finish))
+    assert value(v, "slowest_stage") == stages.index(max(stages))
+
+
+# -- q6 and q7: what was typed into formulas is an input ------------------------
+
+@pytest.mark.parametrize("nodes,nics_per_node", [(8, 8), (8, 4), (1024, 8), (3, 2)])
+def test_q6_bisection_counts_every_nic(nodes: int, nics_per_node: int) -> None:
+    v = evaluate("questions/q6-straggler-nic.yaml", nodes=str(nodes), nics_per_node=str(nics_per_node))
+    nics = nodes * nics_per_node
+    rounds, suspects = 0, nics
+    while suspects > 1:                   # keep the slower half, the larger half when odd
+        suspects, rounds = math.ceil(suspects / 2), rounds + 1
+    assert value(v, "nics") == nics
+    assert value(v, "rounds") == rounds
+
+
+@pytest.mark.parametrize("batch", [64, 128, 256])
+def test_q7_deepep_comparison_follows_its_batch(batch: int) -> None:
+    v = evaluate("questions/q7-two-batch-overlap.yaml", deepep_batch=f"{batch} token")
+    per_token_us = 8 * 31 / 32 * (7392 + 14336) / 50e9 * 1e6      # 8 copies, remote share, one 50 GB/s NIC
+    modelled = 2 * 10 + batch * per_token_us
+    assert value(v, "per_token_comm", "us") == pytest.approx(per_token_us)
+    assert value(v, "comm_vs_deepep") == pytest.approx(modelled / (155 + 273))
