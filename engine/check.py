@@ -82,23 +82,35 @@ def _resolve(checked: Checked, cell: Cell) -> tuple[str, ...]:
     assert cell.formula is not None
     origin = origin_of(cell)
     found: list[str] = []
-    # a `use: … set:` formula is written in the importing file but means what
-    # it would in the imported sheet: its names resolve in the cell's own scope
+    # a `use: … set:` formula is read where it is written, in the importing
+    # sheet (format 9.1); the imported sheet's cells are reached via the alias
+    scope = cell.formula_scope
+    imported = cell.scope if scope is not cell.scope else None
     for node in A.names(cell.formula.expr):
-        key = resolve_name(checked, node, cell.scope, origin)
+        key = resolve_name(checked, node, scope, origin, imported)
         if key is not None and key not in found:
             found.append(key)
     return tuple(found)
 
 
-def resolve_name(checked: Checked, node: A.Name, scope: Scope, origin: Origin) -> str | None:
-    """Bind a Name node to a cell key, or record E-NAME with a hint."""
+def resolve_name(checked: Checked, node: A.Name, scope: Scope, origin: Origin,
+                 imported: Scope | None = None) -> str | None:
+    """Bind a Name node to a cell key, or record E-NAME with a hint.
+
+    `imported` is the sheet a `use: … set:` formula sets a cell of: its cells
+    are not in `scope` unqualified, and the hint spells them with the alias."""
     if node.alias is None:
         key = scope.names.get(node.name)
         if key is None:
+            if imported is not None and node.name in imported.names:
+                alias = imported.prefix[len(scope.prefix):-1]
+                hint = (f"a set: formula is read in this sheet; the imported sheet's cell is "
+                        f"{alias}.{node.name}")
+            else:
+                hint = did_you_mean(node.name, list(scope.names)
+                                    + [f"{a}.{n}" for a, s in scope.aliases.items() for n in s.names])
             checked.diagnostics.append(Diagnostic(
-                "E-NAME", f"unknown cell {node.name!r}", origin.span(*node.span),
-                hint=did_you_mean(node.name, list(scope.names) + [f"{a}.{n}" for a, s in scope.aliases.items() for n in s.names])))
+                "E-NAME", f"unknown cell {node.name!r}", origin.span(*node.span), hint=hint))
             return None
     else:
         target = scope.aliases.get(node.alias)
@@ -139,7 +151,7 @@ class Typer(CallRules):
         if cell.formula is None:
             return CheckedCell(None, deps, ok=False)
         spec = cell.set_by or cell.spec
-        self.origin, self.scope, self.text = spec.origin, cell.scope, _formula_body(spec.text)
+        self.origin, self.scope, self.text = spec.origin, cell.formula_scope, _formula_body(spec.text)
         self.key, self.draws = cell.key, 0
         try:
             typ = self.formula_type(cell.formula)

@@ -176,7 +176,7 @@ def _run(args: argparse.Namespace) -> int:
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
-    fixed = fixed_overrides(workbook, args.sets)
+    workbook, fixed = fixed_overrides(workbook, args.sets)
     sampled = sample(workbook, args, fixed)
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
     print(render_run(workbook, scenario, args.format, sampled))
@@ -240,7 +240,7 @@ def _explain(args: argparse.Namespace) -> int:
     if key is None:
         hint = workbook.name_hint(args.cell)
         raise UsageError(f"unknown cell {args.cell!r}" + (f"; {hint}" if hint else ""))
-    fixed = fixed_overrides(workbook, args.sets)
+    workbook, fixed = fixed_overrides(workbook, args.sets)
     if args.sensitivity:
         return _sensitivity(workbook, args, fixed, key)
     scenario = workbook.evaluate(fixed)

@@ -54,16 +54,14 @@ def open_valid(path: str):
     return workbook
 
 
-def fixed_overrides(workbook, sets: list[str]) -> dict:
-    from .workbook import OverrideError, parse_assignment
-    fixed = {}
-    for text in sets:
-        try:
-            key, node = parse_assignment(workbook, text)
-        except OverrideError as e:
-            raise UsageError(f"--set {text}: {e.code}: {e.message}" + (f" ({e.hint})" if e.hint else "")) from None
-        fixed[key] = node
-    return fixed
+def fixed_overrides(workbook, sets: list[str]) -> tuple:
+    """The workbook to evaluate with every `--set` and the values fixed in it."""
+    from .workbook import OverrideError, apply_assignments
+    try:
+        return apply_assignments(workbook, sets)
+    except OverrideError as e:
+        shown = f"--set {e.assignment}" if e.assignment else "--set"
+        raise UsageError(f"{shown}: {e.code}: {e.message}" + (f" ({e.hint})" if e.hint else "")) from None
 
 
 def sample(workbook, args: argparse.Namespace, fixed: dict | None = None):

@@ -41,6 +41,12 @@ class Cell:
     scope: Scope
     kind: str                      # input | formula | check
     set_by: CellSpec | None = None  # the importing `set:` entry, if any
+    set_scope: Scope | None = None  # where a `set:` formula was written: its names are read there (format 9.1)
+
+    @property
+    def formula_scope(self) -> Scope:
+        """The scope the effective formula's names resolve in."""
+        return self.set_scope if self.set_by is not None and self.set_scope is not None else self.scope
 
     @property
     def alias(self) -> str:
@@ -62,6 +68,11 @@ class Merged:
     choose: dict[str, Entry]
     expect: dict[str, Entry]
     samples: Entry | None
+    use_files: dict[str, SheetFile] = field(default_factory=dict)  # the file each `use` entry is written in
+
+    def use_file(self, alias: str) -> SheetFile:
+        """Where `use: alias` is written: its path is relative to that file (a base's own imports to the base)."""
+        return self.use_files.get(alias, self.file)
 
 
 @dataclass
@@ -114,6 +125,7 @@ class _Loader:
         sheet = self.file(path)
         merged = Merged(sheet, sheet.title, sheet.doc, dict(sheet.use), dict(sheet.cells), dict(sheet.checks),
                         dict(sheet.sweeps), dict(sheet.solve), dict(sheet.choose), dict(sheet.expect), sheet.samples)
+        merged.use_files = {alias: sheet for alias in sheet.use}
         if sheet.extends is None:
             return merged
         target = sheet.extends.value
@@ -140,7 +152,8 @@ class _Loader:
         return Merged(sheet, sheet.title or base.title, sheet.doc or base.doc,
                       {**base.use, **sheet.use}, _overlay(base.cells, sheet.cells), _overlay(base.checks, sheet.checks),
                       {**base.sweeps, **sheet.sweeps}, {**base.solve, **sheet.solve},
-                      {**base.choose, **sheet.choose}, dict(sheet.expect), sheet.samples or base.samples)
+                      {**base.choose, **sheet.choose}, dict(sheet.expect), sheet.samples or base.samples,
+                      {**base.use_files, **merged.use_files})
 
 
 def _overlay(base: dict[str, CellSpec], own: dict[str, CellSpec]) -> dict[str, CellSpec]:
@@ -181,14 +194,17 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
             model.diagnostics.extend(problems)
             if spec is not None:
                 root_sets[name] = spec
-        _flatten(loader, model, root, model.scope, root_sets, (path.resolve(),), overrides=loader.import_overrides)
+        _flatten(loader, model, root, model.scope, root_sets, model.scope, (path.resolve(),),
+                 overrides=loader.import_overrides)
     model.files = loader.files
     model.diagnostics = loader.diagnostics + model.diagnostics
     return model
 
 
 def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: dict[str, CellSpec],
-             chain: tuple[Path, ...], overrides: dict[str, str] | None = None) -> None:
+             set_scope: Scope, chain: tuple[Path, ...], overrides: dict[str, str] | None = None) -> None:
+    """Add `merged`'s cells under `scope`; `sets` replace some of them and are read in `set_scope`
+    (the importing sheet, format 9.1)."""
     scope.path = merged.file.path
     for name, spec in list(merged.cells.items()) + list(merged.checks.items()):
         key = scope.key(name)
@@ -202,16 +218,17 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
                 formula = copy.deepcopy(formula)
             loader.formulas_used.add(id(formula))
         kind = ("input" if replaced.kind == "input" else "formula") if replaced is not None else spec.kind
-        model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced)
+        model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced, set_scope)
     for name, entry in sets.items():
         if name not in merged.cells:
             from .diagnostics import did_you_mean
             model.diagnostics.append(Diagnostic("E-NAME", f"'set' names {name!r}, which is not a cell of the imported sheet",
                                                 entry.span, hint=did_you_mean(name, merged.cells)))
-    base_dir = merged.file.path.parent
     for alias, entry in merged.use.items():
         scope.broken.add(alias)  # until it loads: uses of alias.NAME must not add E-NAME to the E-IMPORT
-        target, set_specs = _read_use(loader, model, merged.file, entry)
+        written_in = merged.use_file(alias)
+        base_dir = written_in.path.parent
+        target, set_specs = _read_use(loader, model, written_in, entry)
         if overrides and alias in overrides:
             target = overrides[alias]
         if target is None:
@@ -234,7 +251,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         child_scope = Scope(scope.prefix + alias + ".")
         scope.aliases[alias] = child_scope
         scope.broken.discard(alias)
-        _flatten(loader, model, child, child_scope, set_specs, chain + (resolved,))
+        _flatten(loader, model, child, child_scope, set_specs, scope, chain + (resolved,))
 
 
 def _read_use(loader: _Loader, model: Model, sheet: SheetFile, entry: Entry) -> tuple[str | None, dict[str, CellSpec]]:

@@ -71,10 +71,11 @@ class OverrideError(Exception):
     def __init__(self, code: str, message: str, hint: str | None = None) -> None:
         super().__init__(message)
         self.code, self.message, self.hint = code, message, hint
+        self.assignment: str | None = None   # the NAME=VALUE it is about, when known
 
 
-def parse_assignment(workbook: Workbook, text: str) -> tuple[str, A.Node]:
-    """`NAME=VALUE` (from --set) -> (cell key, literal node), checked against the cell's type."""
+def parse_assignment(workbook: Workbook, text: str) -> tuple[str, str]:
+    """`NAME=VALUE` (from --set) -> (cell key, value text)."""
     name, sep, value = text.partition("=")
     name = name.strip()
     if not sep or not name or not value.strip():
@@ -82,23 +83,62 @@ def parse_assignment(workbook: Workbook, text: str) -> tuple[str, A.Node]:
     key = workbook.key_for(name)
     if key is None:
         raise OverrideError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name))
-    return key, parse_literal_for(workbook, key, value.strip())
+    return key, value.strip()
+
+
+def apply_assignments(workbook: Workbook, texts: list[str]) -> tuple[Workbook, dict[str, A.Node]]:
+    """Every `--set NAME=VALUE`: the workbook to evaluate and the values to fix in it.
+
+    Any cell can be set. Most are fixed to the literal in the compiled sheet; a
+    cell that shapes the sheet (the length of a `range`) is set by reading the
+    sheet again with it as an input, as a sweep over it does."""
+    fixed: dict[str, A.Node] = {}
+    reshaping: dict[str, str] = {}
+    for text in texts:
+        try:
+            key, value = parse_assignment(workbook, text)
+            if key in workbook.checked.structural_inputs:
+                if workbook.model.cells[key].scope.prefix:
+                    raise OverrideError("E-TYPE", f"{key} sets the length of an array (range) in an imported sheet",
+                                        "set a cell of this sheet that it is computed from")
+                _checked_literal(workbook, key, value, lengths=False)
+                reshaping[key] = value
+            else:
+                fixed[key] = parse_literal_for(workbook, key, value)
+        except OverrideError as e:
+            e.assignment = text
+            raise
+    if not reshaping:
+        return workbook, fixed
+    variant = open_workbook(workbook.model.path, cell_overrides=reshaping)
+    if not variant.ok:
+        d = variant.diagnostics[0]
+        where = f" (at {d.span})" if d.span else ""
+        error = OverrideError(d.code, d.message + where, d.hint)
+        error.assignment = " ".join(f"{k}={v}" for k, v in reshaping.items())
+        raise error
+    return variant, fixed
 
 
 def parse_literal_for(workbook: Workbook, key: str, value: str) -> A.Node:
+    """A literal for `key` that fits the compiled sheet as it is (same type, not a cell that shapes it)."""
+    if key in workbook.checked.structural_inputs:
+        raise OverrideError("E-TYPE", f"{key} sets the length of an array (range) and cannot be overridden",
+                            "edit the sheet instead")
+    return _checked_literal(workbook, key, value, lengths=True)
+
+
+def _checked_literal(workbook: Workbook, key: str, value: str, lengths: bool) -> A.Node:
     try:
         formula = parse_formula(value)
     except ParseError as e:
         raise OverrideError("E-PARSE", f"{key}: {e.message} in {value!r}", e.hint) from None
     if not _is_literal(formula):
         raise OverrideError("E-SHEET", f"{key}: the value must be a number or quantity, got {value!r}")
-    if key in workbook.checked.structural_inputs:
-        raise OverrideError("E-TYPE", f"{key} sets the length of an array (range) and cannot be overridden",
-                            "edit the sheet instead")
     literal_type = literal_type_of(formula.expr)
     expected = workbook.checked.cells[key].type
-    if expected is not None and (literal_type.kind, literal_type.dims, literal_type.length) != (
-            expected.kind, expected.dims, expected.length):
+    if expected is not None and (literal_type.kind, literal_type.dims) != (expected.kind, expected.dims) or (
+            lengths and expected is not None and literal_type.length != expected.length):
         raise OverrideError("E-UNIT" if literal_type.kind == expected.kind else "E-TYPE",
                             f"{key} is {expected.describe()}, but {value!r} is {literal_type.describe()}")
     return formula.expr

@@ -1,0 +1,119 @@
+"""Format 9.1: a `use: … set:` formula is read in the importing sheet, the
+imports of a base that a variant extends resolve from the base file, and
+`--set` accepts every cell (even one that sets the length of a range)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+STEP = """
+    cells:
+      context: 1000 token
+      per_token: 2 ms/token
+      step: = context * per_token -> s
+"""
+
+PASSES_DOWN = """
+    use:
+      small: {sheet: step.yaml, set: {context: = context / 2}}
+    cells:
+      context: 4000 token
+      step: = small.step
+      own: = context * small.per_token -> s
+    solve:
+      four_seconds:
+        vary: context
+        goal: step == 4 s
+        between: [1000 token, 100000 token]
+"""
+
+
+def test_a_set_formula_reads_the_importing_sheets_cell(run_cli, write_sheet):
+    write_sheet(STEP, "step.yaml")
+    sheet = write_sheet(PASSES_DOWN)
+    result = run_cli("run", str(sheet), "--format", "json")
+    assert result.code == 0, result.output
+    cells = {c["name"]: c for c in json.loads(result.out)["cells"]}
+    assert cells["small.context"]["value"] == 2000   # 4000 token / 2: this sheet's context, not the import's 1000
+    assert cells["step"]["value"] == 4
+
+
+def test_set_sweep_and_solve_of_the_importing_cell_move_the_import(run_cli, write_sheet):
+    write_sheet(STEP, "step.yaml")
+    sheet = write_sheet(PASSES_DOWN)
+    run = run_cli("run", str(sheet), "--set", "context=10000token", "--format", "json")
+    assert run.code == 0, run.output
+    cells = {c["name"]: c["value"] for c in json.loads(run.out)["cells"]}
+    assert cells["small.context"] == 5000 and cells["step"] == 10
+    sweep = run_cli("sweep", str(sheet), "--vary", "context=2000token,6000token", "--show", "step",
+                    "--format", "csv")
+    assert sweep.code == 0, sweep.output
+    rows = [[float(v) for v in line.split(",")] for line in sweep.out.splitlines()[1:]]
+    assert rows == [[2000, 2], [6000, 6]]
+    solve = run_cli("solve", str(sheet), "four_seconds", "--format", "json")
+    assert solve.code == 0, solve.output
+    assert abs(json.loads(solve.out)["solution"]["value"] - 4000) < 1e-6
+
+
+def test_a_set_formula_naming_the_imports_cell_without_alias_is_e_name(run_cli, write_sheet):
+    write_sheet(STEP, "step.yaml")
+    sheet = write_sheet("""
+        use:
+          small: {sheet: step.yaml, set: {context: = per_token * 1 s}}
+        cells:
+          x: 1
+    """)
+    result = run_cli("check", str(sheet))
+    assert result.code == 2
+    assert f"{sheet}:2:46: E-NAME: unknown cell 'per_token'" in result.err
+    assert "hint: a set: formula is read in this sheet; the imported sheet's cell is small.per_token" in result.err
+
+
+def test_the_imports_of_a_base_resolve_from_the_base_file(run_cli, write_sheet):
+    write_sheet(STEP, "lib/step.yaml")
+    write_sheet("""
+        use:
+          s: {sheet: step.yaml, set: {context: = context}}
+        cells:
+          context: 3000 token
+          step: = s.step
+    """, "lib/base.yaml")
+    variant = write_sheet("""
+        extends: ../lib/base.yaml
+        cells:
+          context: 5000 token
+        expect:
+          step: 10 s
+    """, "variants/fast.yaml")
+    result = run_cli("test", str(variant))
+    assert result.code == 0, result.output
+    assert result.out.splitlines()[-1] == "1 passed, 0 failed"
+
+
+def test_set_accepts_a_cell_that_sets_the_length_of_a_range(run_cli, write_sheet):
+    sheet = write_sheet("""
+        cells:
+          sessions: 4
+          index: = range(sessions)
+          total: = sum(index + 1)
+    """)
+    result = run_cli("run", str(sheet), "--set", "sessions=6", "--format", "json")
+    assert result.code == 0, result.output
+    cells = {c["name"]: c["value"] for c in json.loads(result.out)["cells"]}
+    assert cells["total"] == 21
+    wrong = run_cli("run", str(sheet), "--set", "sessions=6 GB")
+    assert wrong.code == 2
+    assert "--set sessions=6 GB: E-UNIT: sessions is dimensionless" in wrong.err
+    empty = run_cli("run", str(sheet), "--set", "sessions=0")
+    assert empty.code == 2 and "--set sessions=0: E-TYPE" in empty.err and "Traceback" not in empty.err
+
+
+def test_set_sessions_on_the_library_sheet(run_cli):
+    sheet = REPO / "sheets" / "supernodes" / "6.7.1-instances-vs-tp.yaml"
+    result = run_cli("run", str(sheet), "--set", "sessions=6", "--format", "json")
+    assert result.code in (0, 1), result.output
+    cells = {c["name"]: c["value"] for c in json.loads(result.out)["cells"]}
+    assert cells["sessions"] == 6
+    assert cells["per_instance"] == 2   # ceil(6 / 4 instances) at tp = 2
