@@ -146,3 +146,39 @@ def test_q7_deepep_comparison_follows_its_batch(batch: int) -> None:
     modelled = 2 * 10 + batch * per_token_us
     assert value(v, "per_token_comm", "us") == pytest.approx(per_token_us)
     assert value(v, "comm_vs_deepep") == pytest.approx(modelled / (155 + 273))
+
+
+# -- the same classes elsewhere ------------------------------------------------
+
+@pytest.mark.parametrize("positions", [8, 12, 16, 64])
+def test_zigzag_split_balances_any_multiple_of_four(positions: int) -> None:
+    v = evaluate("supernodes/6.2.4-causal-balance.yaml", positions=str(positions))
+    quarter = positions // 4
+    card0 = [p for p in range(1, positions + 1) if p <= quarter or p > positions - quarter]
+    assert value(v, "paired_card0") == sum(card0)
+    assert value(v, "paired_card1") == positions * (positions + 1) // 2 - sum(card0)
+    assert v["paired_is_balanced"] is True
+
+
+@pytest.mark.parametrize("k,dims", [(4, 3), (6, 3), (8, 2), (4, 4)])
+def test_torus_bisection_in_any_dimension(k: int, dims: int) -> None:
+    v = evaluate("supernodes/6.5.4-torus-cut-sets.yaml", k=str(k), dims=str(dims))
+    # count the links crossing the cut between coordinate k/2-1|k/2 and the wraparound k-1|0, along axis 0
+    crossing = sum(1 for node in itertools.product(range(k), repeat=dims) if node[0] in (k // 2 - 1, k - 1))
+    assert value(v, "chips") == k ** dims
+    assert value(v, "bisection_links") == crossing
+
+
+@pytest.mark.parametrize("tp", [2, 3, 5, 6, 8])
+def test_binomial_tree_rounds_are_whole(tp: int) -> None:
+    v = evaluate("supernodes/6.4.2-ring-vs-tree.yaml", tp=str(tp))
+    rounds, reached = 0, 1
+    while reached < tp:                  # each round doubles the cards holding the data
+        reached, rounds = reached * 2, rounds + 1
+    assert value(v, "tree_rounds") == 2 * rounds
+
+
+def test_ffn_slice_is_the_share_of_all_three_matrices() -> None:
+    v = evaluate("supernodes/6.2.2-ffn-four-way-split.yaml", cards="5")
+    hidden, ffn = 5120, 25600
+    assert value(v, "card_bytes", "MiB") == pytest.approx(3 * hidden * ffn * 2 / 5 / 2 ** 20)
