@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
                        help="refuse grids larger than N rows (default 10,000,000)")
     sweep.add_argument("--chunk-rows", type=int, default=1_000_000, metavar="N", help=argparse.SUPPRESS)
+    on_options(sweep, "row ranges of the grid run as Ray tasks, each writing one file of the Parquet dataset "
+                      "directory -o DIR/")
+    sweep.add_argument("--rows-per-task", type=int, metavar="N", help=argparse.SUPPRESS)
     sampling_options(sweep)
 
     solve = command("solve", cli_batch.solve, "goal seek: find the input value that meets a goal",
@@ -168,6 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
                    "example (sheets/supernodes/6.1.2-running-example.yaml).")
     edit.add_argument("sheet", metavar="SHEET", nargs="?", help="the sheet (a YAML file); default: the running example")
     return parser
+
+
+def on_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--on", choices=("local", "ray"), default="local",
+                   help=f"where to evaluate: this process (local, the default) or Ray: {what}")
+    p.add_argument("--address", metavar="ray://HOST:PORT|auto",
+                   help="with --on ray: the Ray cluster to use (default: start a local Ray runtime)")
 
 
 # -- commands -----------------------------------------------------------------

@@ -18,6 +18,8 @@ def sweep(args: argparse.Namespace) -> int:
     from .output import render_table, write_csv, write_parquet
     from .sweep import (Grid, SweepSpec, drop_clean_error_columns, iterate_chunks, load_sweep, plans_for,
                         units_metadata)
+    if args.address and args.on != "ray":
+        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
@@ -41,9 +43,13 @@ def sweep(args: argparse.Namespace) -> int:
         if size > args.max_rows:
             raise UsageError(f"the sweep has {size:,} rows, more than --max-rows {args.max_rows:,}; "
                              f"raise the limit with --max-rows {size} if you mean it")
-        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, (args.samples, args.seed))
+        units: dict = {}
+        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, (args.samples, args.seed),
+                          units)
     except AxisError as e:
         raise axis_error(e) from None
+    if args.on == "ray":
+        return _sweep_on_ray(args, spec, plans, units)
     fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "text")
     if fmt not in ("csv", "parquet", "json", "text", "markdown"):
         raise UsageError(f"cannot tell the format of {args.output!r}; add --format csv or --format parquet")
@@ -72,6 +78,32 @@ def sweep(args: argparse.Namespace) -> int:
         raise UsageError("Parquet needs an output file: -o FILE.parquet")
     else:
         print(render_table(frame, fmt))
+    return EXIT_OK
+
+
+def _sweep_on_ray(args: argparse.Namespace, spec, plans, units: dict) -> int:
+    """The sweep as Ray tasks, into a Parquet dataset directory (one file per row range)."""
+    import os
+    from .on_ray import RayUnavailable, TaskFailed
+    from .sweep import _Progress
+    from .sweep_parts import PartError
+    from .sweep_ray import sweep_to_dataset
+    output = args.output or ""
+    if not (output.endswith(("/", os.sep)) or os.path.isdir(output)) or args.format not in (None, "parquet"):
+        raise UsageError("--on ray writes a Parquet dataset directory: give -o DIR/ (e.g. -o out/ or -o out.parquet/)")
+    bar = _Progress(spec.grid.value_size() * len(plans)) if sys.stderr.isatty() else None
+    try:
+        written = sweep_to_dataset(plans, spec.grid, spec.show, spec.where, spec.where_origin,
+                                   (args.samples, args.seed), units, output.rstrip("/" + os.sep) or ".",
+                                   address=args.address, part_rows=args.rows_per_task,
+                                   chunk_rows=max(1, args.chunk_rows),
+                                   progress=(lambda done, total: bar.update(done)) if bar else None)
+    except (RayUnavailable, TaskFailed, PartError) as e:
+        raise UsageError(str(e)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"{written.rows:,} rows written to {output} ({len(written.parts)} Parquet parts)", file=sys.stderr)
     return EXIT_OK
 
 

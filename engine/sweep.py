@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import polars as pl
@@ -207,26 +207,35 @@ def _header(name: str, unit: str | None) -> str:
 
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
-              where_origin: Any = None, sampling: tuple[int | None, int | None] | None = (None, None)) -> list[Plan]:
-    """One plan per combination of partition-axis values (one plan without them)."""
+              where_origin: Any = None, sampling: tuple[int | None, int | None] | None = (None, None),
+              units: dict[str, str | None] | None = None) -> list[Plan]:
+    """One plan per combination of partition-axis values (one plan without them).
+    `units` collects the display unit of each column (the first plan chooses)."""
+    units = {} if units is None else units
     if not grid.partition_axes:
-        return [make_plan(workbook, grid, show, where, where_origin, sampling=sampling)]
+        return [make_plan(workbook, grid, show, where, where_origin, units, sampling=sampling)]
     if grid.rows is not None:
         raise AxisError("E-TYPE", "explicit rows cannot vary imports or array lengths", "use a mapping of axes")
-    plans = []
-    units: dict[str, str | None] = {}
-    for picks in grid.partitions():
-        imports = {a.name: a.paths[picks[a.name]] for a in grid.import_axes}  # type: ignore[index]
-        cells = {a.name: a.labels[picks[a.name]] for a in grid.partition_axes if not a.is_import}
-        variant = open_workbook(workbook.model.path, import_overrides=imports, cell_overrides=cells)
-        if not variant.ok:
-            d = variant.diagnostics[0]
-            raise AxisError(d.code, f"with {imports or cells}: {d.headline()}", d.hint)
-        sub = Grid([_rebind(variant, a) if not a.structural else a for a in grid.axes], None)
-        plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
-        plan.imports = imports
-        plans.append(plan)
-    return plans
+    return [partition_plan(workbook, grid, picks, show, where, where_origin, sampling, units)
+            for picks in grid.partitions()]
+
+
+def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: list[str] | None,
+                   where: str | None, where_origin: Any, sampling: tuple[int | None, int | None] | None,
+                   units: dict[str, str | None], locate: Callable[[str], str] = str) -> Plan:
+    """The plan of one combination of partition-axis values. `locate` maps an
+    import axis's path to where the file is read from (a worker's copy)."""
+    imports = {a.name: a.paths[picks[a.name]] for a in grid.import_axes}  # type: ignore[index]
+    cells = {a.name: a.labels[picks[a.name]] for a in grid.partition_axes if not a.is_import}
+    variant = open_workbook(workbook.model.path, import_overrides={k: locate(v) for k, v in imports.items()},
+                            cell_overrides=cells)
+    if not variant.ok:
+        d = variant.diagnostics[0]
+        raise AxisError(d.code, f"with {imports or cells}: {d.headline()}", d.hint)
+    sub = Grid([_rebind(variant, a) if not a.structural else a for a in grid.axes], None)
+    plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
+    plan.imports = imports
+    return plan
 
 
 def _rebind(workbook: Workbook, axis: Axis) -> Axis:

@@ -50,3 +50,19 @@ with contextlib.redirect_stdout(io.StringIO()):
     assert main(["sweep", {str(sheet)!r}, "--vary", "a=1GB,2GB"]) == 0
 """
     assert loaded_forbidden(imports) == []
+
+
+def test_a_local_sweep_does_not_import_ray(tmp_path):
+    """Ray is an optional extra, imported only by `--on ray`."""
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text("cells:\n  a: 2 GB\n  b: = a / 2 -> MB\n", encoding="utf-8")
+    code = f"""
+import contextlib, io, json, sys
+from engine.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["sweep", {str(sheet)!r}, "--vary", "a=1GB,2GB", "-o", {str(tmp_path / "o.parquet")!r}]) == 0
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "ray")))
+"""
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []

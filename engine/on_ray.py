@@ -1,0 +1,104 @@
+"""Running a sweep's parts (sweep_parts.py) as Ray tasks.
+
+Ray is optional (`pip install 'supersheet[ray]'`) and imported only here,
+only when `--on ray` asks for it. Without an address a local runtime is
+started (so the same command works on a laptop); with one (`ray://HOST:PORT`
+or `auto`) the driver attaches to that cluster. A failed worker is retried by
+Ray (`max_retries`); an error in the sheet or the output is reported once,
+and Ctrl+C cancels every task still pending.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Callable, Sequence
+
+MAX_RETRIES = 3
+# A task is given one CPU, so its Polars uses one thread: N tasks on N cores, not N x N threads.
+ONE_THREAD = {"POLARS_MAX_THREADS": "1"}
+
+
+class RayUnavailable(Exception):
+    pass
+
+
+class TaskFailed(Exception):
+    """A task raised: its message, without Ray's wrapping."""
+
+
+def connect(address: str | None = None, num_cpus: int | None = None) -> float:
+    """Attach to a cluster (or start a local runtime); the seconds it took. Reuses a runtime already up."""
+    import time
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("--on ray needs Ray: pip install 'supersheet[ray]'") from None
+    if ray.is_initialized():
+        return 0.0
+    started = time.perf_counter()
+    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    if address:
+        import engine
+        import units
+        # The cluster runs this driver's engine code, whatever supersheet version its nodes have
+        # (its Python packages - polars, pint, numpy, ruamel.yaml - must be installed there).
+        options["runtime_env"] = {"env_vars": dict(ONE_THREAD),
+                                  "py_modules": [os.path.dirname(engine.__file__), os.path.dirname(units.__file__)]}
+        ray.init(address=address, **options)
+    else:
+        # A local runtime's workers inherit this environment: cheaper than a runtime_env (seconds per worker).
+        saved = {k: os.environ.get(k) for k in ONE_THREAD}
+        os.environ.update(ONE_THREAD)
+        try:
+            ray.init(num_cpus=num_cpus, **options)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    return time.perf_counter() - started
+
+
+def cluster_cpus() -> int:
+    import ray
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def run(function: Callable[..., Any], shared: Any, items: Sequence[Any], *extra: Any,
+        progress: Callable[[Any], None] | None = None) -> list[Any]:
+    """`function(shared, item, *extra)` for every item as a Ray task (one CPU and one Polars
+    thread each); results in the items' order. `progress` sees each result as it completes."""
+    import ray
+    remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(function)
+    shared_ref = ray.put(shared)
+    refs = [remote.remote(shared_ref, item, *extra) for item in items]
+    order = {ref: i for i, ref in enumerate(refs)}
+    results: list[Any] = [None] * len(refs)
+    pending = list(refs)
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                try:
+                    results[order[ref]] = ray.get(ref)
+                except ray.exceptions.RayTaskError as e:
+                    cause = e.cause if getattr(e, "cause", None) is not None else e
+                    raise TaskFailed(str(cause).strip().splitlines()[-1]) from None
+                if progress is not None:
+                    progress(results[order[ref]])
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
+    return results
+
+
+def call(function: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
+    """One small task (on a cluster, file-system work happens where the workers are)."""
+    import ray
+    try:
+        return ray.get(ray.remote(num_cpus=0, max_retries=MAX_RETRIES)(function).remote(*args), timeout=timeout)
+    except ray.exceptions.RayTaskError as e:
+        cause = e.cause if getattr(e, "cause", None) is not None else e
+        raise TaskFailed(str(cause).strip().splitlines()[-1]) from None

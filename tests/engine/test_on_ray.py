@@ -1,0 +1,179 @@
+"""Sweeps on Ray (`--on ray`): the same rows as the local path, bit for bit,
+written as a Parquet dataset; atomic parts under a killed worker; errors
+reported before any task. One local Ray runtime (2 CPUs) serves every test."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+ray = pytest.importorskip("ray")
+
+REPO = Path(__file__).resolve().parents[2]
+DECODE_STEP = REPO / "sheets" / "supernodes" / "6.2.2-qwen3-32b-decode-step.yaml"
+
+
+@pytest.fixture(scope="session")
+def ray_runtime():
+    from engine import on_ray
+    on_ray.connect(num_cpus=2)
+    yield
+    ray.shutdown()
+
+
+def assert_bit_identical(local: pl.DataFrame, remote: pl.DataFrame) -> None:
+    assert local.columns == remote.columns
+    assert local.schema == remote.schema
+    assert local.height == remote.height
+    for name in local.columns:
+        a, b = local[name], remote[name]
+        assert a.is_null().to_list() == b.is_null().to_list(), name
+        if a.dtype == pl.Float64:
+            bits_a = a.fill_null(0.0).to_numpy().view(np.uint64)
+            bits_b = b.fill_null(0.0).to_numpy().view(np.uint64)
+            assert np.array_equal(bits_a, bits_b), name
+        else:
+            assert a.to_list() == b.to_list(), name
+
+
+def read_dataset(directory: Path) -> pl.DataFrame:
+    parts = sorted(directory.iterdir())
+    assert parts and all(p.name.startswith("part-") and p.suffix == ".parquet" for p in parts), parts
+    return pl.concat([pl.read_parquet(p) for p in parts])
+
+
+@pytest.fixture
+def import_axis_sheet(write_sheet):
+    write_sheet("""
+        cells:
+          bandwidth: 3000 GB/s
+          latency: 2 us
+        """, "small.yaml")
+    write_sheet("""
+        cells:
+          bandwidth: 8000 GB/s
+          latency: 1 us
+        """, "large.yaml")
+    return write_sheet("""
+        use:
+          gpu: small.yaml
+        cells:
+          tp: 1
+          bytes: 10 GB
+          per_card: = bytes / tp -> GB
+          time: = per_card / gpu.bandwidth + gpu.latency -> ms
+          overhead: = 1 / (tp - 2)
+          share: = sqrt(tp - 3) -> %
+        """)
+
+
+def test_sweep_with_import_axes_and_errors_is_bit_identical(run_cli, ray_runtime, import_axis_sheet, tmp_path):
+    sheet, axes = str(import_axis_sheet), ["--vary", f"gpu={tmp_path / 'small.yaml'},{tmp_path / 'large.yaml'}",
+                                           "--vary", "tp=1..8", "--vary", "bytes=1GB..100GB:250"]
+    local = run_cli("sweep", sheet, *axes, "-o", str(tmp_path / "local.parquet"))
+    assert local.code == 0, local.output
+    remote = run_cli("sweep", sheet, *axes, "--on", "ray", "-o", str(tmp_path / "out") + "/", "--rows-per-task", "300")
+    assert remote.code == 0, remote.output
+    assert "4,000 rows written" in remote.err and "(14 Parquet parts)" in remote.err
+    expected = pl.read_parquet(tmp_path / "local.parquet")
+    assert expected["overhead [error]"].to_list().count("#DIV/0") == 500   # the error values travel too
+    assert expected["share [error]"].null_count() < expected.height
+    assert_bit_identical(expected, read_dataset(tmp_path / "out"))
+    units = pl.read_parquet_metadata(tmp_path / "local.parquet")["supersheet.units"]
+    for part in (tmp_path / "out").iterdir():
+        assert pl.read_parquet_metadata(part)["supersheet.units"] == units
+
+
+def test_named_sweep_of_a_library_sheet_on_ray(run_cli, ray_runtime, tmp_path):
+    # the sheet's tp_table sweep, with one more axis from the command line
+    args = ["sweep", str(DECODE_STEP), "tp_table", "--vary", "s=1024token..131072token:750"]
+    assert run_cli(*args, "-o", str(tmp_path / "local.parquet")).code == 0
+    result = run_cli(*args, "--on", "ray", "-o", str(tmp_path / "out.parquet") + "/", "--rows-per-task", "1000")
+    assert result.code == 0, result.output
+    assert len(list((tmp_path / "out.parquet").iterdir())) == 3
+    assert_bit_identical(pl.read_parquet(tmp_path / "local.parquet"), read_dataset(tmp_path / "out.parquet"))
+    # a second run replaces the dataset it wrote (no part of the first run is left)
+    again = run_cli(*args, "--on", "ray", "-o", str(tmp_path / "out.parquet") + "/", "--rows-per-task", "1500")
+    assert again.code == 0, again.output
+    assert len(list((tmp_path / "out.parquet").iterdir())) == 2
+    assert_bit_identical(pl.read_parquet(tmp_path / "local.parquet"), read_dataset(tmp_path / "out.parquet"))
+
+
+def _job(sheet: Path, tmp_path: Path, fault=None):
+    from engine.axes import cli_axis
+    from engine.grid import Grid
+    from engine.sweep import plans_for
+    from engine.sweep_ray import sweep_to_dataset
+    from engine.workbook import open_workbook
+    workbook = open_workbook(sheet)
+    grid = Grid([cli_axis(workbook, "tp=1..8"), cli_axis(workbook, "bytes=1GB..100GB:500")])
+    units: dict = {}
+    plans = plans_for(workbook, grid, None, None, None, (None, None), units)
+    return lambda target: sweep_to_dataset(plans, grid, None, None, None, (None, None), units, str(target),
+                                           part_rows=1000, chunk_rows=250, fault=fault)
+
+
+def test_a_worker_killed_mid_write_is_retried_and_leaves_no_partial_part(run_cli, ray_runtime, import_axis_sheet,
+                                                                        tmp_path):
+    marker = tmp_path / "killed-once"
+
+    def crash_once(part: int, chunk: int) -> None:
+        # the worker dies after the first chunk of part 2 reached its temp file; Ray retries the task
+        if part == 2 and chunk == 0 and not marker.exists():
+            marker.write_text("x")
+            os._exit(1)
+
+    written = _job(import_axis_sheet, tmp_path, crash_once)(tmp_path / "out")
+    assert marker.exists()
+    assert written.rows == 4000 and len(written.parts) == 4
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"part-0000{i}.parquet" for i in range(4)]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no staging or temp file left
+    local = run_cli("sweep", str(import_axis_sheet), "--vary", "tp=1..8", "--vary", "bytes=1GB..100GB:500",
+                    "-o", str(tmp_path / "local.parquet"))
+    assert local.code == 0, local.output
+    assert_bit_identical(pl.read_parquet(tmp_path / "local.parquet"), read_dataset(tmp_path / "out"))
+
+
+def test_a_failing_task_leaves_no_dataset(ray_runtime, import_axis_sheet, tmp_path):
+    from engine.on_ray import TaskFailed
+
+    def disk_full(part: int, chunk: int) -> None:
+        if part == 1:
+            raise OSError("No space left on device")
+
+    with pytest.raises(TaskFailed, match="No space left on device"):
+        _job(import_axis_sheet, tmp_path, disk_full)(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_sheet_errors_are_reported_once_before_any_task(run_cli, write_sheet, import_axis_sheet, tmp_path,
+                                                         monkeypatch):
+    from engine import on_ray
+
+    def no_ray(*args, **kwargs):
+        raise AssertionError("Ray was started for an invalid sweep")
+
+    monkeypatch.setattr(on_ray, "connect", no_ray)
+    monkeypatch.setattr(on_ray, "run", no_ray)
+    broken = write_sheet("""
+        cells:
+          tp: 1
+          time: = 10 GB / tp + 1 s
+        """, "broken.yaml")
+    result = run_cli("sweep", str(broken), "--vary", "tp=1..4", "--on", "ray", "-o", str(tmp_path / "out") + "/")
+    assert result.code == 2
+    assert result.err.count("E-UNIT") == 1 and "broken.yaml:3" in result.err
+    unknown = run_cli("sweep", str(import_axis_sheet), "--vary", "tpp=1..4", "--on", "ray", "-o", str(tmp_path) + "/o/")
+    assert unknown.code == 2 and "unknown cell 'tpp'" in unknown.err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "o").exists()
+
+
+def test_ray_needs_a_dataset_directory(run_cli, import_axis_sheet, tmp_path):
+    result = run_cli("sweep", str(import_axis_sheet), "--vary", "tp=1..4", "--on", "ray", "-o", str(tmp_path / "o.csv"))
+    assert result.code == 2 and "-o DIR/" in result.err
+    result = run_cli("sweep", str(import_axis_sheet), "--vary", "tp=1..4", "--address", "auto")
+    assert result.code == 2 and "needs --on ray" in result.err
