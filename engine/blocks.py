@@ -74,9 +74,9 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
 
 
 def _unknown_expectations(workbook: "Workbook") -> list[Diagnostic]:
-    """Top-level expectations that name no cell (`check` reports them, not only `test`)."""
+    """Top-level expectations that name no cell or cannot hold (`check` reports them, not only `test`)."""
     from .diagnostics import did_you_mean
-    from .testing import _STATISTIC
+    from .testing import _STATISTIC, expectation_problems
     out = []
     for name, entry in workbook.model.root.expect.items():  # type: ignore[union-attr]
         statistic = _STATISTIC.match(name)
@@ -84,6 +84,8 @@ def _unknown_expectations(workbook: "Workbook") -> list[Diagnostic]:
         if workbook.key_for(cell) is None:
             out.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", entry.span,
                                   hint=did_you_mean(cell, workbook.model.cells)))
+        else:
+            out.extend(expectation_problems(workbook, name, entry, statistic is None))
     return out
 
 

@@ -155,6 +155,8 @@ class Typer(CallRules):
         self.key, self.draws = cell.key, 0
         try:
             typ = self.formula_type(cell.formula)
+            if cell.formula.display_unit is None and cell.spec.unit and typ is not None:
+                self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
         except _Fail:
             return CheckedCell(None, deps, ok=False)
         if self.draws or any(d in self.checked.uncertain for d in deps):
@@ -164,8 +166,6 @@ class Typer(CallRules):
                        (0, len(self.text)))
             return CheckedCell(None, deps, ok=False)
         display = cell.formula.display_unit or cell.spec.unit
-        if cell.formula.display_unit is None and cell.spec.unit and typ is not None:
-            self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
         if display is None and typ is not None and not typ.is_bool:
             display = _natural_unit(cell.formula.expr)
         elif display is not None:

@@ -9,7 +9,7 @@ from units import DIMENSIONLESS, describe, power
 
 from . import ast as A
 from .diagnostics import did_you_mean
-from .distributions import CONTINUOUS, DISTRIBUTIONS, Draw
+from .distributions import CONTINUOUS, DISTRIBUTIONS, Draw, parameter_problem
 from .functions import DIMENSIONLESS_ONLY, FUNCTIONS
 from .types import NUMBER, Type
 
@@ -107,6 +107,7 @@ class CallRules:
                     self.fail("E-UNIT", f"{name}() needs a dimensionless number here, not {args[i].describe()}",
                               node.args[i].span)
             self.fix_parameters(node)
+            self.check_parameters(node, args)
             typ = Type("number", args[0].dims)
             if name == "routing_loads":
                 ranks = self.constant(node.args[3], lookup_cells=True)
@@ -117,6 +118,14 @@ class CallRules:
         self.checked.distributions.append(Draw(self.key, self.draws, node))
         self.draws += 1
         return typ
+
+    def check_parameters(self, node: A.Call, args: list[Type]) -> None:
+        """Parameters known before evaluation are checked here, at their position, not when sampling."""
+        values = [self.constant(a, lookup_cells=True) if t.dims == DIMENSIONLESS else None
+                  for a, t in zip(node.args, args)]
+        problem = parameter_problem(node.func, values)
+        if problem is not None:
+            self.fail("E-TYPE", problem[1], node.args[problem[0]].span)
 
     def fix_parameters(self, node: A.Call) -> None:
         """A discrete draw is sampled before evaluation: its parameters may not be random,

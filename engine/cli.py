@@ -8,6 +8,7 @@ SUPERSHEET_DEBUG=1 to see the traceback).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from pathlib import Path
@@ -26,7 +27,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_INVALID
     try:
-        return args.handler(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # a full disk shows here, inside the handler below, not at interpreter exit
+        return code
     except UsageError as e:
         print(f"supersheet: {e}", file=sys.stderr)
         return EXIT_INVALID
@@ -34,13 +37,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("supersheet: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return EXIT_OK
+    except OSError as e:
+        if e.errno not in _OUTPUT_ERRORS:
+            raise
+        _silence_stdout()
+        print(f"supersheet: cannot write the output: {e.strerror or e}", file=sys.stderr)
+        return EXIT_INVALID
     except Exception as e:  # noqa: BLE001 - the promise is: never a traceback for any input
         if os.environ.get("SUPERSHEET_DEBUG"):
             raise
         print(f"supersheet: internal error: {type(e).__name__}: {e}\n"
               "(this is a bug in supersheet; rerun with SUPERSHEET_DEBUG=1 for details)", file=sys.stderr)
         return 70
+
+
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that Python's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -219,7 +242,7 @@ def _test(args: argparse.Namespace) -> int:
     passed = failed = invalid = 0
     for path in sheet_paths(args.paths):
         workbook = open_workbook(path)
-        report = test_workbook(workbook, getattr(args, "samples", None), getattr(args, "seed", None))
+        report = test_workbook(workbook, args.samples, args.seed, args.max_memory)
         broken = [d for d in report.diagnostics if d.code != "E-EXPECT"]
         if broken:
             invalid += 1
@@ -277,6 +300,8 @@ def _edit(args: argparse.Namespace) -> int:
     from .edit import running_example
     if args.sheet:
         path = Path(args.sheet)
+        if path.is_dir():
+            raise UsageError(f"{args.sheet} is a directory, not a sheet")
         if not path.is_file():
             raise UsageError(f"no such sheet: {args.sheet}")
     else:

@@ -15,7 +15,7 @@ def axis_error(e) -> UsageError:
 
 def sweep(args: argparse.Namespace) -> int:
     from .axes import AxisError, cli_axis
-    from .output import render_table, write_csv, write_parquet
+    from .output import OutputError, check_writable, render_table, write_csv, write_parquet, write_text
     from .sweep import (Grid, SweepSpec, drop_clean_error_columns, iterate_chunks, load_sweep, plans_for,
                         units_metadata)
     if args.address and args.on != "ray":
@@ -44,8 +44,8 @@ def sweep(args: argparse.Namespace) -> int:
             raise UsageError(f"the sweep has {size:,} rows, more than --max-rows {args.max_rows:,}; "
                              f"raise the limit with --max-rows {size} if you mean it")
         units: dict = {}
-        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, (args.samples, args.seed),
-                          units)
+        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, (args.samples, args.seed,
+                          args.max_memory), units)
     except AxisError as e:
         raise axis_error(e) from None
     if args.on == "ray":
@@ -53,6 +53,11 @@ def sweep(args: argparse.Namespace) -> int:
     fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "text")
     if fmt not in ("csv", "parquet", "json", "text", "markdown"):
         raise UsageError(f"cannot tell the format of {args.output!r}; add --format csv or --format parquet")
+    if args.output:
+        try:
+            check_writable(Path(args.output))
+        except OutputError as e:
+            raise UsageError(str(e)) from None
     progress = sys.stderr.isatty()
     chunks = iterate_chunks(plans, spec.grid, max(1, args.chunk_rows), progress)
     if args.output:
@@ -65,7 +70,7 @@ def sweep(args: argparse.Namespace) -> int:
         else:
             import polars as pl
             frame = drop_clean_error_columns(pl.concat(list(chunks), how="diagonal_relaxed"))
-            path.write_text(render_table(frame, fmt) + "\n", encoding="utf-8")
+            write_text(path, render_table(frame, fmt) + "\n")
             rows = frame.height
         print(f"{rows:,} rows written to {path}", file=sys.stderr)
         return EXIT_OK

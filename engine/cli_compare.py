@@ -46,5 +46,7 @@ def textconv(args: argparse.Namespace) -> int:
     from .compare import textconv
     if not Path(args.file).exists():
         raise UsageError(f"no such file: {args.file}")
+    if Path(args.file).is_dir():
+        raise UsageError(f"{args.file} is a directory, not a sheet")
     sys.stdout.write(textconv(args.file, Path.cwd()))
     return EXIT_OK

@@ -3,6 +3,8 @@ diagnostics, finding sheets, --set overrides and sampling options."""
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -20,6 +22,27 @@ def sampling_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, metavar="N",
                    help="samples for sheets with random draws (default: the sheet's `samples:`, else 10000)")
     p.add_argument("--seed", type=int, metavar="S", help="random seed (default: the sheet's, else 0)")
+    p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                   help="refuse a Monte Carlo run whose estimated memory (samples x columns x 8 bytes) exceeds "
+                        "SIZE, e.g. 4GB or 512MiB (default: half of this machine's RAM)")
+
+
+def memory_size(text: str) -> int:
+    """`4GB`, `512 MiB`, `1e9` (bytes) -> bytes, for --max-memory."""
+    from units import UnitError, parse_unit
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*", text)
+    try:
+        if match is None:
+            raise ValueError
+        unit = parse_unit(match.group(2)) if match.group(2) else None
+        if unit is not None and unit.dimensions != parse_unit("B").dimensions:
+            raise ValueError
+        size = float(match.group(1)) * (unit.factor if unit else 1.0)
+        if not math.isfinite(size):
+            raise ValueError
+    except (ValueError, UnitError):
+        raise argparse.ArgumentTypeError(f"expected a size like 4GB or 512MiB, got {text!r}") from None
+    return int(size)
 
 
 def print_diagnostics(diagnostics: list[Diagnostic], sources: SourceCache | None = None) -> None:
@@ -34,8 +57,12 @@ def sheet_paths(paths: Sequence[str]) -> list[Path]:
     for text in paths:
         path = Path(text)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.yaml")
-                                if not any(part.startswith(".") for part in p.relative_to(path).parts)))
+            inside = sorted(p for p in path.rglob("*.yaml")
+                            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts))
+            if not inside:
+                what = "a directory, not a sheet" if path.suffix in (".yaml", ".yml") else "a directory with no *.yaml sheets"
+                raise UsageError(f"{text} is {what}")
+            found.extend(inside)
         elif path.exists():
             found.append(path)
         else:
@@ -47,6 +74,8 @@ def open_valid(path: str):
     from .workbook import open_workbook
     if not Path(path).exists():
         raise UsageError(f"no such sheet: {path}")
+    if Path(path).is_dir():
+        raise UsageError(f"{path} is a directory, not a sheet")
     workbook = open_workbook(path)
     if not workbook.ok:
         print_diagnostics(workbook.diagnostics)
@@ -70,6 +99,7 @@ def sample(workbook, args: argparse.Namespace, fixed: dict | None = None):
         return None
     from .uncertainty import SamplingError, evaluate_samples
     try:
-        return evaluate_samples(workbook, getattr(args, "samples", None), getattr(args, "seed", None), fixed)
+        return evaluate_samples(workbook, getattr(args, "samples", None), getattr(args, "seed", None), fixed,
+                                getattr(args, "max_memory", None))
     except SamplingError as e:
         raise UsageError(str(e)) from None

@@ -106,24 +106,54 @@ class DrawError(Exception):
     pass
 
 
-def sample_discrete(name: str, params: list[float], count: int, rng: np.random.Generator) -> np.ndarray:
-    """Samples of a discrete draw: shape (count,) or, for routing_loads, (count, ranks)."""
+COUNT_LIMIT = 2.0 ** 53      # whole numbers a 64-bit float holds exactly; far beyond any count a sheet means
+POISSON_LIMIT = 1e15         # numpy's sampler refuses means above about 9e18
+
+
+def parameter_problem(name: str, params: list[float | None]) -> tuple[int, str] | None:
+    """(index of the faulty parameter, why) for parameters a discrete draw cannot sample;
+    None when they are fine (or not known yet). `check` and the sampler share these rules."""
+    def whole(i: int, low: float) -> bool:
+        v = params[i]
+        return v is None or (math.isfinite(v) and v == math.floor(v) and low <= v <= COUNT_LIMIT)
+
     if name == "poisson":
-        (mean,) = params
-        if not mean >= 0:
-            raise DrawError(f"poisson() needs a mean >= 0, got {mean:g}")
-        return rng.poisson(mean, count).astype(float)
+        mean = params[0]
+        if mean is not None and not 0 <= mean <= POISSON_LIMIT:
+            return 0, f"poisson() needs a mean from 0 to {POISSON_LIMIT:g}, got {mean:g}"
+        return None
     if name == "binomial":
         n, p = params
-        if n < 0 or n != math.floor(n) or not 0 <= p <= 1:
-            raise DrawError(f"binomial() needs a whole n >= 0 and 0 <= p <= 1, got n={n:g}, p={p:g}")
-        return rng.binomial(int(n), p, count).astype(float)
+        if not whole(0, 0):
+            return 0, f"binomial() needs a whole number of trials from 0 to 2^53, got {n:g}"
+        if p is not None and not 0 <= p <= 1:
+            return 1, f"binomial() needs a probability from 0 to 1, got {p:g}"
+        return None
+    words = ("tokens", "top_k", "experts", "ranks")
+    for i, word in enumerate(words):
+        if not whole(i, 0):
+            return i, f"routing_loads() needs a whole number of {word} from 0 to 2^53, got {params[i]:g}"
     tokens, top_k, experts, ranks = params
-    if min(tokens, top_k, experts, ranks) < 0 or any(v != math.floor(v) for v in params):
-        raise DrawError("routing_loads() takes whole numbers")
-    tokens, top_k, experts, ranks = int(tokens), int(top_k), int(experts), int(ranks)
-    if ranks < 1 or experts % ranks or top_k > experts:
-        raise DrawError(f"routing_loads() needs experts ({experts}) divisible by ranks ({ranks}) and top_k <= experts")
+    if ranks is not None and ranks < 1:
+        return 3, "routing_loads() needs at least one rank"
+    if None not in (experts, ranks) and experts % ranks:  # type: ignore[operator]
+        return 2, f"routing_loads() needs experts ({experts:g}) divisible by ranks ({ranks:g})"
+    if None not in (top_k, experts) and top_k > experts:  # type: ignore[operator]
+        return 1, f"routing_loads() needs top_k ({top_k:g}) <= experts ({experts:g})"
+    return None
+
+
+def sample_discrete(name: str, params: list[float], count: int, rng: np.random.Generator) -> np.ndarray:
+    """Samples of a discrete draw: shape (count,) or, for routing_loads, (count, ranks)."""
+    problem = parameter_problem(name, list(params))
+    if problem is not None:
+        raise DrawError(problem[1])
+    if name == "poisson":
+        return rng.poisson(params[0], count).astype(float)
+    if name == "binomial":
+        n, p = params
+        return rng.binomial(int(n), p, count).astype(float)
+    tokens, top_k, experts, ranks = (int(v) for v in params)
     return routing_samples(tokens, top_k, experts, ranks, count, rng)
 
 

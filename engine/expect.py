@@ -7,6 +7,7 @@ of the computed value gives it.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -103,7 +104,22 @@ def _quantity(text: str) -> tuple[float, str | None, int]:
             raise ExpectationError("E-UNIT", e.message, e.hint) from None
     mantissa, _, exponent = number.replace("_", "").lower().partition("e")
     decimals = len(mantissa.partition(".")[2]) - (int(exponent) if exponent else 0)
-    return float(number.replace("_", "")), unit, decimals
+    value = float(number.replace("_", ""))
+    if not math.isfinite(value) or abs(decimals) > 300:  # 1e400: no 64-bit float holds it (nor its tolerance)
+        raise ExpectationError("E-SHEET", f"{number} is out of the range of a 64-bit float (about ±1.8e308)",
+                               "write the value in a larger unit")
+    return value, unit, decimals
+
+
+def static_problem(target: str, expectation: Expectation, typ: Type | None) -> ExpectationError | None:
+    """What `check` can tell before evaluating (as `test` reports it): a number of the wrong dimension."""
+    if typ is None or typ.is_bool or expectation.kind != "number":
+        return None
+    dims = parse_unit(expectation.unit).dimensions if expectation.unit else DIMENSIONLESS
+    if expectation.kind == "number" and dims != typ.dims:
+        return ExpectationError("E-UNIT", f"{target} is {describe(typ.dims)}, the expectation "
+                                          f"{expectation.text!r} is {describe(dims)}")
+    return None
 
 
 def check_expectation(target: str, expectation: Expectation, value: object, typ: Type | None) -> Outcome:

@@ -131,8 +131,40 @@ class _atomic:
             os.unlink(self.tmp)
 
 
+class OutputError(Exception):
+    """An output file that cannot be written (a missing folder, a directory in the way)."""
+
+
+def check_writable(path: Path) -> None:
+    """Refuse before any work is done, with what is wrong, rather than fail on the temp file."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise OutputError(f"cannot write {path}: it is a directory")
+    if not folder.is_dir():
+        raise OutputError(f"cannot write {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise OutputError(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def write_text(path: Path, text: str) -> None:
+    with _atomic(path, "w") as handle:
+        handle.write(text)
+
+
 def _temp_path(path: Path) -> str:
+    """A temp file beside `path`, with the mode a plain open() would give (0666 less the umask):
+    mkstemp's private 0600 would otherwise survive the rename."""
+    check_writable(path)
     directory = path.parent if str(path.parent) else Path(".")
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    os.close(fd)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+    finally:
+        os.close(fd)
     return name
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

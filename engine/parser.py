@@ -20,6 +20,8 @@ E-PARSE diagnostic like any other syntax error.
 """
 from __future__ import annotations
 
+import math
+
 from .ast import Array, Binary, Bool, Call, Formula, Name, Node, Number, Unary, depth
 from .lexer import LexError, Token, tokenize
 
@@ -184,6 +186,9 @@ class _Parser:
         if tok.kind == "NUMBER":
             self.advance()
             value = float(tok.text.replace("_", ""))
+            if not math.isfinite(value):  # 1e400, a 400-digit integer: no 64-bit float holds it
+                raise ParseError(f"the number {_abridged(tok.text)} is out of range (a 64-bit float holds up to "
+                                 "about 1.8e308)", tok.start, tok.end, "write it in a larger unit")
             if self.at("UNIT"):
                 unit = self.advance()
                 return Number(value, unit.text, (tok.start, unit.end), (unit.start, unit.end))
@@ -247,3 +252,7 @@ class _Parser:
             member = self.advance()
             return Name(member.text, tok.text, (tok.start, member.end))
         return Name(tok.text, None, (tok.start, tok.end))
+
+
+def _abridged(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:10]}…{text[-4:]} ({len(text)} characters)"

@@ -104,26 +104,94 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
     try:
         document = yaml_loader().load(text)
     except MarkedYAMLError as e:
-        sheet.diagnostics.append(_yaml_diagnostic(e, file))
+        sheet.diagnostics.append(_yaml_diagnostic(e, file, text))
         return sheet
     except (YAMLError, ValueError, RecursionError) as e:
-        sheet.diagnostics.append(Diagnostic("E-YAML", f"not valid YAML: {e}", Span(file, 1, 1, 2)))
+        sheet.diagnostics.append(_huge_integer(text, file) or
+                                 Diagnostic("E-YAML", f"not valid YAML: {e}", Span(file, 1, 1, 2)))
+        return sheet
+    merge = _merge_key(document, text.splitlines(), file)
+    if merge is not None:
+        sheet.diagnostics.append(merge)
         return sheet
     sheet.document = document
     _Reader(sheet, text.splitlines()).read(document)
     return sheet
 
 
-def _yaml_diagnostic(e: MarkedYAMLError, file: str) -> Diagnostic:
+def _merge_key(document: Any, lines: list[str], file: str) -> Diagnostic | None:
+    """YAML merge keys (`<<: *base`) copy keys that have no position of their own in the file, so
+    no diagnostic or edit could point at them: refused, at the `<<`."""
+    from ruamel.yaml.comments import merge_attrib
+    stack, seen = [document], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, CommentedMap):
+            if getattr(node, merge_attrib, None):
+                line, col = node.lc.line, node.lc.col
+                for number in range(line, len(lines)):
+                    found = lines[number].find("<<", col if number == line else 0)
+                    if found >= 0:
+                        line, col = number, found
+                        break
+                return Diagnostic("E-SHEET", "YAML merge keys ('<<') are not supported in sheets",
+                                  Span(file, line + 1, col + 1, col + 3),
+                                  hint="write the keys out; to share values between sheets, import one with 'use:'")
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
+def _huge_integer(text: str, file: str) -> Diagnostic | None:
+    """Python refuses to read integers of more than 4,300 digits (ValueError without a position): find it."""
+    match = re.search(r"\d{4000,}", text)
+    if match is None:
+        return None
+    line = text.count("\n", 0, match.start()) + 1
+    col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+    return Diagnostic("E-SHEET", f"a number of {len(match.group())} digits is out of range (a 64-bit float holds "
+                                 "up to about 1.8e308)", Span(file, line, col, col + len(match.group())),
+                      hint="write it in a larger unit")
+
+
+def _yaml_diagnostic(e: MarkedYAMLError, file: str, text: str = "") -> Diagnostic:
     mark = e.problem_mark or e.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    lines = text.splitlines()
+    if lines and line > len(lines):  # "at the end of the stream": on the last line, not past the file
+        line = len(lines)
+        col = len(lines[-1]) + 1
     problem = (e.problem or e.context or "invalid YAML").strip()
     if "duplicate key" in problem or type(e).__name__ == "DuplicateKeyError":
         key = re.search(r'duplicate key "([^"]*)"', str(e))
+        written = _written_key(e, line, col)
+        if key and written and (written != key.group(1) or not written.isidentifier()):
+            # `1:` and `true:` are one YAML key (1 == True): say that neither is a name
+            return Diagnostic("E-SHEET", f"key {written!r} is not a name, and YAML reads it as the same key as an "
+                                         f"earlier one ({key.group(1)})", Span(file, line, col, col + len(written)),
+                              hint="names start with a letter or '_'; true, false, yes, no, null and numbers are "
+                                   "YAML values, not names")
         message = f"duplicate key {key.group(1)!r}" if key else "duplicate key"
         return Diagnostic("E-SHEET", message, Span(file, line, col, col + (len(key.group(1)) if key else 1)),
                           hint="each key may appear only once in a mapping")
     return Diagnostic("E-YAML", f"not valid YAML: {problem}", Span(file, line, col, col + 1))
+
+
+def _written_key(e: MarkedYAMLError, line: int, col: int) -> str | None:
+    """The key as the file spells it, at the error's position."""
+    buffer = getattr(e.problem_mark, "buffer", None) if e.problem_mark else None
+    if not buffer:
+        return None
+    text = buffer.split("\n")[line - 1] if line - 1 < buffer.count("\n") + 1 else ""
+    match = re.match(r"[^:,{}\[\]#]+", text[col - 1:])
+    return match.group(0).strip().strip("'\"") if match else None
+
+
+SAMPLES_LIMIT = 10_000_000
 
 
 class _Reader:
@@ -186,6 +254,7 @@ class _Reader:
             sheet.extends = Entry("extends", document["extends"], self.key_span(document, "extends"))
         if "samples" in document:
             sheet.samples = Entry("samples", document["samples"], self.key_span(document, "samples"))
+            self.check_samples(document)
         for block in ("use", "sweeps", "solve", "choose", "expect"):
             if block in document:
                 setattr(sheet, block, self.entries(document, block))
@@ -193,6 +262,28 @@ class _Reader:
             self.read_cells(document)
         if "checks" in document:
             self.read_checks(document)
+
+    def check_samples(self, document: CommentedMap) -> None:
+        """`samples: N` or `samples: {count: N, seed: S}`: whole numbers in range, at their position."""
+        value = document["samples"]
+        if isinstance(value, CommentedMap):
+            for key in value:
+                if key not in ("count", "seed"):
+                    self.error("E-SHEET", f"unknown key {key!r} in samples", self.key_span(value, key),
+                               did_you_mean(str(key), ["count", "seed"]))
+            fields = [(value, k) for k in ("count", "seed") if k in value]
+        else:
+            fields = [(document, "samples")]
+        for container, key in fields:
+            number = container[key]
+            low, high = (1, SAMPLES_LIMIT) if key in ("count", "samples") else (0, 2**63 - 1)
+            if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
+                line, col = self.value_pos(container, key)
+                what = "the number of samples" if key != "seed" else "the seed"
+                self.error("E-SHEET", f"{what} must be a whole number from {low:,} to {high:,}, got "
+                                      f"{_scalar_text(number) or type(number).__name__}",
+                           Span(self.file, line + 1, col + 1, col + 1 + max(1, len(str(number)))),
+                           "e.g. samples: {count: 10000, seed: 1}")
 
     def entries(self, document: CommentedMap, block: str) -> dict[str, Entry]:
         node = document[block]

@@ -76,11 +76,8 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     if key in workbook.checked.structural_inputs:
         raise AxisError("E-TYPE", f"{vary} sets the length of an array (range) and cannot be varied")
     bound, left, right = goal_sides(workbook, goal, goal_origin or Origin("<--goal>", 1, 1))
-    lo_node, lo = literal_value(between[0])
-    hi_node, hi = literal_value(between[1])
-    from .axes import check_override
-    check_override(workbook, key, lo_node)
-    check_override(workbook, key, hi_node)
+    lo_node, lo = _bound(workbook, key, between[0])
+    hi_node, hi = _bound(workbook, key, between[1])
     lo, hi = float(lo), float(hi)
     if lo > hi:
         lo, hi = hi, lo
@@ -131,6 +128,21 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     from .evaluate import literal_for
     scenario = workbook.evaluate({key: literal_for(root, None)})
     return Solution(key, root, scenario, goal)
+
+
+def _bound(workbook: Workbook, key: str, text: str) -> tuple[A.Node, float]:
+    """One end of `between`, checked against the varied cell's type (E-UNIT as for --set)."""
+    from units import UnitError
+    from .axes import check_override
+    from .workbook import OverrideError
+    try:
+        node, value = literal_value(text)
+        check_override(workbook, key, node)
+    except UnitError as e:
+        raise AxisError("E-UNIT", f"between: {e.message} in {text!r}", e.hint) from None
+    except OverrideError as e:
+        raise AxisError(e.code, f"between: {text}: {e.message}", e.hint) from None
+    return node, value
 
 
 def _fmt(value: float, unit: str | None) -> str:

@@ -97,7 +97,7 @@ def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
 
 def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
               units: dict[str, str | None] | None = None, picks: dict[str, int] | None = None,
-              sampling: tuple[int | None, int | None] | None = (None, None)) -> Plan:
+              sampling: tuple[int | None, ...] | None = (None, None)) -> Plan:
     """Compile the sheet with the grid's axes as input columns (and, for a sheet
     with random draws, its sample columns: each row is evaluated over every sample;
     with `sampling=None` every draw is its mean)."""
@@ -158,7 +158,8 @@ def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[s
         key = workbook.key_for(name)
         if key is None:
             raise AxisError("E-NAME", f"'show' names unknown cell {name!r}", workbook.name_hint(name))
-        keys.append(key)
+        if key not in axis_keys and key not in keys:  # an axis is already a column; a cell is shown once
+            keys.append(key)
     return keys
 
 
@@ -207,7 +208,7 @@ def _header(name: str, unit: str | None) -> str:
 
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
-              where_origin: Any = None, sampling: tuple[int | None, int | None] | None = (None, None),
+              where_origin: Any = None, sampling: tuple[int | None, ...] | None = (None, None),
               units: dict[str, str | None] | None = None) -> list[Plan]:
     """One plan per combination of partition-axis values (one plan without them).
     `units` collects the display unit of each column (the first plan chooses)."""
@@ -221,7 +222,7 @@ def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
 
 
 def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: list[str] | None,
-                   where: str | None, where_origin: Any, sampling: tuple[int | None, int | None] | None,
+                   where: str | None, where_origin: Any, sampling: tuple[int | None, ...] | None,
                    units: dict[str, str | None], locate: Callable[[str], str] = str) -> Plan:
     """The plan of one combination of partition-axis values. `locate` maps an
     import axis's path to where the file is read from (a worker's copy)."""

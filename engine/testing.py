@@ -36,7 +36,8 @@ class TestReport:
         self.diagnostics.extend(other.diagnostics)
 
 
-def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | None = None) -> TestReport:
+def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | None = None,
+                  max_memory: int | None = None) -> TestReport:
     report = TestReport()
     if not workbook.ok:
         report.diagnostics.extend(d for d in workbook.diagnostics if d.code != "E-EXPECT")
@@ -45,7 +46,7 @@ def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | No
     if workbook.checked.distributions:
         from .uncertainty import SamplingError, evaluate_samples
         try:
-            sampled = evaluate_samples(workbook, samples, seed)
+            sampled = evaluate_samples(workbook, samples, seed, max_memory=max_memory)
         except SamplingError as e:
             report.diagnostics.append(Diagnostic("E-TYPE", str(e), None))
             return report
@@ -94,6 +95,30 @@ def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None)
         except ExpectationError as e:
             report.diagnostics.append(Diagnostic(e.code, e.message, entry.span, hint=e.hint))
     return report
+
+
+def expectation_problems(workbook: Workbook, name: str, entry, whole_cell: bool) -> list[Diagnostic]:
+    """The expectation's text parsed and compared with its cell's type, without evaluating:
+    what `test` would refuse, `check` refuses too."""
+    from .expect import static_problem
+    sheet = workbook.model.root.file  # type: ignore[union-attr]
+    key = workbook.key_for(_STATISTIC.match(name).group(2) if not whole_cell else name)  # type: ignore[union-attr]
+    typ = workbook.checked.cells[key].type if key else None
+    one_per_element = isinstance(entry.value, CommentedSeq)
+    if one_per_element and typ is not None:
+        typ = typ.scalar()
+    items = [(entry.value, i) for i in range(len(entry.value))] if one_per_element else [(entry.node, name)]
+    out = []
+    for container, index in items:
+        text, span = raw_text(sheet, container, index)
+        try:
+            problem = static_problem(name, parse_expectation(text, span), typ)
+        except ExpectationError as e:
+            problem = e
+        if problem is not None:
+            out.append(Diagnostic(problem.code, problem.message, entry.span, hint=problem.hint))
+            break
+    return out
 
 
 def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str, cell: str, entry) -> TestReport:

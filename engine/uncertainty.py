@@ -8,6 +8,7 @@ moves a result (Spearman's rank correlation, as Guesstimate does).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,8 +69,44 @@ class SamplingError(Exception):
     pass
 
 
-def sample_settings(workbook: Workbook, samples: int | None, seed: int | None) -> tuple[int, int]:
-    """The sheet's `samples:` (a count, or {count, seed}), overridden from the command line."""
+def default_memory_limit() -> int | None:
+    """Half of the machine's RAM: a run that needs more is refused before it allocates."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_needed(workbook: Workbook, count: int) -> tuple[int, int]:
+    """(bytes, columns) a run of `count` samples holds at its peak: one float64 column per
+    cell element, and each draw's samples twice (numpy's, then the frame's copy)."""
+    checked = workbook.checked
+    cells = sum((c.type.length or 1) if c.type is not None else 1 for c in checked.cells.values())
+    draws = sum(checked.node_types[id(d.node)].length or 1 for d in checked.distributions if id(d.node) in
+                checked.node_types)
+    columns = cells + 2 * draws
+    return count * columns * 8, columns
+
+
+def check_memory(workbook: Workbook, count: int, limit: int | None) -> None:
+    limit = default_memory_limit() if limit is None else limit
+    needed, columns = memory_needed(workbook, count)
+    if limit is not None and needed > limit:
+        raise SamplingError(f"{count:,} samples of this sheet need about {_size(needed)} of memory "
+                            f"({count:,} samples x {columns:,} columns x 8 bytes), more than the limit of "
+                            f"{_size(limit)}; use fewer --samples, or raise the limit with --max-memory "
+                            "(default: half of this machine's RAM)")
+
+
+def _size(size: int) -> str:
+    from units import format_number
+    return f"{format_number(size / 1e9, 3)} GB" if size >= 1e9 else f"{format_number(size / 1e6, 3)} MB"
+
+
+def sample_settings(workbook: Workbook, samples: int | None, seed: int | None,
+                    max_memory: int | None = None) -> tuple[int, int]:
+    """The sheet's `samples:` (a count, or {count, seed}), overridden from the command line;
+    refused when the run would need more memory than `max_memory` bytes (default: half the RAM)."""
     entry = workbook.model.root.samples if workbook.model.root else None
     count, default_seed = DEFAULT_SAMPLES, DEFAULT_SEED
     if entry is not None:
@@ -82,7 +119,11 @@ def sample_settings(workbook: Workbook, samples: int | None, seed: int | None) -
     count = samples if samples is not None else count
     if not 1 <= count <= 10_000_000:
         raise SamplingError(f"samples must be between 1 and 10,000,000, got {count}")
-    return count, seed if seed is not None else default_seed
+    seed = seed if seed is not None else default_seed
+    if not 0 <= seed < 2**63:
+        raise SamplingError(f"the seed must be a whole number from 0 to 2^63-1, got {seed}")
+    check_memory(workbook, count, max_memory)
+    return count, seed
 
 
 def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: int,
@@ -129,8 +170,8 @@ def _parameters(workbook: Workbook, deterministic: Scenario, draw: Draw) -> list
 
 
 def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int | None = None,
-                     fixed: dict | None = None) -> Sampled:
-    count, seed = sample_settings(workbook, samples, seed)
+                     fixed: dict | None = None, max_memory: int | None = None) -> Sampled:
+    count, seed = sample_settings(workbook, samples, seed, max_memory)
     deterministic = workbook.evaluate(fixed)
     columns, mapping = draw_columns(workbook, deterministic, count, seed)
     program = compile_program(workbook.checked, fixed=fixed, baseline=deterministic, samples=mapping)

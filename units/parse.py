@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -140,7 +141,13 @@ def parse_unit(text: str) -> Unit:
             exponent, used, written = _read_exponent(tokens, i + 1, text)
             pieces.append(written)
             i += 1 + used
-        factor *= value ** (sign * exponent)
+        try:
+            factor *= value ** (sign * exponent)
+        except OverflowError:
+            factor = math.inf
+        if not math.isfinite(factor) or factor == 0.0:  # e.g. GB^1000: beyond a 64-bit float
+            raise UnitError(f'unit "{text}" is out of range (its factor is not a finite number)', 0, len(text),
+                            "use a smaller power or a plain number")
         exponents.extend((name, e * sign * exponent) for name, e in names)
         if i >= len(tokens):
             break
@@ -169,6 +176,8 @@ def _read_exponent(tokens: list[_Token], i: int, text: str) -> tuple[float, int,
         where = tokens[i].offset if i < len(tokens) else len(text)
         raise UnitError("expected a number after the power sign", where, 0 if i >= len(tokens) else len(tokens[i].text))
     value = float(tokens[i].text)
+    if not math.isfinite(value):
+        raise UnitError("the power is too large", tokens[i].offset, len(tokens[i].text))
     return (-value if negative else value), used + 1, written + tokens[i].text
 
 
