@@ -182,3 +182,50 @@ def test_ffn_slice_is_the_share_of_all_three_matrices() -> None:
     v = evaluate("supernodes/6.2.2-ffn-four-way-split.yaml", cards="5")
     hidden, ffn = 5120, 25600
     assert value(v, "card_bytes", "MiB") == pytest.approx(3 * hidden * ffn * 2 / 5 / 2 ** 20)
+
+
+# -- comparators follow the sheet's inputs (format 9.1) --------------------------
+
+QWEN3_32B_WEIGHT_READ = 64 * (2 * 5120 * 8192 + 2 * 5120 * 1024 + 3 * 5120 * 25600) * 2 + 151936 * 5120 * 2   # B
+QWEN3_32B_KV_PER_TOKEN = 2 * 64 * 8 * 128 * 2                                                             # B
+
+
+def tp8_step_ms(context: int, ring_us: float) -> float:
+    """Eq. (6-5) at TP8: weights and the old KV plus one token, split 8 ways, plus 128 ring AllReduces."""
+    local_s = (QWEN3_32B_WEIGHT_READ + QWEN3_32B_KV_PER_TOKEN * (context + 1)) / 3350e9 / 8
+    return local_s * 1e3 + 128 * ring_us * 1e-3
+
+
+@pytest.mark.parametrize("sheet", ["supernodes/6.5.1-tp16-two-servers.yaml", "supernodes/6.5.3-tp16-nvlink-domain.yaml"])
+@pytest.mark.parametrize("context", [8192, 65536, 131064])
+def test_tp16_compares_with_tp8_at_the_same_context(sheet: str, context: int) -> None:
+    v = evaluate(sheet, context=f"{context} token")
+    ring_us = value(v, "tp8.ring", "us")              # one 10 KiB AllReduce: does not depend on the context
+    tp8 = tp8_step_ms(context, ring_us)
+    assert value(v, "tp8_step", "ms") == pytest.approx(tp8, rel=1e-9)
+    tp16_local_s = (QWEN3_32B_WEIGHT_READ / 16 + QWEN3_32B_KV_PER_TOKEN * (context + 1) / 8) / 3350e9
+    tp16 = tp16_local_s * 1e3 + 128 * value(v, "allreduce", "us") * 1e-3
+    assert value(v, "step", "ms") == pytest.approx(tp16, rel=1e-9)
+    assert v["faster_than_tp8"] is (tp16 < tp8)
+
+
+def test_tp_doubling_passes_its_context_to_all_three() -> None:
+    v = evaluate("supernodes/6.4.2-tp-doubling.yaml", context="32768 token")
+    local_s = (QWEN3_32B_WEIGHT_READ + QWEN3_32B_KV_PER_TOKEN * 32769) / 3350e9
+    assert value(v, "local_saved_2_to_4", "ms") == pytest.approx(local_s * 1e3 / 4)
+    assert value(v, "local_saved_4_to_8", "ms") == pytest.approx(local_s * 1e3 / 8)
+
+
+def test_q8_instances_size_their_kv_for_the_load_requests() -> None:
+    v = evaluate("questions/q8-b200-vs-h100-roles.yaml", prompt="8192 token/request", output="2048 token/request")
+    assert value(v, "h100.context", "token") == 10240
+    assert value(v, "b200.context", "token") == 10240
+
+
+def test_q4_monte_carlo_compares_with_the_closed_form_at_its_own_batch() -> None:
+    workbook = open_workbook(SHEETS / "questions/q4-ep-skew-monte-carlo.yaml",
+                             cell_overrides={"batch": "1024 token", "drift": "0.25"})
+    assert not workbook.diagnostics, render_all(workbook.diagnostics)
+    v = workbook.evaluate().values
+    assert value(v, "closed.batch", "token") == 1024
+    assert value(v, "closed.drift") == 0.25
