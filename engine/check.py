@@ -8,6 +8,7 @@ kept per node so the compiler never has to look anything up again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from units import DIMENSIONLESS, UnitError, compact_unit, describe, divide, multiply, parse_unit, power
 
@@ -48,6 +49,20 @@ class Checked:
     def ok(self) -> bool:
         return not any(d.code != "E-EXPECT" for d in self.diagnostics)
 
+    @cached_property
+    def users(self) -> dict[str, list[str]]:
+        """Who reads each cell (the reverse of `deps`): what an edit must recompute."""
+        users: dict[str, list[str]] = {}
+        for key in self.order:
+            for dep in self.cells[key].deps:
+                users.setdefault(dep, []).append(key)
+        return users
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        """Each evaluable cell's place in `order`."""
+        return {key: i for i, key in enumerate(self.order)}
+
 
 class _Fail(Exception):
     """Abandon typing this formula; the diagnostic is already recorded."""
@@ -81,15 +96,15 @@ def origin_of(cell: Cell) -> Origin:
 def _resolve(checked: Checked, cell: Cell) -> tuple[str, ...]:
     assert cell.formula is not None
     origin = origin_of(cell)
-    found: list[str] = []
+    found: dict[str, None] = {}   # insertion-ordered set: a formula may read thousands of cells
     # a `use: … set:` formula is read where it is written, in the importing
     # sheet (format 9.1); the imported sheet's cells are reached via the alias
     scope = cell.formula_scope
     imported = cell.scope if scope is not cell.scope else None
     for node in A.names(cell.formula.expr):
         key = resolve_name(checked, node, scope, origin, imported)
-        if key is not None and key not in found:
-            found.append(key)
+        if key is not None:
+            found[key] = None
     return tuple(found)
 
 

@@ -82,7 +82,9 @@ def dependents(keys: set[str], deps: dict[str, tuple[str, ...]], order: list[str
 
 
 def _strongly_connected(keys: list[str], deps: dict[str, tuple[str, ...]]) -> list[list[str]]:
-    """Tarjan's algorithm, iterative (sheets can be long chains)."""
+    """Tarjan's algorithm, iterative (sheets can be long chains). Each key's
+    children are listed once, so the cost is linear in cells plus references."""
+    children_of = {key: [c for c in children if c in deps] for key, children in deps.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -99,7 +101,7 @@ def _strongly_connected(keys: list[str], deps: dict[str, tuple[str, ...]]) -> li
         on_stack.add(root)
         while work:
             key, i = work[-1]
-            children = [c for c in deps.get(key, ()) if c in deps]
+            children = children_of.get(key, ())
             if i < len(children):
                 work[-1] = (key, i + 1)
                 child = children[i]
