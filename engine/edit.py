@@ -333,8 +333,8 @@ def _evaluate_dependents(old_wb: Workbook, old: Scenario, wb: Workbook, key: str
     clean = not [d for d in old_wb.diagnostics if d.code != "E-EXPECT"]
     if same_keys and clean and key in wb.model.cells:
         try:
-            partial = Scenario(wb.checked, dict(old.values), old.program)
-            return reevaluate(partial, {key: None})  # type: ignore[dict-item]  # None: compile its formula
+            partial = Scenario(wb.checked, dict(old.values), old.fixed)
+            return reevaluate(partial, {key: None})   # None: the cell's own (new) formula
         except Exception:  # noqa: BLE001 - fall back to the plain, always-correct path
             pass
     scenario = evaluate(wb.checked)

@@ -1,38 +1,35 @@
 """Run a checked sheet: one scenario (a one-row frame) or many (a sweep frame).
 
-A `Program` is the compiled sheet for one set of overrides: the cells to
-compute in dependency layers, each layer one `with_columns`. Overridden cells
-(`--set`, sweep axes, goal-seek variables) become inputs: their column comes
-from the frame and their own formula is skipped.
+One scenario is evaluated cell by cell with Python floats (scalar.py): no
+plan to build, and re-evaluating after an edit touches only the dependents.
+Many rows (sweeps, samples, goal seeking) are a `Program`: the compiled sheet
+for one set of overrides, the cells to compute in dependency layers, each
+layer one `with_columns`. Overridden cells (`--set`, sweep axes, goal-seek
+variables) become inputs: their column comes from the frame and their own
+formula is skipped.
+
+Polars is imported only where a plan is built, so `calc`, `check` and a
+one-row `run` start without it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
-
-import numpy as np
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, Iterable
 
 from units import parse_unit
 
 from . import ast as A
 from .check import Checked
-from .compile import Compiler
-from .values import CompiledCell, Source, element_column
-from .graph import dependents
+from .scalar import ErrorValue, Scalar, Unsupported, Value, Walker, error_code, evaluate_cells
 
+if TYPE_CHECKING:
+    import polars as pl
 
-@dataclass(frozen=True, slots=True)
-class ErrorValue:
-    code: str
+    from .compile import Compiler
+    from .values import CompiledCell, Source
 
-    def __str__(self) -> str:
-        return self.code
-
-
-Scalar = float | bool | ErrorValue
-Value = Scalar | list[Scalar] | None   # None: the cell could not be evaluated (invalid sheet)
+__all__ = ["ErrorValue", "Scalar", "Value", "error_code", "Program", "Scenario", "compile_program", "evaluate",
+           "reevaluate", "read_value", "literal_for"]
 
 
 @dataclass
@@ -46,10 +43,13 @@ class Program:
 
     def compiler(self) -> Compiler:
         """A compiler for free formulas (where, require, goal) over this program's cells."""
+        from .compile import Compiler
         return Compiler(self.checked, self.sources, divisors=self.divisors)
 
     def frame(self, columns: dict[str, Any], rows: int) -> pl.LazyFrame:
         """The input frame: `columns` (axes, samples) plus the constant-divisor columns."""
+        import numpy as np
+        import polars as pl
         data: dict[str, Any] = dict(columns) if columns else {"__row": np.zeros(rows)}
         data.update({name: np.full(rows, value) for name, value in self.divisors.items()})
         return pl.LazyFrame(data)
@@ -57,6 +57,7 @@ class Program:
     def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None, errors: bool = True) -> pl.LazyFrame:
         """Add the columns of `keys` (default: every cell) and what they need;
         with `errors`, also each nullable cell's error-code column."""
+        import polars as pl
         needed = self.needed(keys) if keys is not None else None
         missing = [name for name in self.divisors if name not in frame.collect_schema().names()]
         if missing:   # a frame not built by frame(): materialise the divisors (a literal would stay a scalar)
@@ -96,6 +97,8 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
     With a `baseline` scenario (evaluated with the same `fixed`), every cell
     that does not depend on an input column is a constant: it is inlined as a
     literal, never materialised as a column, and divisions by it need no guard."""
+    from .compile import Compiler
+    from .values import Source, element_column
     inputs = inputs or {}
     fixed = fixed or {}
     sources: dict[str, Source] = dict(inputs)
@@ -137,23 +140,15 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
 
 @dataclass
 class Scenario:
-    """The values of every cell in one scenario, in base-unit magnitudes."""
+    """The values of every cell in one scenario, in base-unit magnitudes, and
+    the formula overrides (`--set`) it was evaluated with."""
 
     checked: Checked
     values: dict[str, Value]
-    program: Program
+    fixed: dict[str, A.Node] = field(default_factory=dict)
 
     def has_errors(self) -> bool:
         return any(_is_error(v) for v in self.values.values())
-
-
-def error_code(value: Value) -> str | None:
-    """The error code a value holds (the first, for an array), or None."""
-    if isinstance(value, ErrorValue):
-        return value.code
-    if isinstance(value, list):
-        return next((v.code for v in value if isinstance(v, ErrorValue)), None)
-    return None
 
 
 def _is_error(value: Value) -> bool:
@@ -162,11 +157,34 @@ def _is_error(value: Value) -> bool:
 
 def evaluate(checked: Checked, fixed: dict[str, A.Node] | None = None) -> Scenario:
     """Evaluate one scenario of a checked sheet."""
+    fixed = dict(fixed or {})
+    values: dict[str, Value] = {key: None for key in checked.model.cells}
+    try:
+        evaluate_cells(checked, checked.order, values, fixed)   # type: ignore[arg-type]
+    except Unsupported:
+        values = evaluate_with_polars(checked, fixed)
+    return Scenario(checked, values, fixed)
+
+
+def evaluate_with_polars(checked: Checked, fixed: dict[str, A.Node] | None = None) -> dict[str, Value]:
+    """The same scenario as a one-row Polars plan (formulas the scalar path does not know)."""
     program = compile_program(checked, fixed=fixed)
-    frame = program.apply(program.frame({}, 1)).collect()
-    row = frame.row(0, named=True)
-    values = {key: read_value(program, key, row) for key in checked.model.cells}
-    return Scenario(checked, values, program)
+    row = program.apply(program.frame({}, 1)).collect().row(0, named=True)
+    return {key: read_value(program, key, row) for key in checked.model.cells}
+
+
+def evaluate_expression(scenario: Scenario, node: A.Node) -> Value:
+    """A free formula of a checked sheet (names bound by the checker) over a scenario's values."""
+    try:
+        return Walker(scenario.checked, scenario.values).value(node)
+    except Unsupported:
+        import polars as pl
+        program = compile_program(scenario.checked, fixed=scenario.fixed)
+        value = program.compiler().compile_expression(node)[0].expr
+        exprs = value if isinstance(value, list) else [value]
+        row = program.apply(program.frame({}, 1)).select(e.alias(f"v{i}") for i, e in enumerate(exprs)).collect().row(0)
+        items: list[Scalar] = [ErrorValue("#ERROR") if v is None else v for v in row]
+        return items if isinstance(value, list) else items[0]
 
 
 def read_value(program: Program, key: str, row: dict[str, Any]) -> Value:
@@ -186,75 +204,38 @@ def read_value(program: Program, key: str, row: dict[str, Any]) -> Value:
     return value
 
 
-def reevaluate(scenario: Scenario, changed: dict[str, A.Node]) -> tuple[Scenario, list[str]]:
-    """Recompute only the dependents of `changed` cells (new literal values).
+def reevaluate(scenario: Scenario, changed: dict[str, A.Node | None]) -> tuple[Scenario, list[str]]:
+    """Recompute only `changed` cells (a new formula, or None: the cell's own)
+    and their dependents, reading every other cell's value from `scenario`.
 
-    The unchanged cells enter as one-row literal columns, so the cost is that of
-    the dependents alone; returns the new scenario and the keys recomputed."""
+    The cost is that of the cells recomputed (a reverse-dependency index finds
+    them), not of the sheet; returns the new scenario and the keys recomputed."""
     checked = scenario.checked
-    program = scenario.program
-    affected = set(changed) | set(dependents(set(changed), {k: checked.cells[k].deps for k in checked.cells},
-                                             checked.order))
-    fixed_inputs: dict[str, pl.Series] = {}
-    sources: dict[str, Source] = {}
-    for key, source in program.sources.items():
-        if key in affected:
-            continue
-        sources[key] = source
-        value = scenario.values.get(key)
-        for column, item in _columns_of(source, value):
-            fixed_inputs[column] = item
-    compiler = Compiler(checked, sources, divisors=program.divisors)
-    exprs_by_layer: list[list[pl.Expr]] = []
-    level: dict[str, int] = {}
-    new_sources = dict(sources)
-    compiled: dict[str, CompiledCell] = {}
-    for key in checked.order:
-        if key not in affected or checked.cells[key].type is None:
-            continue
-        compiler.sources = new_sources
-        node = changed.get(key)
-        if node is None and any(d not in new_sources for d in checked.cells[key].deps):
-            continue
-        cell = compiler.compile_cell(key, node)
-        compiled[key] = cell
-        new_sources[key] = cell.source
-        deps = checked.cells[key].deps if node is None else ()
-        level[key] = 1 + max((level.get(d, -1) for d in deps), default=-1)
-        while len(exprs_by_layer) <= level[key]:
-            exprs_by_layer.append([])
-        exprs_by_layer[level[key]].extend(e for _, e in cell.columns)
-        if cell.error is not None:
-            exprs_by_layer[level[key]].append(cell.error)
-    frame = program.frame(fixed_inputs, 1)
-    for exprs in exprs_by_layer:
-        if exprs:
-            frame = frame.with_columns(exprs)
-    row = frame.collect().row(0, named=True)
+    fixed = {**scenario.fixed, **{k: v for k, v in changed.items() if v is not None}}
+    for key, node in changed.items():
+        if node is None:
+            fixed.pop(key, None)
+    affected = affected_cells(checked, changed)
     values = dict(scenario.values)
-    for key in compiled:
-        values[key] = read_value(Program(checked, compiled, [], {}, new_sources), key, row)
-    merged = dict(program.compiled)
-    merged.update(compiled)
-    new_program = Program(checked, merged, program.layers, program.inputs, {**program.sources, **new_sources},
-                          program.divisors)
-    return Scenario(checked, values, new_program), [k for k in checked.order if k in compiled]
+    try:
+        recomputed = evaluate_cells(checked, affected, values, fixed)   # type: ignore[arg-type]
+    except Unsupported:
+        values = evaluate_with_polars(checked, fixed)
+        recomputed = [k for k in affected if k in values]
+    return Scenario(checked, values, fixed), recomputed
 
 
-def _columns_of(source: Source, value: Value) -> list[tuple[str, pl.Series]]:
-    out: list[tuple[str, pl.Series]] = []
-    columns = source.columns if isinstance(source.columns, list) else [source.columns]
-    items = value if isinstance(value, list) else [value]
-    error: str | None = None
-    for column, item in zip(columns, items):
-        if isinstance(item, ErrorValue):
-            error = item.code
-            item = None
-        dtype = pl.Boolean if isinstance(item, bool) else pl.Float64
-        out.append((column, pl.Series(column, [item], dtype=dtype)))
-    if source.error_column:
-        out.append((source.error_column, pl.Series(source.error_column, [error], dtype=pl.String)))
-    return out
+def affected_cells(checked: Checked, changed: Iterable[str]) -> list[str]:
+    """`changed` and every cell downstream of them, in evaluation order."""
+    users, position = checked.users, checked.position
+    seen = {key for key in changed if key in position}
+    stack = list(seen)
+    while stack:
+        for user in users.get(stack.pop(), ()):
+            if user not in seen:
+                seen.add(user)
+                stack.append(user)
+    return sorted(seen, key=position.__getitem__)
 
 
 def literal_for(value: float, unit: str | None) -> A.Number:

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from .distributions import CONTINUOUS, Draw, DrawError, sample_discrete, variates
-from .evaluate import Program, Scenario, compile_program
+from .evaluate import Program, Scenario, compile_program, error_code, evaluate_expression
 from .workbook import Workbook
 
 DEFAULT_SAMPLES = 10_000
@@ -160,13 +160,10 @@ def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: 
 
 def _parameters(workbook: Workbook, deterministic: Scenario, draw: Draw) -> list[float]:
     """The values of a discrete draw's parameters (they depend on no draw)."""
-    compiler = deterministic.program.compiler()
-    exprs = [compiler.compile_expression(arg)[0].expr.alias(f"p{i}")  # type: ignore[union-attr]
-             for i, arg in enumerate(draw.node.args)]  # type: ignore[attr-defined]
-    row = deterministic.program.apply(deterministic.program.frame({}, 1)).select(exprs).collect().row(0)
-    if any(v is None for v in row):
+    values = [evaluate_expression(deterministic, arg) for arg in draw.node.args]  # type: ignore[attr-defined]
+    if any(error_code(v) is not None or not isinstance(v, (float, int)) for v in values):
         raise SamplingError(f"{draw.key}: a parameter of {draw.name}() is an error value")
-    return [float(v) for v in row]
+    return [float(v) for v in values]  # type: ignore[arg-type]
 
 
 def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int | None = None,

@@ -17,10 +17,13 @@ The reference follows the spec and IEEE 754 doubles:
   chosen branch's error (a spreadsheet's IF); `and`/`or` with an error operand
   are that error.
 
-Four Polars paths are compared: inputs as frame columns (what sweeps do), a
-sweep's constant folding (cells that do not vary are inlined as literals), the
-one-row `evaluate` with `--set`-style literal overrides, and formulas written
-with literals only.
+Compared: two Polars paths over many rows — inputs as frame columns (what
+sweeps do) and a sweep's constant folding (cells that do not vary are inlined
+as literals) — and the one-row `evaluate` (the scalar evaluator, scalar.py)
+with the sheet's own inputs, with `--set`-style literal overrides, and on
+formulas written with literals only; the one-row cases also as a one-row
+Polars plan (`evaluate_with_polars`, the fallback for formulas the scalar
+evaluator does not know).
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ import pytest
 
 from engine import ast as A
 from engine.values import Source
-from engine.evaluate import ErrorValue, compile_program, evaluate, read_value
+from engine.evaluate import ErrorValue, compile_program, evaluate, evaluate_with_polars, read_value
 from engine.workbook import open_workbook
 from units import parse_unit
 
@@ -358,7 +361,9 @@ def folded_path(tmp_path: Path, mismatches: Mismatches) -> None:
         assert workbook.ok, workbook.diagnostics
         baseline = workbook.evaluate()
         # the baseline itself is the one-row path with the sheet's own inputs
-        compare([({"a": 1.0, "b": value, "c": 3.0, "p": True, "q": False}, baseline.values)], "one-row", mismatches)
+        own = {"a": 1.0, "b": value, "c": 3.0, "p": True, "q": False}
+        compare([(own, baseline.values)], "one-row", mismatches)
+        compare([(own, evaluate_with_polars(workbook.checked))], "one-row-polars", mismatches)
         product = list(itertools.product(VALUES, C_VALUES))
         data = {"a": [x for x, _ in product], "c": [z for _, z in product],
                 "p": [p_of(j) for j in range(len(product))], "q": [q_of(j) for j in range(len(product))]}
@@ -378,12 +383,14 @@ def literal(value: float | bool) -> A.Node:
 def set_path(workbook, mismatches: Mismatches) -> None:
     """One-row `evaluate` with every input overridden by a literal (as --set does)."""
     product = list(itertools.product(VALUES, VALUES))
-    rows = []
+    rows, plans = [], []
     for i, (x, y) in enumerate(product[::7]):
         inputs = {"a": x, "b": y, "c": C_VALUES[i % len(C_VALUES)], "p": p_of(i), "q": q_of(i)}
-        scenario = evaluate(workbook.checked, {k: literal(v) for k, v in inputs.items()})
-        rows.append((inputs, scenario.values))
+        fixed = {k: literal(v) for k, v in inputs.items()}
+        rows.append((inputs, evaluate(workbook.checked, fixed).values))
+        plans.append((inputs, evaluate_with_polars(workbook.checked, fixed)))
     compare(rows, "set", mismatches)
+    compare(plans, "set-polars", mismatches)
 
 
 LITERALS = ["0", "1", "(-1)", "0.5", "2.5", "(-2.5)", "1e-300", "1e300"]
@@ -420,11 +427,12 @@ def literals_path(tmp_path: Path, mismatches: Mismatches) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     workbook = open_workbook(path)
     assert workbook.ok, workbook.diagnostics[:3]
-    values = workbook.evaluate().values
-    for name, (formula, want) in expected.items():
-        if not same(values[name], want):
-            mismatches.setdefault(f"literals:{name.rsplit('_', 1)[0]}", []).append(
-                f"{formula}: engine {show(values[name])}, reference {show(want)}")
+    for label, values in (("literals", workbook.evaluate().values),
+                          ("literals-polars", evaluate_with_polars(workbook.checked))):
+        for name, (formula, want) in expected.items():
+            if not same(values[name], want):
+                mismatches.setdefault(f"{label}:{name.rsplit('_', 1)[0]}", []).append(
+                    f"{formula}: engine {show(values[name])}, reference {show(want)}")
 
 
 @pytest.fixture(scope="module")
@@ -447,8 +455,9 @@ def mismatches(tmp_path_factory) -> Mismatches:
 # of the constant instead; see test_sweep_division_by_a_constant_is_exact.)
 XFAIL: dict[str, str] = {}
 
-CASES = ([f"{path}:{name}" for path in ("columns", "folded", "one-row", "set") for name in CELLS]
-         + [f"literals:{kind}" for kind in LITERAL_FORMULAS])
+CASES = ([f"{path}:{name}" for path in ("columns", "folded", "one-row", "one-row-polars", "set", "set-polars")
+          for name in CELLS]
+         + [f"{path}:{kind}" for path in ("literals", "literals-polars") for kind in LITERAL_FORMULAS])
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(reason=XFAIL[c], strict=True))
