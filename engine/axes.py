@@ -63,7 +63,11 @@ def literal_value(text: str) -> tuple[A.Node, float | bool]:
         raise AxisError("E-PARSE", f"{e.message} in {text!r}", e.hint) from None
     if not _is_literal(formula) or isinstance(formula.expr, A.Array):
         raise AxisError("E-SHEET", f"axis values must be numbers, quantities or booleans, got {text!r}")
-    return formula.expr, _magnitude(formula.expr)
+    from units import UnitError
+    try:
+        return formula.expr, _magnitude(formula.expr)
+    except UnitError as e:   # an unknown unit, or a slip such as 128K (kelvin)
+        raise AxisError("E-UNIT", f"{e.message} in {text!r}", e.hint) from None
 
 
 def _magnitude(node: A.Node) -> float | bool:

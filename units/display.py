@@ -68,10 +68,11 @@ def format_quantity(base_magnitude: float, dims: Dimensions, unit: str | None = 
     return f"{format_number(base_magnitude / parsed.factor, digits)} {parsed.text}"
 
 
-# The unit symbol shown for each base dimension.
+# The unit shown for each base dimension. Dimensions outside this domain are
+# shown by name (kelvin, not K): their symbols are refused as slips (units/traps.py).
 _SYMBOLS: dict[str, str] = {
-    "money": "USD", "information": "B", "FLOP": "FLOP", "length": "m", "mass": "g",
-    "current": "A", "temperature": "K", "substance": "mol", "luminosity": "cd",
+    "money": "USD", "information": "B", "FLOP": "FLOP", "length": "m", "mass": "gram",
+    "current": "ampere", "temperature": "kelvin", "substance": "mole", "luminosity": "candela",
     "GPU": "GPU", "token": "token", "request": "request", "session": "session", "time": "s",
 }
 # Order of factors in a built unit: the first one is the one that gets a prefix.
@@ -94,7 +95,7 @@ _PREFIXES: dict[str, dict[str, float]] = {
     "FLOP": _decimal("", "k", "M", "G", "T", "P", "E"),
     "s": _decimal("n", "μ", "m", ""),
     "m": _decimal("n", "μ", "m", "", "k"),
-    "g": _decimal("μ", "m", "", "k"),
+    "gram": {"micro": 1e-6, "milli": 1e-3, "": 1.0, "kilo": 1e3},
     "W": _decimal("m", "", "k", "M", "G"),
     "J": _decimal("μ", "m", "", "k", "M", "G", "T"),
     "Hz": _decimal("", "k", "M", "G", "T"),

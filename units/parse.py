@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from units._registry import registry
 from units.dimensions import Dimensions, make_dimensions
+from units.traps import domain_trap
 
 if TYPE_CHECKING:
     import pint
@@ -198,15 +199,16 @@ def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], 
     prefix_written, prefix_name, unit_name = found
     definition = ureg._units[unit_name]
     if not definition.is_multiplicative:
-        raise UnitError(
-            f'unit "{name}" has an offset (like °C) and cannot be used here', token.offset, len(name),
-            'use an absolute unit such as "K"',
-        )
+        message, hint = _not_a_factor(name, definition)
+        raise UnitError(message, token.offset, len(name), hint)
     from pint.util import UnitsContainer
 
     root_factor, _ = ureg.get_root_units(UnitsContainer({unit_name: 1}))
     dims = ureg.get_dimensionality(UnitsContainer({unit_name: 1}))
     scale = ureg._prefixes[prefix_written].converter.scale if prefix_written else 1
+    trap = domain_trap(name, prefix_written, prefix_name, definition, make_dimensions(dims), float(scale))
+    if trap is not None:
+        raise UnitError(trap[0], token.offset, len(name), trap[1])
     shown = name
     if prefix_name == "micro":
         shown = _MICRO + name[len(prefix_written):]
@@ -214,6 +216,15 @@ def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], 
     # Pint's root mass unit is the gram; ours is the SI kilogram, so that J and W have factor 1.
     kilograms = _GRAMS_PER_KILOGRAM ** -dims.get("[mass]", 0)
     return float(scale) * float(root_factor) * kilograms, tuple(dims.items()), shown
+
+
+def _not_a_factor(name: str, definition: object) -> tuple[str, str]:
+    """(message, hint) for a unit that is not a multiple of a base unit: an offset or a logarithm."""
+    if type(definition.converter).__name__ == "LogarithmicConverter":  # type: ignore[attr-defined]
+        return (f'unit "{name}" is logarithmic (a ratio on a log scale, like dB) and cannot be used here',
+                "write the ratio as a plain number: a decade is a factor of 10, 3 dB about 2")
+    return (f'unit "{name}" has an offset (like °C) and cannot be used here',
+            'write a temperature in "kelvin", a temperature difference in "delta_degC"')
 
 
 def _lookup(ureg: pint.UnitRegistry, name: str) -> tuple[str, str, str] | None:

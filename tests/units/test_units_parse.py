@@ -114,7 +114,7 @@ def test_percent_is_dimensionless() -> None:
     ("m", 1, (("length", 1.0),)), ("m^2", 1, (("length", 2.0),)), ("km", 1e3, (("length", 1.0),)),
     ("Hz", 1, (("time", -1.0),)), ("GHz", 1e9, (("time", -1.0),)),
     ("m/s^2", 1, (("length", 1.0), ("time", -2.0))), ("m/s**2", 1, (("length", 1.0), ("time", -2.0))),
-    ("1/s", 1, (("time", -1.0),)), ("kg", 1, (("mass", 1.0),)),
+    ("1/s", 1, (("time", -1.0),)), ("kilogram", 1, (("mass", 1.0),)),
 ])
 def test_usual_pint_units(text: str, value: float, dims: tuple[tuple[str, float], ...]) -> None:
     unit = parse_unit(text)
