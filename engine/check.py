@@ -408,7 +408,7 @@ def _natural_unit(node: A.Node) -> str | None:
     return None
 
 
-_UNIT_KEEPING = frozenset({"min", "max", "abs", "clamp", "if", "ceil", "floor", "uniform", "normal", "lognormal",
+_UNIT_KEEPING = frozenset({"min", "max", "abs", "clamp", "if", "ceil", "floor", "round", "uniform", "normal", "lognormal",
                            "triangular"})
 
 

@@ -68,13 +68,13 @@ class CallRules:
             if any(exp % 2 for _, exp in dims):
                 self.fail("E-UNIT", f"sqrt of {describe(dims)} has no unit (odd exponent)", node.args[0].span)
             return Type("number", power(dims, 0.5), args[0].length)
-        if name in ("ceil", "floor") and n == 2:
+        if name in ("ceil", "floor", "round") and n == 2:
             self.same_dims(name, args, node)
             return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
         if name in DIMENSIONLESS_ONLY or name in ("ceil", "floor"):
             if args[0].dims != DIMENSIONLESS:
                 hint = f"divide by a unit first, e.g. {name}(x / 1 {self.unit_word(node.args[0], args[0])})"
-                if name in ("ceil", "floor"):
+                if name in ("ceil", "floor", "round"):
                     hint = f"or round to a step of the same unit: {name}(x, 8 {self.unit_word(node.args[0], args[0])})"
                 self.fail("E-UNIT", f"{name}() needs a dimensionless number, not {args[0].describe()}",
                           node.args[0].span, hint)

@@ -116,7 +116,7 @@ class CallCompiler:
         def rounded(x: pl.Expr) -> pl.Expr:
             whole = x.abs().floor()
             return x.sign() * pl.when(x.abs() - whole >= 0.5).then(whole + 1).otherwise(whole)
-        return elementwise(rounded, args[0])
+        return self._round_to(args, rounded)
 
     def _log(self, args, log: Callable[[pl.Expr], pl.Expr]) -> Val:
         def guarded(x: pl.Expr) -> pl.Expr:

@@ -12,7 +12,7 @@ RESERVED = frozenset({"and", "or", "not", "true", "false"})
 
 OPERATORS = ("->", "**", "<=", ">=", "==", "!=", "+", "-", "*", "/", "^", "<", ">", "(", ")", "[", "]", ",", ".")
 
-_UNIT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_%μµ°Ω")
+_UNIT_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_%‰μµ°Ω")
 _UNIT_BODY = _UNIT_START | set("0123456789")
 
 
@@ -152,13 +152,21 @@ def _maybe_unit(text: str, i: int, tokens: list[Token]) -> int:
 
 
 def _arrow_unit(text: str, i: int, tokens: list[Token]) -> int:
+    """The unit after `->`: everything `unit:` accepts, including a leading
+    numeric factor (`-> 45*min`, `-> 0.5/s`, `-> 1/s`)."""
     j = i
     while j < len(text) and text[j] == " ":
         j += 1
-    if j >= len(text) or (text[j] not in _UNIT_START and text[j] != "1"):
+    if j >= len(text):
         return i
-    end = _scan_unit(text, j)
-    if text[j] == "1" and end == j:
-        end = _scan_unit(text, j + 1) if text.startswith("1/", j) else j + 1
+    if _is_digit(text[j]) or (text[j] == "." and j + 1 < len(text) and _is_digit(text[j + 1])):
+        number_end = _scan_number(text, j)
+        end = _scan_unit(text, number_end) if text[number_end:number_end + 1] in ("*", "/", "·") else number_end
+        if end == number_end:
+            return i   # a bare number is no unit: the parser says a unit is expected
+    elif text[j] in _UNIT_START:
+        end = _scan_unit(text, j)
+    else:
+        return i
     tokens.append(Token("UNIT", text[j:end], j, end))
     return end

@@ -94,7 +94,9 @@ class _Parser:
         if self.at("OP", "->"):
             arrow = self.advance()
             if not self.at("UNIT"):
-                raise ParseError("expected a unit after '->'", arrow.start, arrow.end)
+                hint = "a numeric factor is joined to its unit with '*': -> 45*min, -> 0.5/s" \
+                    if self.at("NUMBER") else None
+                raise ParseError("expected a unit after '->'", arrow.start, arrow.end, hint)
             unit = self.advance()
             display, display_span = unit.text, (unit.start, unit.end)
         if not self.at("END"):

@@ -12,7 +12,7 @@ The reference follows the spec and IEEE 754 doubles:
 * comparisons are IEEE (anything compared with nan is false, except !=);
 * min/max are Python's builtins (keep the first unless a later one compares
   strictly better), clamp(x, lo, hi) = lo if x < lo, hi if x > hi, else x;
-* ceil/floor(x, step) round x / step and multiply back; step 0 is #DIV/0;
+* ceil/floor/round(x, step) round x / step and multiply back; step 0 is #DIV/0;
 * an error value propagates to every cell that uses it; `if` takes only the
   chosen branch's error (a spreadsheet's IF); `and`/`or` with an error operand
   are that error.
@@ -225,6 +225,7 @@ CELLS: dict[str, tuple[str, Callable[[dict], Any]]] = {
     "round": ("round(a)", lambda e: S(r_round)(e["a"])),
     "ceil_step": ("ceil(a, b)", lambda e: S(r_stepped(r_ceil))(e["a"], e["b"])),
     "floor_step": ("floor(a, b)", lambda e: S(r_stepped(r_floor))(e["a"], e["b"])),
+    "round_step": ("round(a, b)", lambda e: S(r_stepped(r_round))(e["a"], e["b"])),
     "ln": ("ln(a)", lambda e: S(r_log(math.log))(e["a"])),
     "log2": ("log2(a)", lambda e: S(r_log(math.log2))(e["a"])),
     "log10": ("log10(a)", lambda e: S(r_log(math.log10))(e["a"])),
@@ -245,6 +246,7 @@ CELLS: dict[str, tuple[str, Callable[[dict], Any]]] = {
     "u_add": ("a * 1 GB + b * 1 GiB", lambda e: e["a"] * GB + e["b"] * GIB),
     "u_cmp": ("a * 1 GB < b * 1 GiB", lambda e: e["a"] * GB < e["b"] * GIB),
     "u_ceil": ("ceil(a * 1 GB, b * 8 GB)", lambda e: S(r_stepped(r_ceil))(e["a"] * GB, e["b"] * 8 * GB)),
+    "u_round": ("round(a * 1 GB, b * 8 GB)", lambda e: S(r_stepped(r_round))(e["a"] * GB, e["b"] * 8 * GB)),
     "u_div": ("a * 1 GiB / (b * 1 GB)", lambda e: S(r_div)(e["a"] * GIB, e["b"] * GB)),
     "u_display": ("a * 1 KiB -> B", lambda e: e["a"] * 1024.0),
     # error values propagate to every cell that uses them
@@ -404,6 +406,7 @@ LITERAL_FORMULAS = {
     "ceil": ("ceil({x}, {y})", r_stepped(r_ceil)),
     "floor": ("floor({x}, {y})", r_stepped(r_floor)),
     "round": ("round({x} * {y})", lambda x, y: r_round(x * y)),
+    "round_step": ("round({x}, {y})", r_stepped(r_round)),
     "sqrt": ("sqrt({x} - {y})", lambda x, y: r_sqrt(x - y)),
     "ln": ("ln({x} * {y})", lambda x, y: r_log(math.log)(x * y)),
 }
