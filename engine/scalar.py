@@ -298,7 +298,7 @@ FUNCTIONS: dict[str, Callable[[Walker, A.Call, list[Any]], Any]] = {
     "sqrt": _unary(lambda x: ErrorValue(NUM) if x < 0 else math.sqrt(x)),
     "ceil": _stepped_call(_ceil),
     "floor": _stepped_call(_floor),
-    "round": _unary(_round),
+    "round": _stepped_call(_round),
     "ln": _unary(_log(math.log)),
     "log2": _unary(_log(math.log2)),
     "log10": _unary(_log(math.log10)),
