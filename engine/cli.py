@@ -90,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=("text", "json", "csv", "markdown"), default="text",
                      help="output format (default: text)")
     sampling_options(run)
+    on_options(run, "the samples of a sheet with random draws are split over Ray tasks (the same samples "
+                    "and percentiles as locally)")
 
     check = command("check", _check, "report every diagnostic of sheets",
                     "Load and check sheets without evaluating them: every diagnostic (file:line:col: CODE: message, "
@@ -206,6 +208,8 @@ def on_options(p: argparse.ArgumentParser, what: str) -> None:
 # -- commands -----------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
     from .report import render_run
+    if args.address and args.on != "ray":
+        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID

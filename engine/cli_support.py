@@ -96,10 +96,20 @@ def fixed_overrides(workbook, sets: list[str]) -> tuple:
 def sample(workbook, args: argparse.Namespace, fixed: dict | None = None):
     """Monte Carlo results for a sheet with random draws (None for a deterministic sheet)."""
     if not workbook.checked.distributions:
+        if getattr(args, "on", "local") == "ray":
+            print("supersheet: the sheet has no random draws: it is evaluated here, not on Ray", file=sys.stderr)
         return None
     from .uncertainty import SamplingError, evaluate_samples
+    samples, seed = getattr(args, "samples", None), getattr(args, "seed", None)
     try:
-        return evaluate_samples(workbook, getattr(args, "samples", None), getattr(args, "seed", None), fixed,
-                                getattr(args, "max_memory", None))
+        if getattr(args, "on", "local") == "ray":
+            from .on_ray import RayUnavailable, TaskFailed
+            from .sample_ray import sample_on_ray
+            try:
+                return sample_on_ray(workbook, samples, seed, fixed or {}, getattr(args, "sets", []),
+                                     address=args.address, max_memory=getattr(args, "max_memory", None))
+            except (RayUnavailable, TaskFailed) as e:
+                raise UsageError(str(e)) from None
+        return evaluate_samples(workbook, samples, seed, fixed, getattr(args, "max_memory", None))
     except SamplingError as e:
         raise UsageError(str(e)) from None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import polars as pl
@@ -54,9 +55,30 @@ class Draw:
         base = f"{self.key}~draw{self.occurrence}"
         return base if i is None else f"{base}[{i}]"
 
-    def rng(self, seed: int) -> np.random.Generator:
-        """A stream of its own: adding a draw elsewhere never changes this one's samples."""
-        return np.random.default_rng([seed, zlib.crc32(self.key.encode()), self.occurrence])
+    def rng(self, seed: int, block: int = 0) -> np.random.Generator:
+        """A stream of its own: adding a draw elsewhere never changes this one's samples. Each
+        block of STREAM_BLOCK samples has its own generator (block 0 keeps the key it always had),
+        so any range of samples is computed without the ones before it: the samples are the
+        same however they are split over workers."""
+        key = [seed, zlib.crc32(self.key.encode()), self.occurrence]
+        return np.random.default_rng(key + [block] if block else key)
+
+
+STREAM_BLOCK = 65_536
+
+
+def stream(draw: Draw, seed: int, count: int, start: int, stop: int,
+           sample: Callable[[int, np.random.Generator], np.ndarray]) -> np.ndarray:
+    """Samples [start, stop) of a draw's `count`: block b is `sample(n, draw.rng(seed, b))`
+    with n its size, computed whole and cut to the range."""
+    if stop <= start:
+        return sample(0, draw.rng(seed))
+    pieces = []
+    for block in range(start // STREAM_BLOCK, (stop - 1) // STREAM_BLOCK + 1):
+        low, high = block * STREAM_BLOCK, min((block + 1) * STREAM_BLOCK, count)
+        values = sample(high - low, draw.rng(seed, block))
+        pieces.append(values[max(start, low) - low:min(stop, high) - low])
+    return np.concatenate(pieces)
 
 
 def transform(name: str, args: list[pl.Expr], variate: pl.Expr) -> tuple[pl.Expr, pl.Expr | None]:
@@ -143,8 +165,10 @@ def parameter_problem(name: str, params: list[float | None]) -> tuple[int, str] 
     return None
 
 
-def sample_discrete(name: str, params: list[float], count: int, rng: np.random.Generator) -> np.ndarray:
-    """Samples of a discrete draw: shape (count,) or, for routing_loads, (count, ranks)."""
+def sample_discrete(name: str, params: list[float], count: int, rng: np.random.Generator,
+                    total: int | None = None) -> np.ndarray:
+    """Samples of a discrete draw: shape (count,) or, for routing_loads, (count, ranks);
+    `count` of the run's `total` (which sets how routing_loads is computed)."""
     problem = parameter_problem(name, list(params))
     if problem is not None:
         raise DrawError(problem[1])
@@ -154,7 +178,7 @@ def sample_discrete(name: str, params: list[float], count: int, rng: np.random.G
         n, p = params
         return rng.binomial(int(n), p, count).astype(float)
     tokens, top_k, experts, ranks = (int(v) for v in params)
-    return routing_samples(tokens, top_k, experts, ranks, count, rng)
+    return routing_samples(tokens, top_k, experts, ranks, count, rng, total)
 
 
 EXACT_LIMIT = 2_000_000     # tokens x samples simulated one by one (about 0.1-0.5 us each)
@@ -162,7 +186,7 @@ NORMAL_FROM = 30            # expected load per rank above which the sum is Gaus
 
 
 def routing_samples(tokens: int, top_k: int, experts: int, ranks: int, count: int,
-                    rng: np.random.Generator) -> np.ndarray:
+                    rng: np.random.Generator, total: int | None = None) -> np.ndarray:
     """Each token picks top_k distinct experts uniformly; a rank holds experts/ranks of them.
 
     A token's picks per rank follow a multivariate hypergeometric law; a rank's
@@ -172,7 +196,7 @@ def routing_samples(tokens: int, top_k: int, experts: int, ranks: int, count: in
     m·k·(1/G)(1-1/G)(E-k)/(E-1) per rank, correlation -1/(G-1) between ranks —
     rounded to whole tokens."""
     expected = tokens * top_k / ranks
-    if tokens * count > EXACT_LIMIT and expected >= NORMAL_FROM and ranks > 1:
+    if tokens * (total or count) > EXACT_LIMIT and expected >= NORMAL_FROM and ranks > 1:
         variance = tokens * top_k * (1 / ranks) * (1 - 1 / ranks) * (experts - top_k) / max(experts - 1, 1)
         z = rng.standard_normal((count, ranks))
         centred = (z - z.mean(axis=1, keepdims=True)) * np.sqrt(ranks / (ranks - 1))

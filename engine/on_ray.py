@@ -67,12 +67,12 @@ def cluster_cpus() -> int:
 
 def run(function: Callable[..., Any], shared: Any, items: Sequence[Any], *extra: Any,
         progress: Callable[[Any], None] | None = None) -> list[Any]:
-    """`function(shared, item, *extra)` for every item as a Ray task (one CPU and one Polars
-    thread each); results in the items' order. `progress` sees each result as it completes."""
+    """`function(shared, item, *extra)` for every item as a Ray task (one CPU each);
+    results in the items' order. `progress` sees each result as it completes."""
     import ray
-    remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(function)
+    remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(_reporting)
     shared_ref = ray.put(shared)
-    refs = [remote.remote(shared_ref, item, *extra) for item in items]
+    refs = [remote.remote(function, shared_ref, item, *extra) for item in items]
     order = {ref: i for i, ref in enumerate(refs)}
     results: list[Any] = [None] * len(refs)
     pending = list(refs)
@@ -80,11 +80,7 @@ def run(function: Callable[..., Any], shared: Any, items: Sequence[Any], *extra:
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             for ref in ready:
-                try:
-                    results[order[ref]] = ray.get(ref)
-                except ray.exceptions.RayTaskError as e:
-                    cause = e.cause if getattr(e, "cause", None) is not None else e
-                    raise TaskFailed(str(cause).strip().splitlines()[-1]) from None
+                results[order[ref]] = _get(ref)
                 if progress is not None:
                     progress(results[order[ref]])
     except BaseException:
@@ -97,8 +93,26 @@ def run(function: Callable[..., Any], shared: Any, items: Sequence[Any], *extra:
 def call(function: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
     """One small task (on a cluster, file-system work happens where the workers are)."""
     import ray
+    return _get(ray.remote(num_cpus=0, max_retries=MAX_RETRIES)(_reporting).remote(function, *args), timeout)
+
+
+def _reporting(function: Callable[..., Any], *args: Any) -> Any:
+    """Run in the task: any exception becomes a TaskFailed with its message (some of
+    ours carry extra fields, which Ray could not rebuild on the driver)."""
     try:
-        return ray.get(ray.remote(num_cpus=0, max_retries=MAX_RETRIES)(function).remote(*args), timeout=timeout)
+        return function(*args)
+    except Exception as e:  # noqa: BLE001 - reported to the user as the run's one error
+        message = getattr(e, "message", None) or str(e)
+        code = getattr(e, "code", None)
+        raise TaskFailed(f"{code}: {message}" if code else message) from None
+
+
+def _get(ref: Any, timeout: float | None = None) -> Any:
+    import ray
+    try:
+        return ray.get(ref, timeout=timeout)
     except ray.exceptions.RayTaskError as e:
-        cause = e.cause if getattr(e, "cause", None) is not None else e
-        raise TaskFailed(str(cause).strip().splitlines()[-1]) from None
+        cause = getattr(e, "cause", None)
+        raise TaskFailed(str(cause) if isinstance(cause, TaskFailed) else str(e).strip().splitlines()[-1]) from None
+    except ray.exceptions.RayError as e:   # a worker or node lost beyond the retries, an object lost ...
+        raise TaskFailed(f"{type(e).__name__}: {str(e).strip().splitlines()[0]}") from None

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import polars as pl
 
-from .distributions import CONTINUOUS, Draw, DrawError, sample_discrete, variates
+from .distributions import CONTINUOUS, Draw, DrawError, sample_discrete, stream, variates
 from .evaluate import Program, Scenario, compile_program, error_code, evaluate_expression
 from .workbook import Workbook
 
@@ -126,31 +127,34 @@ def sample_settings(workbook: Workbook, samples: int | None, seed: int | None,
     return count, seed
 
 
-def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: int,
-                 ) -> tuple[dict[str, np.ndarray], dict[int, str | list[str]]]:
-    """Sample columns for every draw, and the map the compiler reads them through."""
+def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: int, start: int = 0,
+                 stop: int | None = None) -> tuple[dict[str, np.ndarray], dict[int, str | list[str]]]:
+    """Sample columns for every draw (samples [start, stop) of `count`), and the map the compiler reads them through."""
     checked = workbook.checked
+    stop = count if stop is None else stop
     columns: dict[str, np.ndarray] = {}
     mapping: dict[int, str | list[str]] = {}
     for draw in checked.distributions:
         node = draw.node
-        rng = draw.rng(seed)
         if draw.name in CONTINUOUS:
-            length = checked.node_types[id(node)].length
+            kind, length = CONTINUOUS[draw.name], checked.node_types[id(node)].length
             names = [draw.column(i) for i in range(length or 1)]
-            for name in names:
-                columns[name] = variates(CONTINUOUS[draw.name], count, rng)
+            values = stream(draw, seed, count, start, stop,
+                            lambda n, rng: np.column_stack([variates(kind, n, rng) for _ in names]))
+            for i, name in enumerate(names):
+                columns[name] = np.ascontiguousarray(values[:, i])
             mapping[id(node)] = names if length else names[0]
             continue
         params = _parameters(workbook, deterministic, draw)
         try:
-            values = sample_discrete(draw.name, params, count, rng)
+            values = stream(draw, seed, count, start, stop,
+                            lambda n, rng: sample_discrete(draw.name, params, n, rng, total=count))
         except DrawError as e:
             raise SamplingError(f"{draw.key}: {e}") from None
         if values.ndim == 2:
             names = [draw.column(i) for i in range(values.shape[1])]
             for i, name in enumerate(names):
-                columns[name] = values[:, i]
+                columns[name] = np.ascontiguousarray(values[:, i])
             mapping[id(node)] = names
         else:
             columns[draw.column()] = values
@@ -167,13 +171,15 @@ def _parameters(workbook: Workbook, deterministic: Scenario, draw: Draw) -> list
 
 
 def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int | None = None,
-                     fixed: dict | None = None, max_memory: int | None = None) -> Sampled:
+                     fixed: dict | None = None, max_memory: int | None = None,
+                     elsewhere: Callable[[int, int], pl.DataFrame] | None = None) -> Sampled:
+    """The sheet over its samples. `elsewhere(count, seed)`, when given, returns the evaluated
+    samples instead (Ray tasks computing ranges of them with `sample_frame`), in order."""
     count, seed = sample_settings(workbook, samples, seed, max_memory)
-    deterministic = workbook.evaluate(fixed)
-    columns, mapping = draw_columns(workbook, deterministic, count, seed)
-    program = compile_program(workbook.checked, fixed=fixed, baseline=deterministic, samples=mapping)
+    program, frame, deterministic = sample_frame(workbook, count, seed, fixed, 0, 0 if elsewhere else count)
+    if elsewhere is not None:
+        frame = elsewhere(count, seed)
     uncertain = [k for k in workbook.checked.order if k in workbook.checked.uncertain and k in program.compiled]
-    frame = program.apply(program.frame(columns, count)).collect()
     sampled = Sampled(workbook, deterministic, frame, program, count, seed)
     for key in uncertain:
         source = program.sources[key]
@@ -182,8 +188,19 @@ def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int |
     return sampled
 
 
+def sample_frame(workbook: Workbook, count: int, seed: int, fixed: dict | None, start: int,
+                 stop: int) -> tuple[Program, pl.DataFrame, Scenario]:
+    """Samples [start, stop) of `count` evaluated: one row each (draws and the cells they reach)."""
+    deterministic = workbook.evaluate(fixed)
+    columns, mapping = draw_columns(workbook, deterministic, count, seed, start, stop)
+    program = compile_program(workbook.checked, fixed=fixed, baseline=deterministic, samples=mapping)
+    return program, program.apply(program.frame(columns, stop - start)).collect(), deterministic
+
+
 def summarize(values: pl.Series) -> Summary:
-    valid = values.drop_nulls()
+    # One chunk: a mean sums in an order that does not depend on how the frame was built
+    # (by how many threads, or from how many Ray tasks).
+    valid = values.drop_nulls().rechunk()
     if not len(valid):
         return Summary(float("nan"), {q: float("nan") for q in PERCENTILES}, len(values), len(values))
     return Summary(float(valid.mean()), {q: float(valid.quantile(q / 100, "linear")) for q in PERCENTILES},

@@ -177,3 +177,56 @@ def test_ray_needs_a_dataset_directory(run_cli, import_axis_sheet, tmp_path):
     assert result.code == 2 and "-o DIR/" in result.err
     result = run_cli("sweep", str(import_axis_sheet), "--vary", "tp=1..4", "--address", "auto")
     assert result.code == 2 and "needs --on ray" in result.err
+
+
+MONTE_CARLO = """
+    samples: {count: 150000, seed: 7}
+    cells:
+      tokens: 64
+      efficiency: = uniform(70 %, 90 %)
+      latency: = lognormal(10 us, 50 us)
+      arrivals: = poisson(12)
+      loads: = routing_loads(tokens, 8, 128, 8)
+      skew: = max(loads) / mean(loads)
+      step: = 20 ms / efficiency + 128 * latency * skew + arrivals * 0.1 ms -> ms
+    """
+
+
+def test_monte_carlo_on_ray_gives_the_same_samples_for_any_number_of_workers(ray_runtime, write_sheet):
+    from engine.sample_ray import sample_on_ray, spans
+    from engine.uncertainty import evaluate_samples
+    from engine.workbook import open_workbook
+    workbook = open_workbook(write_sheet(MONTE_CARLO))
+    assert spans(150_000, 2) == [(0, 131072), (131072, 150000)]   # whole stream blocks per task
+    local = evaluate_samples(workbook, fixed={})
+    one = sample_on_ray(workbook, None, None, {}, [], tasks=1)
+    two = sample_on_ray(workbook, None, None, {}, [], tasks=2)
+    three = sample_on_ray(workbook, None, None, {}, [], tasks=3)
+    assert set(local.summaries) >= {"efficiency", "latency", "arrivals", "skew", "step"}
+    for run in (one, two, three):
+        assert run.summaries == local.summaries
+        assert_bit_identical(local.frame, run.frame)
+    # independent blocks: the second block is not the first one again
+    step = local.frame[local.program.sources["step"].columns]
+    assert not np.array_equal(step[:1000].to_numpy(), step[65536:66536].to_numpy())
+
+
+def test_run_on_ray_prints_what_run_prints(run_cli, ray_runtime, write_sheet):
+    sheet = str(write_sheet(MONTE_CARLO))
+    local = run_cli("run", sheet, "--format", "json", "--set", "tokens=128")
+    remote = run_cli("run", sheet, "--format", "json", "--set", "tokens=128", "--on", "ray")
+    assert local.code == remote.code == 0, remote.output
+    assert remote.out == local.out and '"p95"' in local.out
+    bad = run_cli("run", str(write_sheet("cells:\n  n: -1\n  k: = poisson(n)\n", "bad.yaml")), "--on", "ray")
+    assert bad.code == 2 and "poisson() needs a mean >= 0" in bad.err
+
+
+def test_sweep_of_a_sheet_with_draws_is_bit_identical(run_cli, ray_runtime, write_sheet, tmp_path):
+    sheet = str(write_sheet(MONTE_CARLO.replace("count: 150000", "count: 500")))
+    args = ["sweep", sheet, "--vary", "tokens=8..64+8", "--vary", "arrivals=1..30", "--show", "step,skew"]
+    assert run_cli(*args, "-o", str(tmp_path / "local.parquet")).code == 0
+    result = run_cli(*args, "--on", "ray", "-o", str(tmp_path / "out") + "/", "--rows-per-task", "70")
+    assert result.code == 0, result.output
+    expected = pl.read_parquet(tmp_path / "local.parquet")
+    assert "step p95 [ms]" in expected.columns and expected.height == 240
+    assert_bit_identical(expected, read_dataset(tmp_path / "out"))
