@@ -1,9 +1,11 @@
 """YAML file -> `SheetFile`: the sheet as written, every cell mapped to its
 file, line and column, shape errors as diagnostics.
 
-Loading uses ruamel.yaml's round-trip loader, which never constructs Python
-objects from tags; any explicit tag that is not a core YAML tag is rejected.
-The loaded document is kept so the UI can save edits back with comments intact.
+Loading uses ruamel.yaml's round-trip constructor, which never constructs
+Python objects from tags; any explicit tag that is not a core YAML tag is
+rejected. Plain documents are parsed by libyaml (fastyaml.py) and constructed
+by the same constructor; the editor keeps its own round-trip document
+(roundtrip.py) to save edits with comments intact.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .ast import Array, Bool, Formula, Number, Unary
 from .diagnostics import Diagnostic, did_you_mean
+from .fastyaml import load_fast
 from .parser import ParseError, parse_formula
 from .span import Origin, Span
 from .yamltags import find_tag
@@ -102,7 +105,9 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
             return sheet
     sheet.text = text
     try:
-        document = yaml_loader().load(text)
+        document = load_fast(text, yaml_loader())   # libyaml when it applies (fastyaml.py)
+        if document is None:
+            document = yaml_loader().load(text)
     except MarkedYAMLError as e:
         sheet.diagnostics.append(_yaml_diagnostic(e, file, text))
         return sheet

@@ -1,0 +1,107 @@
+"""The fast read path (engine/fastyaml.py) builds exactly the document the
+round-trip loader builds — values, their YAML 1.2 types, positions — or
+declines, and the round-trip loader reads the text."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from engine import fastyaml
+from engine.sheet import yaml_loader
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(not fastyaml.available(), reason="PyYAML's libyaml parser is not installed")
+
+
+def same(a, b, path: str = "$") -> str | None:
+    """None when a and b are the same document (types, values, positions, flow style)."""
+    if type(a) is not type(b):
+        return f"{path}: {type(a).__name__} vs {type(b).__name__}"
+    if isinstance(a, CommentedMap):
+        if list(a) != list(b) or (a.lc.line, a.lc.col) != (b.lc.line, b.lc.col):
+            return f"{path}: keys or position"
+        for k in a:
+            if a.lc.key(k) != b.lc.key(k) or a.lc.value(k) != b.lc.value(k):
+                return f"{path}.{k}: position"
+            if found := same(a[k], b[k], f"{path}.{k}"):
+                return found
+        return None
+    if isinstance(a, CommentedSeq):
+        if len(a) != len(b) or a.fa.flow_style() != b.fa.flow_style():
+            return f"{path}: length or style"
+        for i, (x, y) in enumerate(zip(a, b)):
+            if a.lc.item(i) != b.lc.item(i):
+                return f"{path}[{i}]: position"
+            if found := same(x, y, f"{path}[{i}]"):
+                return found
+        return None
+    return None if a == b or (a != a and b != b) else f"{path}: {a!r} vs {b!r}"
+
+
+TRICKY = """\
+a: yes
+b: no
+c: on
+d: 0o17
+e: 017
+f: 1_000
+g: .inf
+h: ~
+i: 2001-12-14
+j: 'single ''quoted'''
+k: "double"
+l: |
+  block
+  two
+m: >
+  folded
+n: [1, 2.5, x, {p: 1}]
+o: 0x1F
+q: 1e3
+r: +1
+s: True
+t: 12:30
+u: é ü
+v: = a != b
+w: 5 %
+anchored: &x {z: 1}
+alias: *x
+cells:
+  a: 1 GB
+  b: = a * 2 -> GB
+"""
+
+
+@pytest.mark.parametrize("text", [TRICKY, "\ufeffcells:\r\n  a: 1 GB\r\n  b: = a * 2\r\n", "- 1\n- [2,\n  3]\n"])
+def test_tricky_documents_are_identical(text):
+    fast = fastyaml.load_fast(text, yaml_loader())
+    assert fast is not None
+    assert same(fast, yaml_loader().load(text)) is None
+
+
+def test_every_sheet_in_the_repository_reads_the_same():
+    paths = [p for p in REPO.rglob("*.yaml") if ".venv" not in p.parts]
+    assert len(paths) > 50
+    fast_count = 0
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        fast = fastyaml.load_fast(text, yaml_loader())
+        if fast is None:
+            continue
+        fast_count += 1
+        assert same(fast, yaml_loader().load(text)) is None, path
+    assert fast_count > len(paths) * 0.8
+
+
+@pytest.mark.parametrize("text", [
+    "a: !!python/object/apply:os.system [ls]\n",   # tags: refused by the round-trip path with a position
+    "base: &b {x: 1}\nc:\n  <<: *b\n",              # merge keys: refused there too
+    "%YAML 1.1\n---\na: yes\n",                     # a directive changes what scalars mean
+    "a: 1\na: 2\n",                                 # duplicate keys: the round-trip loader words it
+    "cells:\n\ta: 1\n",                             # invalid YAML
+    "",
+])
+def test_declines_what_the_round_trip_loader_must_read(text):
+    assert fastyaml.load_fast(text, yaml_loader()) is None
