@@ -14,6 +14,7 @@ from units import DIMENSIONLESS, UnitError, compact_unit, describe, divide, mult
 
 from . import ast as A
 from .diagnostics import Diagnostic, Label, did_you_mean
+from .display_family import formula_family, share_unit
 from .check_calls import CallRules, fold_constant
 from .graph import order_cells
 from .model import Cell, Model, Scope
@@ -27,6 +28,7 @@ class CheckedCell:
     deps: tuple[str, ...] = ()
     display_unit: str | None = None
     ok: bool = True
+    family: str | None = None   # prefix family of the operands: "binary", "decimal", "mixed" (display_family.py)
 
 
 @dataclass
@@ -182,10 +184,10 @@ class Typer(CallRules):
             return CheckedCell(None, deps, ok=False)
         display = cell.formula.display_unit or cell.spec.unit
         if display is None and typ is not None and not typ.is_bool:
-            display = _natural_unit(cell.formula.expr)
+            display = _natural_unit(cell.formula.expr) or share_unit(cell.formula.expr, self.checked)
         elif display is not None:
             display = parse_unit(display).text   # one spelling everywhere: `-> us` shows as μs
-        return CheckedCell(typ, deps, display)
+        return CheckedCell(typ, deps, display, family=formula_family(cell.formula, cell.spec.unit, self.checked))
 
     def formula_type(self, formula: A.Formula) -> Type:
         typ = self.type_of(formula.expr)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from units import parse_unit
+from units import convert
 
 from . import ast as A
 from .check import Checked
@@ -240,5 +240,4 @@ def affected_cells(checked: Checked, changed: Iterable[str]) -> list[str]:
 
 def literal_for(value: float, unit: str | None) -> A.Number:
     """A literal node holding a base-unit magnitude (for overrides built in code)."""
-    factor = parse_unit(unit).factor if unit else 1.0
-    return A.Number(value / factor, unit, (0, 0))
+    return A.Number(convert(value, unit) if unit else value, unit, (0, 0))

@@ -31,7 +31,8 @@ def display_unit(checked: Checked, key: str, magnitude: float | None = None) -> 
         return None
     if cell.display_unit:
         return cell.display_unit
-    return compact_unit(magnitude if magnitude is not None and magnitude == magnitude else 1.0, cell.type.dims)
+    return compact_unit(magnitude if magnitude is not None and magnitude == magnitude else 1.0, cell.type.dims,
+                        binary=cell.family == "binary")
 
 
 def digits_of(checked: Checked, key: str) -> int:

@@ -17,7 +17,7 @@ import polars as pl
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .axes import Axis, AxisError, value_axis
-from .values import Source
+from .values import Source, in_unit
 from .evaluate import Program, compile_program
 from .expression import Bound, bind_expression
 from .grid import Grid, parse_vary
@@ -50,7 +50,7 @@ class Column:
     def display(self, convert: bool = True) -> pl.Expr:
         expr = self.value if self.value is not None else pl.col(self.source)
         if convert and not self.is_error and self.factor != 1.0:
-            expr = expr / self.factor
+            expr = in_unit(expr, self.factor)
         return expr.alias(self.header)
 
 

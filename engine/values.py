@@ -109,3 +109,13 @@ def null_if_any(result: Val, inputs: list[Val]) -> Val:
 def ieee_less(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     """a < b as IEEE 754 (and Python) define it: false when either is NaN."""
     return (a < b) & a.is_not_nan() & b.is_not_nan()
+
+
+def in_unit(expr: pl.Expr, factor: float) -> pl.Expr:
+    """units.in_unit on a column: base magnitudes -> the display unit, without
+    conversion noise (a typed 0.1 us is written back as 0.1, not 0.09999999999999999).
+    The 15-digit rounding is kept only where it converts back to the same double."""
+    from units.display import EXACT_DIGITS
+    quotient = expr / factor
+    short = quotient.round_sig_figs(EXACT_DIGITS)
+    return pl.when(short * factor == expr).then(short).otherwise(quotient)

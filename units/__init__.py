@@ -7,14 +7,14 @@ the engine or the TUI.
 * ``registry()``                    -- the cached Pint registry (``_registry.py``, ``definitions.txt``)
 * ``parse_unit(text) -> Unit``      -- unit text to factor and Dimensions (``parse.py``)
 * ``multiply/divide/power/describe`` -- Dimensions algebra (``dimensions.py``)
-* ``convert/format_*/compact_unit`` -- showing values (``display.py``)
+* ``convert/in_unit/format_*/compact_unit`` -- showing values (``display.py``)
 """
 
 from __future__ import annotations
 
 from units._registry import registry
 from units.dimensions import DIMENSIONLESS, Dimensions, describe, divide, multiply, power
-from units.display import compact_unit, convert, format_number, format_quantity
+from units.display import compact_unit, convert, format_number, format_quantity, in_unit
 from units.parse import Unit, UnitError, parse_unit
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "divide",
     "format_number",
     "format_quantity",
+    "in_unit",
     "multiply",
     "parse_unit",
     "power",

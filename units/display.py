@@ -17,9 +17,29 @@ _SMALLEST_POSITIONAL = 1e-9
 _LARGEST_POSITIONAL = 1e15
 
 
+# Any decimal of at most 15 significant digits survives a trip through a double (DBL_DIG).
+EXACT_DIGITS = 15
+
+
 def convert(base_magnitude: float, unit: str) -> float:
-    """A magnitude in base units -> the magnitude in ``unit``."""
-    return base_magnitude / parse_unit(unit).factor
+    """A magnitude in base units -> the magnitude in ``unit`` (see ``in_unit``)."""
+    return in_unit(base_magnitude, parse_unit(unit).factor)
+
+
+def in_unit(base_magnitude: float, factor: float) -> float:
+    """``base_magnitude / factor``, without conversion noise (format 9.4).
+
+    A value the user typed as ``0.1 us`` is stored as ``0.1 * 1e-6`` in seconds,
+    and dividing back gives ``0.09999999999999999``. The quotient rounded to 15
+    significant digits is taken instead whenever it converts back to the very
+    same base magnitude -- so it is the same value, in the user's spelling, and
+    every typed number comes back exactly. Otherwise the plain quotient stays.
+    """
+    quotient = base_magnitude / factor
+    if factor == 1.0 or quotient == 0 or not math.isfinite(quotient):
+        return quotient
+    short = float(f"{quotient:.{EXACT_DIGITS}g}")
+    return short if short * factor == base_magnitude else quotient
 
 
 def format_number(x: float, digits: int = 4) -> str:

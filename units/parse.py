@@ -261,3 +261,29 @@ def _hint(ureg: pint.UnitRegistry, token: _Token, text: str) -> str | None:
         return None
     return f'did you mean "{text[: token.offset]}{match}{text[token.offset + len(name):]}"?'
 
+
+
+# Information units defined with a decimal multiple rather than a prefix (definitions.txt).
+_DECIMAL_INFORMATION = frozenset({"kilobyte", "kilobit", "gigabit"})
+
+
+@functools.lru_cache(maxsize=4096)
+def prefix_family(text: str) -> str | None:
+    """The prefix family of a unit's information part, so that a result can be
+    shown in its operands' family: ``"binary"`` (KiB, Gibit), ``"decimal"``
+    (kB, Gb, Mbps), ``"mixed"`` (both), or None (B, bit, s, %)."""
+    ureg = registry()
+    found: set[str] = set()
+    for token in _tokenize(text):
+        if token.kind != "name":
+            continue
+        resolved = _lookup(ureg, token.text)
+        if resolved is None:
+            continue
+        _, prefix_name, unit_name = resolved
+        if prefix_name.endswith("bi"):
+            found.add("binary")
+        elif (prefix_name or unit_name in _DECIMAL_INFORMATION) \
+                and any(name == "information" for name, _ in parse_unit(token.text).dimensions):
+            found.add("decimal")
+    return ("mixed" if len(found) > 1 else next(iter(found))) if found else None
