@@ -46,11 +46,13 @@ class Column:
     is_error: bool = False
     value: pl.Expr | None = None   # the value in base units: the column, or a literal for a constant cell
     statistic: str | None = None   # for a cell that depends on random draws: "mean", "p5", "p50" or "p95"
+    typed: bool = False            # values the user wrote (axis values, inputs): written back exactly (9.4)
 
     def display(self, convert: bool = True) -> pl.Expr:
         expr = self.value if self.value is not None else pl.col(self.source)
         if convert and not self.is_error and self.factor != 1.0:
-            expr = in_unit(expr, self.factor)
+            # in_unit costs ~20 ns a value (bench/bench_display_exact.py): only where the user typed the value
+            expr = in_unit(expr, self.factor) if self.typed else expr / self.factor
         return expr.alias(self.header)
 
 
@@ -181,7 +183,8 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         if axis.structural:  # fixed in this plan: a literal column
             magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
             value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))  # type: ignore[union-attr]
-        columns.append(Column(_header(axis.name, unit), axis.key, unit_factor(unit), value=value))  # type: ignore[arg-type]
+        columns.append(Column(_header(axis.name, unit), axis.key, unit_factor(unit), value=value,  # type: ignore[arg-type]
+                              typed=True))
     for key in shown_keys(workbook, grid, show):
         source = program.sources.get(key)
         if source is None:
@@ -190,7 +193,8 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         names = source.columns if isinstance(source.columns, list) else [source.columns]
         for i, (column, value) in enumerate(zip(names, source.exprs())):
             label = key if not isinstance(source.columns, list) else f"{key}[{i}]"
-            columns.append(Column(_header(label, unit), column, unit_factor(unit), value=value))
+            columns.append(Column(_header(label, unit), column, unit_factor(unit), value=value,
+                                  typed=workbook.model.cells[key].kind == "input"))
         if source.error_column:
             columns.append(Column(f"{key} [error]", source.error_column, 1.0, is_error=True))
     return columns
