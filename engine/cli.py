@@ -256,8 +256,11 @@ def _test(args: argparse.Namespace) -> int:
             if outcome.passed and args.quiet:
                 continue
             status = "pass" if outcome.passed else "FAIL"
+            expected = outcome.expectation.text
+            if "±" not in expected and "+/-" not in expected and "+-" not in expected:  # else it is written there
+                expected += f", {outcome.expectation.describe_tolerance()}"
             print(f"{status}  {path}:{outcome.expectation.span.line}  {outcome.target} = {outcome.actual}"
-                  f"  (expected {outcome.expectation.text}, {outcome.expectation.describe_tolerance()})")
+                  f"  (expected {expected})")
             if not outcome.passed:
                 print(render(outcome.diagnostic(), sources))
         passed += report.passed

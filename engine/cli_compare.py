@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from .cli_support import EXIT_FINDING, EXIT_OK, UsageError
+from .cli_support import EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError
 
 
 def diff(args: argparse.Namespace) -> int:
@@ -39,6 +39,8 @@ def diff(args: argparse.Namespace) -> int:
         color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty()
                                            and not os.environ.get("NO_COLOR"))
         sys.stdout.write(render_text(diffs, color))
+    if any(d.invalid for d in diffs):
+        return EXIT_INVALID   # a version that does not check is an error, not a difference
     return EXIT_FINDING if any(d.differs for d in diffs) else EXIT_OK
 
 

@@ -61,9 +61,21 @@ def diff_pair(old: str, new: str, cwd: Path) -> list[SheetDiff]:
         old_wb, old_label = open_side(old, revisions, merged if merged and not is_revision_spec(old) else None)
         new_wb, new_label = open_side(new, revisions, merged if merged and not is_revision_spec(new) else None)
         name = merged or (new.partition(":")[2] if is_revision_spec(new) else new)
-        return [diff_workbooks(name, old_wb, new_wb, old_label, new_label)]
+        diff = diff_workbooks(name, old_wb, new_wb, old_label, new_label)
+        if merged and not is_revision_spec(old) and old_wb is not None and _imports(old_wb):
+            diff.note = WORKING_TREE_IMPORTS
+        return [diff]
     finally:
         revisions.close()
+
+
+WORKING_TREE_IMPORTS = ("the old copy's imports were resolved from the working tree (git passes no revision), so "
+                        "its values show the old sheet with today's imports; `supersheet diff --rev REV` resolves "
+                        "them at REV")
+
+
+def _imports(workbook: Workbook) -> bool:
+    return bool(workbook.model.scope.aliases) or bool(workbook.model.root and workbook.model.root.file.extends)
 
 
 def _difftool_path(old: str, new: str) -> str | None:
@@ -185,6 +197,8 @@ def textconv(file: str, cwd: Path) -> str:
             as_path = best
     workbook = _open_as(path, as_path) if as_path else open_workbook(path)
     text = path.read_text(encoding="utf-8", errors="replace")
+    if as_path is not None and _imports(workbook):
+        text = f"# supersheet: {WORKING_TREE_IMPORTS.replace('the old copy', 'this copy')}\n" + text
     if not workbook.ok:
         return text + "\n# supersheet: this version does not check:\n" + "\n".join(
             "# " + d.headline() for d in workbook.diagnostics) + "\n"

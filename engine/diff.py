@@ -49,19 +49,35 @@ class SheetDiff:
     unchanged: int = 0
     old_problems: list[Diagnostic] = field(default_factory=list)
     new_problems: list[Diagnostic] = field(default_factory=list)
+    status: str = "compared"     # "added" (no old version), "removed" (no new version) or "compared"
+    note: str = ""               # how a side was evaluated, when it is not what it seems (difftool's old copy)
 
     @property
     def differs(self) -> bool:
-        """A difference in results: a value, a check, a cell added or removed, a sheet that stopped checking."""
-        return bool(self.inputs or self.added or self.removed or self.renamed or self.imports or self.results or self.checks
-                    or self.expectations or (bool(self.old_problems) != bool(self.new_problems)))
+        """A difference in results: a sheet added or removed, a value, a check, a cell added or removed,
+        a sheet that stopped checking."""
+        return bool(self.status != "compared" or self.inputs or self.added or self.removed or self.renamed
+                    or self.imports or self.results or self.checks or self.expectations
+                    or (bool(self.old_problems) != bool(self.new_problems)))
+
+    @property
+    def invalid(self) -> bool:
+        """The new version does not check: an error, whatever the old one was."""
+        return bool(self.new_problems)
 
 
 def diff_workbooks(name: str, old: Workbook | None, new: Workbook | None, old_label: str = "old",
                    new_label: str = "new") -> SheetDiff:
     result = SheetDiff(name, old_label, new_label)
+    result.status = "added" if old is None and new is not None else "removed" if new is None else "compared"
     old_scenario = _evaluate(old, result.old_problems)
     new_scenario = _evaluate(new, result.new_problems)
+    if result.status == "added" and new_scenario is not None:
+        result.added = [Change(k, new=_shown(new, new_scenario, k)) for k in new.model.cells  # type: ignore[union-attr]
+                        if not new.model.cells[k].scope.prefix]  # type: ignore[union-attr]
+    if result.status == "removed" and old_scenario is not None:
+        result.removed = [Change(k, old=_shown(old, old_scenario, k)) for k in old.model.cells  # type: ignore[union-attr]
+                          if not old.model.cells[k].scope.prefix]  # type: ignore[union-attr]
     if old_scenario is None or new_scenario is None:
         return result
     assert old is not None and new is not None
@@ -161,7 +177,8 @@ def _change(name: str, old: Workbook, old_s: Scenario, old_key: str, new: Workbo
         return change
     if isinstance(old_shown.value, float) and isinstance(new_shown.value, float) and same_dims:
         delta = new_shown.value - old_shown.value
-        change.delta = format_number(delta) + (f" {unit}" if unit else "")
+        # a change of a percentage is in points, not a relative change
+        change.delta = format_number(delta) + (" percentage points" if unit == "%" else f" {unit}" if unit else "")
         change.relative = (delta / abs(old_shown.value)) if old_shown.value else (math.inf if delta else 0.0)
     return change
 
@@ -187,6 +204,6 @@ def _expectations(old: Workbook, new: Workbook) -> list[Change]:
     if not failing:
         return []
     before = {o.target: o.passed for o in test_workbook(old).outcomes}
-    return [Change(o.target, old="held" if o.target in before else "new", new=o.actual,
+    return [Change(o.target, old="held before" if o.target in before else "a new expectation", new=o.actual,
                    note=f"expected {o.expectation.text}") for o in failing if before.get(o.target, True)]
 

@@ -49,20 +49,33 @@ def _line(section: str, change: Change) -> str:
     if section == "formulas":
         return f"{change.name}: {change.old}  →  {change.new}"
     if section == "expectations":
-        return f"{change.name}: {change.note}, got {change.new} ({change.old} before)"
+        return f"{change.name}: {change.note}, got {change.new} ({change.old})"
     text = f"{change.name}: {change.old} → {change.new}"
     if change.delta:
-        text += f"   {_arrow(change)} {change.delta} ({percent_text(change)})"
+        text += f"   {arrowed(change)} ({percent_text(change)})"
     return text
+
+
+def arrowed(change: Change) -> str:
+    """`↓ 36 GB`: the arrow gives the direction, so the size follows without its sign."""
+    delta = change.delta or ""
+    return f"{_arrow(change)} {delta[1:] if delta.startswith('-') else delta}"
 
 
 def render_text(diffs: list[SheetDiff], color: bool = False) -> str:
     def paint(text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if color else text
 
-    out: list[str] = []
+    out: list[str] = [f"note: {note}" for note in _notes(diffs)]
     for diff in diffs:
         out.append(paint(f"== {diff.name}  ({diff.old_label} → {diff.new_label})", "1"))
+        if diff.status != "compared" and not (diff.old_problems or diff.new_problems):
+            cells = diff.added if diff.status == "added" else diff.removed
+            out.append(paint(f"  sheet {diff.status} ({len(cells)} cell{'s' if len(cells) != 1 else ''})",
+                             "33" if diff.status == "added" else "31"))
+            out.extend(f"    {_line(diff.status, c)}" for c in cells)
+            out.append("")
+            continue
         if diff.old_problems or diff.new_problems:
             sources = SourceCache()
             for label, problems in ((diff.old_label, diff.old_problems), (diff.new_label, diff.new_problems)):
@@ -90,11 +103,20 @@ def render_text(diffs: list[SheetDiff], color: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _notes(diffs: list[SheetDiff]) -> list[str]:
+    return list(dict.fromkeys(d.note for d in diffs if d.note))
+
+
 def render_markdown(diffs: list[SheetDiff]) -> str:
-    out: list[str] = []
+    out: list[str] = [f"> **Note:** {note}\n" for note in _notes(diffs)]
     for diff in diffs:
         out.append(f"### `{diff.name}` ({diff.old_label} → {diff.new_label})")
         out.append("")
+        if diff.status != "compared" and not (diff.old_problems or diff.new_problems):
+            cells = diff.added if diff.status == "added" else diff.removed
+            out.append(f"**sheet {diff.status}** ({len(cells)} cells)")
+            out.append("")
+            continue
         if diff.old_problems or diff.new_problems:
             for label, problems in ((diff.old_label, diff.old_problems), (diff.new_label, diff.new_problems)):
                 for d in problems:
@@ -132,5 +154,6 @@ def render_json(diffs: list[SheetDiff]) -> str:
                 if item["relative"] is not None and item["relative"] in (float("inf"), float("-inf")):
                     item["relative"] = None
         data["differs"] = diff.differs
+        data["invalid"] = diff.invalid
         return data
     return json.dumps([sheet(d) for d in diffs], indent=2, ensure_ascii=False) + "\n"

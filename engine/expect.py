@@ -151,7 +151,8 @@ def check_expectation(target: str, expectation: Expectation, value: object, typ:
     ok = abs(computed - expected) <= tolerance + _EPSILON * max(abs(expected), abs(tolerance), 1e-300)
     actual = format_number(computed, 7) + (f" {expectation.unit}" if expectation.unit else "")
     message = "" if ok else (f"{target}: expected {expectation.text}, got {actual} "
-                             f"(off by {format_number(computed - expected, 4)}, tolerance {expectation.describe_tolerance()})")
+                             f"(off by {format_number(computed - expected, 4)}{f' {expectation.unit}' if expectation.unit else ''}, "
+                             f"tolerance {expectation.describe_tolerance()})")
     return Outcome(target, expectation, ok, actual, message)
 
 

@@ -79,8 +79,19 @@ def test_sheet_that_stopped_checking_reports_the_diagnostic(capsys, tmp_path) ->
     old = _write(tmp_path / "old.yaml", "cells:\n  a: 1 GB\n  b: = a * 2\n")
     new = _write(tmp_path / "new.yaml", "cells:\n  a: 1 GB\n  b: = a + 2 s\n")
     code, out = run(capsys, "diff", str(old), str(new), "--color", "never")
-    assert code == 1
+    assert code == 2                     # the new version is an error, not a difference
     assert "does not check" in out and "E-UNIT" in out and "new.yaml:3:" in out
+    code, out = run(capsys, "diff", str(new), str(old), "--color", "never")
+    assert code == 1                     # a broken sheet fixed is a difference
+
+
+def test_both_sides_invalid_exit_two(capsys, tmp_path) -> None:
+    old = _write(tmp_path / "old.yaml", "cells:\n  a: 1 GB\n  b: = a + 1 s\n")
+    new = _write(tmp_path / "new.yaml", "cells:\n  a: 1 GB\n  b: = a + 2 s\n")
+    code, out = run(capsys, "diff", str(old), str(new), "--format", "json")
+    assert code == 2
+    (sheet,) = json.loads(out)
+    assert sheet["invalid"] and sheet["old_problems"] and sheet["new_problems"]
 
 
 def test_missing_side_is_usage_error(capsys, tmp_path) -> None:
@@ -178,3 +189,73 @@ def test_difftool_resolves_imports_of_the_old_copy(repo) -> None:
               "sheets/supernodes/6.1.2-running-example.yaml")
     assert "max_sessions: 47 → 11" in out
     assert "does not check" not in out
+
+
+def test_rev_diff_fails_the_gate_on_added_and_removed_sheets(capsys, repo) -> None:
+    (repo / "sheets" / "new.yaml").write_text("cells:\n  a: 1 GB\n  b: = a * 2\n", encoding="utf-8")
+    (repo / "sheets" / "models" / "qwen3-32b.yaml").unlink()
+    code, out = run(capsys, "diff", "--rev", "--format", "json")
+    assert code == 1
+    by_name = {d["name"]: d for d in json.loads(out)}
+    added, removed = by_name["sheets/new.yaml"], by_name["sheets/models/qwen3-32b.yaml"]
+    assert added["status"] == "added" and added["differs"]
+    assert [c["name"] for c in added["added"]] == ["a", "b"] and added["added"][1]["new"] == "2 GB"
+    assert removed["status"] == "removed" and removed["differs"] and removed["removed"]
+    code, text = run(capsys, "diff", "--rev", "--color", "never")
+    assert code == 1
+    assert "sheet added (2 cells)" in text and "b = 2 GB" in text and "sheet removed (" in text
+    assert "0 cells unchanged" not in text
+
+
+def test_rev_diff_of_an_invalid_working_tree_is_an_error(capsys, repo) -> None:
+    card = repo / "sheets" / "hardware" / "h100-sxm.yaml"
+    card.write_text(card.read_text(encoding="utf-8").replace("value: 3350 GB/s", "value: 3350 GB/s + 1"),
+                    encoding="utf-8")
+    code, out = run(capsys, "diff", "--rev", "--color", "never")
+    assert code == 2 and "does not check" in out
+
+
+def test_difftool_says_the_old_copys_imports_are_todays(repo) -> None:
+    card = repo / "sheets" / "hardware" / "h100-sxm.yaml"
+    card.write_text(card.read_text(encoding="utf-8").replace("value: 3350 GB/s", "value: 4000 GB/s"),
+                    encoding="utf-8")
+    sheet = repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
+    sheet.write_text(sheet.read_text(encoding="utf-8").replace("value: 8192 token", "value: 32768 token"),
+                     encoding="utf-8")
+    out = git(repo, "difftool", "-y", "-x", f"{SUPERSHEET} diff --color never", "HEAD", "--",
+              "sheets/supernodes/6.1.2-running-example.yaml")
+    first = out.splitlines()[0]
+    assert first.startswith("note: the old copy's imports were resolved from the working tree")
+    assert "diff --rev" in first
+
+
+def test_textconv_of_an_old_copy_says_where_its_imports_came_from(repo, tmp_path) -> None:
+    copy = tmp_path / "XXXXXX_6.1.2-running-example.yaml"   # git's temporary copy of an old version
+    copy.write_text((repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml").read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    out = subprocess.run([SUPERSHEET, "textconv", str(copy)], cwd=repo, capture_output=True, text=True).stdout
+    assert out.splitlines()[0].startswith("# supersheet: this copy's imports were resolved from the working tree")
+    plain = subprocess.run([SUPERSHEET, "textconv", "sheets/hardware/h100-sxm.yaml"], cwd=repo,
+                           capture_output=True, text=True).stdout
+    assert not plain.startswith("# supersheet:")
+
+
+def test_display_of_changes_reads_right(capsys, tmp_path) -> None:
+    old = _write(tmp_path / "old.yaml", "cells:\n  n: 47\n  share: 50 %\n  left: = n * 1 GB\n"
+                                        "expect:\n  left: 47 GB\n")
+    new = _write(tmp_path / "new.yaml", "cells:\n  n: 11\n  share: 54.3 %\n  left: = n * 1 GB\n"
+                                        "expect:\n  left: 47 GB\n  share: 50 %\n")
+    code, out = run(capsys, "diff", str(old), str(new), "--color", "never")
+    assert code == 1
+    assert "n: 47 → 11   ↓ 36 (-76.6%)" in out                                   # no double minus
+    assert "share: 50 % → 54.3 %   ↑ 4.3 percentage points (+8.6%)" in out       # points beside the relative change
+    assert "left: expected 47 GB, got 11 GB (held before)" in out
+    assert "share: expected 50 %, got 54.3 % (a new expectation)" in out
+
+
+def test_test_output_names_the_tolerance_once_and_the_unit_of_the_miss(run_cli, write_sheet) -> None:
+    path = write_sheet("cells:\n  a: 1 GB\nexpect:\n  a: 1.2 GB ± 3%\n")
+    result = run_cli("test", str(path))
+    assert result.code == 1
+    assert "(expected 1.2 GB ± 3%)" in result.out and "± 3%, ± 3 %" not in result.out
+    assert "off by -0.2 GB," in result.out

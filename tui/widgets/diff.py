@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Select, Static
 
 from engine.diff import Change
-from engine.diffview import SECTIONS
+from engine.diffview import SECTIONS, arrowed
 from engine.diffview import percent_text as percent
 from engine.diagnostics import render
 from engine.editdiff import HEAD, SAVED, Comparison
@@ -130,7 +130,7 @@ def _row(attr: str, change: Change) -> tuple[Text | str, ...]:
     name = Text(change.name)
     if attr in ("results", "inputs", "checks"):
         arrow, style = _direction(change)
-        delta = Text(f"{arrow} {change.delta}" if change.delta else arrow, style=style)
+        delta = Text(arrowed(change) if change.delta else arrow, style=style)
         was, now = Text(change.old or ""), Text(change.new or "", style="bold")
         if attr == "checks":
             failed = (change.new or "").lower() in ("false", "✗ fail")
