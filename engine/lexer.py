@@ -95,7 +95,7 @@ def _scan_number(text: str, i: int) -> int:
         elif k == n or not (text[k].isalnum() or text[k] in "_·µμ°%/*^"):
             # `1e`, `2.5E+`: an exponent without digits, not the elementary charge written against the number
             raise LexError(f"the exponent of {text[i:k]!r} has no digits", i, k,
-                           f"write {text[i:end]}e3 for a power of ten, or {text[i:end]} e for elementary charges")
+                           f"a power of ten is written with its digits: {text[i:end]}e3")
     if text[end - 1] == "_":
         raise LexError("a number cannot end with _", i, end)
     return end

@@ -117,10 +117,11 @@ def test_calc_refuses_numbers_no_float_holds(expression, message, run_cli):
     assert result.code == 2 and message in result.err and "nan" not in result.out
 
 
-def test_calc_elementary_charge_and_exponents_still_read(run_cli):
+def test_calc_exponents_still_read(run_cli):
     assert run_cli("calc", "1e3").out.strip() == "1000"
     charge = run_cli("calc", "1 e")   # the elementary charge: a slip in this domain (format 9.3), not a crash
     assert charge.code == 2 and "E-UNIT" in charge.err and "elementary charge" in charge.err
+    assert run_cli("calc", "2.5E-3").out.strip() == "0.0025"
     assert run_cli("calc", "1 m^100").code == 0
 
 
