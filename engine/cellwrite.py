@@ -27,8 +27,8 @@ def scalar_path(doc: Any, root: Merged | None, cell: Cell) -> tuple | None:
     if root is None or not isinstance(doc, CommentedMap):
         return None
     if not cell.scope.prefix:
-        block = "checks" if cell.kind == "check" else "cells"
-        own = root.file.checks if cell.kind == "check" else root.file.cells
+        block = {"check": "checks", "assume": "assume"}.get(cell.kind, "cells")
+        own = {"check": root.file.checks, "assume": root.file.assume}.get(cell.kind, root.file.cells)
         if own.get(cell.name) is not cell.spec or not isinstance(doc.get(block), CommentedMap):
             return None
         node = doc[block].get(cell.name)
@@ -63,9 +63,9 @@ def write_cell(doc: Any, root: Merged | None, cell: Cell, text: str, yaml: YAML,
     is_formula = text.startswith("=")
     body = text[1:].strip() if is_formula else text
     if not cell.scope.prefix:
-        if cell.kind == "check":
-            checks = block(doc, "checks")
-            checks[cell.name] = string_like(body, checks.get(cell.name))
+        if cell.kind in ("check", "assume"):
+            conditions = block(doc, "checks" if cell.kind == "check" else "assume")
+            conditions[cell.name] = string_like(body, conditions.get(cell.name))
             return
         cells = block(doc, "cells")
         node = cells.get(cell.name) if root.file.cells.get(cell.name) is cell.spec else None
@@ -123,7 +123,7 @@ def _inherited_use(root: Merged, alias: str, path: Path) -> CommentedMap | None:
     return entry
 
 
-TOP_LEVEL_ORDER = ("title", "doc", "extends", "use", "cells", "checks", "sweeps", "solve", "choose", "expect")
+TOP_LEVEL_ORDER = ("title", "doc", "extends", "use", "cells", "checks", "assume", "sweeps", "solve", "choose", "expect")
 
 
 def block(doc: CommentedMap, name: str) -> CommentedMap:

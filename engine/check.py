@@ -17,7 +17,7 @@ from .diagnostics import Diagnostic, Label, did_you_mean
 from .display_family import formula_family, share_unit
 from .check_calls import CallRules, fold_constant
 from .graph import order_cells
-from .model import Cell, Model, Scope
+from .model import CONDITIONS, Cell, Model, Scope
 from .span import Origin
 from .types import BOOL, Type
 
@@ -178,8 +178,9 @@ class Typer(CallRules):
             return CheckedCell(None, deps, ok=False)
         if self.draws or any(d in self.checked.uncertain for d in deps):
             self.checked.uncertain.add(cell.key)
-        if cell.kind == "check" and typ is not None and not typ.is_bool:
-            self.error("E-TYPE", f"check {cell.name!r} must be a condition (a boolean), not {typ.describe()}",
+        if cell.kind in CONDITIONS and typ is not None and not typ.is_bool:
+            what = "check" if cell.kind == "check" else "assumption"
+            self.error("E-TYPE", f"{what} {cell.name!r} must be a condition (a boolean), not {typ.describe()}",
                        (0, len(self.text)))
             return CheckedCell(None, deps, ok=False)
         display = cell.formula.display_unit or cell.spec.unit

@@ -217,8 +217,11 @@ def _run(args: argparse.Namespace) -> int:
     sampled = sample(workbook, args, fixed)
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
     print(render_run(workbook, scenario, args.format, sampled))
+    from .assume import diagnostics as outside_the_model
+    outside = outside_the_model(workbook, scenario)
+    print_diagnostics(outside)
     errors = scenario.has_errors() or (sampled is not None and any(s.errors for s in sampled.summaries.values()))
-    return EXIT_FINDING if errors else EXIT_OK
+    return EXIT_FINDING if errors or outside else EXIT_OK
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -247,11 +250,14 @@ def _test(args: argparse.Namespace) -> int:
     for path in sheet_paths(args.paths):
         workbook = open_workbook(path)
         report = test_workbook(workbook, args.samples, args.seed, args.max_memory)
-        broken = [d for d in report.diagnostics if d.code != "E-EXPECT"]
+        broken = [d for d in report.diagnostics if d.code not in ("E-EXPECT", "E-ASSUME")]
         if broken:
             invalid += 1
             print(f"{path}: INVALID")
             print_diagnostics(broken, sources)
+        for outside in report.outside:
+            print(f"FAIL  {path}:{outside.span.line}  {outside.message}")
+            print(render(outside, sources))
         for outcome in report.outcomes:
             if outcome.passed and args.quiet:
                 continue
@@ -264,7 +270,7 @@ def _test(args: argparse.Namespace) -> int:
             if not outcome.passed:
                 print(render(outcome.diagnostic(), sources))
         passed += report.passed
-        failed += sum(not o.passed for o in report.outcomes)
+        failed += sum(not o.passed for o in report.outcomes) + len(report.outside)
     print(f"{passed} passed, {failed + invalid} failed")
     if invalid:
         return EXIT_INVALID

@@ -108,7 +108,7 @@ def diff_workbooks(name: str, old: Workbook | None, new: Workbook | None, old_la
             continue  # an import's results show in the import's own diff
         if same_value:
             result.unchanged += 1
-        elif new_cell.kind == "check":
+        elif new_cell.kind in ("check", "assume"):
             result.checks.append(_change(new_key, old, old_scenario, old_key, new, new_scenario, new_key))
         else:
             result.results.append(_change(new_key, old, old_scenario, old_key, new, new_scenario, new_key))

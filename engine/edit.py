@@ -130,7 +130,10 @@ class Document:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        return [d for d in self.workbook.diagnostics if d.code != "E-EXPECT"]
+        """The sheet's problems, and the assumptions its current values violate (E-ASSUME)."""
+        from .assume import diagnostics as outside_the_model
+        return [d for d in self.workbook.diagnostics if d.code != "E-EXPECT"] + outside_the_model(
+            self.workbook, self.scenario)
 
     def text(self) -> str:
         """The sheet as it would be saved (newlines normalised to \\n)."""
@@ -173,8 +176,9 @@ class Document:
             outer = cell.scope.prefix.split(".")[0]
             return (f"{key} is imported by {outer}'s own import: `set:` can override only the cells of "
                     f"{outer}; edit the cell of {outer} that uses it, or open {cell.spec.span.file}")
-        if cell.scope.prefix and cell.kind == "check":
-            return f"{key} is a check of an imported sheet; `set:` overrides cells only"
+        if cell.scope.prefix and cell.kind in ("check", "assume"):
+            what = "a check" if cell.kind == "check" else "an assumption"
+            return f"{key} is {what} of an imported sheet; `set:` overrides cells only"
         return None
 
     def sections(self) -> list[Section]:

@@ -18,6 +18,9 @@ from .diagnostics import Diagnostic
 from .sheet import CellSpec, Entry, SheetFile, load_sheet, _Reader
 
 
+CONDITIONS = ("check", "assume")   # cell kinds that are conditions: checks (findings) and assumptions (9.2)
+
+
 @dataclass
 class Scope:
     """What names mean inside one (imported) sheet."""
@@ -39,7 +42,7 @@ class Cell:
     spec: CellSpec                 # as written in its own file
     formula: Formula | None        # effective formula (a `set:` may replace it)
     scope: Scope
-    kind: str                      # input | formula | check
+    kind: str                      # input | formula | check | assume
     set_by: CellSpec | None = None  # the importing `set:` entry, if any
     set_scope: Scope | None = None  # where a `set:` formula was written: its names are read there (format 9.1)
 
@@ -63,6 +66,7 @@ class Merged:
     use: dict[str, Entry]
     cells: dict[str, CellSpec]
     checks: dict[str, CellSpec]
+    assume: dict[str, CellSpec]
     sweeps: dict[str, Entry]
     solve: dict[str, Entry]
     choose: dict[str, Entry]
@@ -124,7 +128,8 @@ class _Loader:
             return None
         sheet = self.file(path)
         merged = Merged(sheet, sheet.title, sheet.doc, dict(sheet.use), dict(sheet.cells), dict(sheet.checks),
-                        dict(sheet.sweeps), dict(sheet.solve), dict(sheet.choose), dict(sheet.expect), sheet.samples)
+                        dict(sheet.assume), dict(sheet.sweeps), dict(sheet.solve), dict(sheet.choose),
+                        dict(sheet.expect), sheet.samples)
         merged.use_files = {alias: sheet for alias in sheet.use}
         if sheet.extends is None:
             return merged
@@ -151,6 +156,7 @@ class _Loader:
             return merged
         return Merged(sheet, sheet.title or base.title, sheet.doc or base.doc,
                       {**base.use, **sheet.use}, _overlay(base.cells, sheet.cells), _overlay(base.checks, sheet.checks),
+                      _overlay(base.assume, sheet.assume),
                       {**base.sweeps, **sheet.sweeps}, {**base.solve, **sheet.solve},
                       {**base.choose, **sheet.choose}, dict(sheet.expect), sheet.samples or base.samples,
                       {**base.use_files, **merged.use_files})
@@ -206,7 +212,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
     """Add `merged`'s cells under `scope`; `sets` replace some of them and are read in `set_scope`
     (the importing sheet, format 9.1)."""
     scope.path = merged.file.path
-    for name, spec in list(merged.cells.items()) + list(merged.checks.items()):
+    for name, spec in list(merged.cells.items()) + list(merged.checks.items()) + list(merged.assume.items()):
         key = scope.key(name)
         scope.names[name] = key
         replaced = sets.get(name)

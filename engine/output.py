@@ -14,6 +14,8 @@ import polars as pl
 
 from units import format_number
 
+from .assume import OUTSIDE_HEADER
+
 
 def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
     rows = 0
@@ -66,6 +68,9 @@ def frame_cells(frame: pl.DataFrame, digits: int = 4) -> list[list[dict]]:
         cells: dict[str, dict] = {}
         errors: dict[str, str] = {}
         for ((name, unit), header), value in zip(columns, values):
+            if header == OUTSIDE_HEADER:   # names, not a quantity in a unit
+                cells[name] = {"name": name, "value": value, "unit": None, "display": value or ""}
+                continue
             if unit == "error":
                 if value is not None:
                     errors[name] = value

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from .evaluate import Scenario, error_code
-from .model import Cell
+from .model import CONDITIONS, Cell
 from .present import Shown, show
 from .workbook import Workbook
 
@@ -57,7 +57,7 @@ def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, An
 def formula_text(cell: Cell) -> str:
     spec = cell.set_by or cell.spec
     text = spec.text.strip()
-    if cell.kind == "check":
+    if cell.kind in CONDITIONS:
         return text
     return text[1:].strip() if text.startswith("=") else text
 
@@ -76,12 +76,13 @@ def _json_value(shown: Shown) -> Any:
 
 
 def ordered_cells(workbook: Workbook) -> list[Cell]:
-    """Own cells, then checks, then imported cells grouped by alias."""
+    """Own cells, then checks, then assumptions, then imported cells grouped by alias."""
     cells = list(workbook.model.cells.values())
-    own = [c for c in cells if not c.scope.prefix and c.kind != "check"]
+    own = [c for c in cells if not c.scope.prefix and c.kind not in CONDITIONS]
     checks = [c for c in cells if not c.scope.prefix and c.kind == "check"]
+    assumptions = [c for c in cells if not c.scope.prefix and c.kind == "assume"]
     imported = [c for c in cells if c.scope.prefix]
-    return own + checks + imported
+    return own + checks + assumptions + imported
 
 
 def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = None) -> str:
@@ -124,7 +125,7 @@ def _md(text: str) -> str:
 
 
 def _check_mark(record: dict[str, Any]) -> str:
-    if record["kind"] != "check":
+    if record["kind"] not in CONDITIONS:
         return ""
     return "✓ " if record["value"] is True else "✗ "
 
@@ -136,12 +137,13 @@ def _text_table(workbook: Workbook, records: list[dict[str, Any]]) -> str:
     value_width = max((len(r["display"]) for r in records), default=5) + 2
     section = None
     for r in records:
-        group = "checks" if r["kind"] == "check" else ("cells" if "." not in r["name"] else r["name"].rsplit(".", 1)[0])
+        group = ("cells" if "." not in r["name"] else r["name"].rsplit(".", 1)[0])
+        group = {"check": "checks", "assume": "assumptions"}.get(r["kind"], group) if "." not in r["name"] else group
         if group != section:
             section = group
             lines.append("")
-            lines.append(f"{group}:" if group in ("cells", "checks") else f"{group} (imported):")
-        mark = ("✓ " if r["value"] is True else "✗ ") if r["kind"] == "check" else "  "
+            lines.append(f"{group}:" if group in ("cells", "checks", "assumptions") else f"{group} (imported):")
+        mark = _check_mark(r) or "  "
         formula = r.get("formula")
         line = f"{mark}{r['name']:<{width}}{r['display']:<{value_width}}"
         if formula:

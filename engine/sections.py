@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .model import Model
+from .model import CONDITIONS, Model
 from .span import Span
 
 
@@ -34,7 +34,7 @@ def sections(model: Model, lines_of: Callable[[str], list[str]], file: str) -> l
     seen: dict[str, list[str]] = {}
     last_file = None
     for cell in model.cells.values():
-        if cell.scope.prefix or cell.kind == "check":
+        if cell.scope.prefix or cell.kind in CONDITIONS:
             continue
         span = cell.spec.span
         lines = seen.get(span.file)
@@ -53,6 +53,9 @@ def sections(model: Model, lines_of: Callable[[str], list[str]], file: str) -> l
     checks = [c.key for c in model.cells.values() if not c.scope.prefix and c.kind == "check"]
     if checks:
         sections.append(Section("checks", "checks", checks, "checks"))
+    assumptions = [c.key for c in model.cells.values() if not c.scope.prefix and c.kind == "assume"]
+    if assumptions:
+        sections.append(Section("assumptions", "assumptions", assumptions, "checks"))
     imports: dict[str, Section] = {}
     for cell in model.cells.values():
         if not cell.scope.prefix:

@@ -25,7 +25,7 @@ from .parser import ParseError, parse_formula
 from .span import Origin, Span
 from .yamltags import find_tag
 
-TOP_LEVEL_KEYS = ("title", "doc", "extends", "use", "cells", "checks", "sweeps", "solve", "choose", "expect",
+TOP_LEVEL_KEYS = ("title", "doc", "extends", "use", "cells", "checks", "assume", "sweeps", "solve", "choose", "expect",
                   "samples")
 CELL_KEYS = ("value", "formula", "unit", "digits", "doc", "source")
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -37,7 +37,7 @@ class CellSpec:
     """One cell as written: an input (a literal) or a formula, or a check."""
 
     name: str
-    kind: str                      # "input" | "formula" | "check"
+    kind: str                      # "input" | "formula" | "check" | "assume"
     text: str                      # the raw text as written ("80 GB", "= a / b -> GB")
     formula: Formula | None        # None when it did not parse
     origin: Origin                 # where the formula / value text starts
@@ -68,6 +68,7 @@ class SheetFile:
     use: dict[str, Entry] = field(default_factory=dict)
     cells: dict[str, CellSpec] = field(default_factory=dict)
     checks: dict[str, CellSpec] = field(default_factory=dict)
+    assume: dict[str, CellSpec] = field(default_factory=dict)   # assumptions: the model's boundaries (format 9.2)
     sweeps: dict[str, Entry] = field(default_factory=dict)
     solve: dict[str, Entry] = field(default_factory=dict)
     choose: dict[str, Entry] = field(default_factory=dict)
@@ -266,7 +267,9 @@ class _Reader:
         if "cells" in document:
             self.read_cells(document)
         if "checks" in document:
-            self.read_checks(document)
+            self.read_conditions(document, "checks")
+        if "assume" in document:
+            self.read_conditions(document, "assume")
 
     def check_samples(self, document: CommentedMap) -> None:
         """`samples: N` or `samples: {count: N, seed: S}`: whole numbers in range, at their position."""
@@ -314,30 +317,36 @@ class _Reader:
             if spec is not None:
                 self.sheet.cells[str(name)] = spec
 
-    def read_checks(self, document: CommentedMap) -> None:
-        checks = document["checks"]
-        if checks is None:
+    def read_conditions(self, document: CommentedMap, block: str) -> None:
+        """`checks:` (findings) or `assume:` (the model's boundaries): name -> condition."""
+        kind, what = ("check", "check") if block == "checks" else ("assume", "assumption")
+        conditions = document[block]
+        if conditions is None:
             return
-        if not isinstance(checks, CommentedMap):
-            self.error("E-SHEET", "'checks' must be a mapping of name: condition", self.key_span(document, "checks"))
+        if not isinstance(conditions, CommentedMap):
+            self.error("E-SHEET", f"{block!r} must be a mapping of name: condition", self.key_span(document, block))
             return
-        for name in checks:
-            span = self.key_span(checks, name)
+        target = self.sheet.checks if kind == "check" else self.sheet.assume
+        for name in conditions:
+            span = self.key_span(conditions, name)
             if not self.valid_name(name, span):
                 continue
             if name in self.sheet.cells:
-                self.error("E-SHEET", f"check {name!r} has the name of a cell", span, "rename one of them")
+                self.error("E-SHEET", f"{what} {name!r} has the name of a cell", span, "rename one of them")
                 continue
-            value = checks[name]
+            if kind == "assume" and name in self.sheet.checks:
+                self.error("E-SHEET", f"assumption {name!r} has the name of a check", span, "rename one of them")
+                continue
+            value = conditions[name]
             text = _scalar_text(value)
             if text is None:
-                self.error("E-SHEET", f"check {name!r} must be a condition (a formula)", span)
+                self.error("E-SHEET", f"{what} {name!r} must be a condition (a formula)", span)
                 continue
-            origin = self.text_origin(checks, name, text)
+            origin = self.text_origin(conditions, name, text)
             body, offset = _strip_equals(text)
             origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
             formula = self.parse(body, origin)
-            self.sheet.checks[str(name)] = CellSpec(str(name), "check", text, formula, origin, span)
+            target[str(name)] = CellSpec(str(name), kind, text, formula, origin, span)
 
     def valid_name(self, name: Any, span: Span) -> bool:
         if not isinstance(name, str) or not NAME_RE.match(name):

@@ -17,6 +17,7 @@ import polars as pl
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from . import ast as A
+from .assume import OUTSIDE_HEADER, violations
 from .axes import AxisError, literal_value
 from .values import Source
 from .evaluate import Scenario, compile_program
@@ -127,6 +128,12 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     root = a if fa == 0 else b if fb == 0 else a - fa * (b - a) / (fb - fa)
     from .evaluate import literal_for
     scenario = workbook.evaluate({key: literal_for(root, None)})
+    outside = violations(workbook, scenario)
+    if outside:
+        answer = display_unit(workbook.checked, key, abs(root))
+        raise SolveError(f"the answer {vary} = {_fmt(root / unit_factor(answer), answer)} is outside the model: "
+                         + "; ".join(v.describe() for v in outside),
+                         "narrow 'between' to where the sheet's assumptions hold, or extend the model")
     return Solution(key, root, scenario, goal)
 
 
@@ -242,14 +249,15 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
         objective_unit = _objective_unit(workbook, goal, float(abs(sample[0])) if len(sample) else 1.0)
     factor = unit_factor(objective_unit)
     result = Choice(name, goal.text, minimize)
-    axis_headers = [c for c in frame.columns if not c.startswith("__")]
+    axis_headers = [c for c in frame.columns if not c.startswith("__") and c != OUTSIDE_HEADER]
     for row in frame.iter_rows(named=True):
         record = {h: row[h] for h in axis_headers}
         record["__plan"], record["__index"] = row["__plan"], row["__index"]
         value = row["__objective"]
         record[_header(goal.text, objective_unit)] = None if value is None else value / factor
-        reason = None
-        for i, req in enumerate(requirements):
+        outside = row.get(OUTSIDE_HEADER)
+        reason = f"outside the model: {outside}" if outside else None
+        for i, req in enumerate(requirements if reason is None else []):
             if row[f"__req{i}"] is None:
                 reason = f"{req.text} is an error value"
                 break

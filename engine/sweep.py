@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from .assume import OUTSIDE_HEADER, outside_expression
 from .axes import Axis, AxisError, value_axis
 from .values import Source, in_unit
 from .evaluate import Program, compile_program
@@ -47,6 +48,7 @@ class Column:
     value: pl.Expr | None = None   # the value in base units: the column, or a literal for a constant cell
     statistic: str | None = None   # for a cell that depends on random draws: "mean", "p5", "p50" or "p95"
     typed: bool = False            # values the user wrote (axis values, inputs): written back exactly (9.4)
+    is_outside: bool = False       # the violated assumptions of the row (format 9.2): null when none
 
     def display(self, convert: bool = True) -> pl.Expr:
         expr = self.value if self.value is not None else pl.col(self.source)
@@ -129,6 +131,9 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline, picks or {})
     if draws:
         columns = _with_statistics(workbook, columns)
+    outside = outside_expression(workbook, program.sources)
+    if outside is not None:
+        columns.append(Column(OUTSIDE_HEADER, OUTSIDE_HEADER, 1.0, value=outside, is_outside=True))
     return Plan(workbook, program, filter_expr, columns, draws=draws)
 
 
@@ -154,7 +159,8 @@ def _with_statistics(workbook: Workbook, columns: list[Column]) -> list[Column]:
 def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[str]:
     axis_keys = {a.key for a in grid.axes}
     if show is None:
-        return [c.key for c in workbook.model.cells.values() if not c.scope.prefix and c.key not in axis_keys]
+        return [c.key for c in workbook.model.cells.values()   # assumptions show as the `outside` column
+                if not c.scope.prefix and c.key not in axis_keys and c.kind != "assume"]
     keys = []
     for name in show:
         key = workbook.key_for(name)
@@ -267,7 +273,7 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     error_columns = [c for c in plan.columns if c.is_error]
     if not error_columns:
         return result
-    if not any(result[c.header].null_count() for c in values):
+    if not any(result[c.header].null_count() for c in values if not c.is_outside):
         return result.with_columns(pl.lit(None, pl.String).alias(c.header) for c in error_columns).select(
             [*plan.imports, *(c.header for c in plan.columns)])
     frame = plan.program.apply(axes, errors=True)
@@ -291,7 +297,9 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
             aggregations.append(pl.lit(None, pl.String).alias(column.header))
             continue
         value = column.display(display)
-        if column.statistic is None:
+        if column.is_outside:   # outside the model where any sample is
+            aggregations.append(value.drop_nulls().first())
+        elif column.statistic is None:
             aggregations.append(value.first())
         elif column.statistic == "mean":
             aggregations.append(value.mean())
@@ -352,7 +360,7 @@ def units_metadata(plans: list[Plan]) -> dict[str, str]:
     import json
     units = {}
     for column in plans[0].columns if plans else []:
-        if "[" in column.header and not column.is_error:
+        if "[" in column.header and not column.is_error and not column.is_outside:
             name, _, unit = column.header.rpartition(" [")
             units[column.header] = unit.rstrip("]")
     return {"supersheet.units": json.dumps(units, ensure_ascii=False)}

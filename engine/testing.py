@@ -28,6 +28,11 @@ class TestReport:
         return sum(o.passed for o in self.outcomes)
 
     @property
+    def outside(self) -> list[Diagnostic]:
+        """E-ASSUME: the sheet as written is outside its own model (a failure even when every expectation holds)."""
+        return [d for d in self.diagnostics if d.code == "E-ASSUME"]
+
+    @property
     def failed(self) -> int:
         return sum(not o.passed for o in self.outcomes) + len([d for d in self.diagnostics if d.code != "E-EXPECT"])
 
@@ -51,6 +56,8 @@ def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | No
             report.diagnostics.append(Diagnostic("E-TYPE", str(e), None))
             return report
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate()
+    from .assume import diagnostics as outside_the_model
+    report.diagnostics.extend(outside_the_model(workbook, scenario))
     report.extend(check_top_level(workbook, scenario, sampled))
     from .blocks import test_blocks   # sweeps, solves and choices
     report.extend(test_blocks(workbook))

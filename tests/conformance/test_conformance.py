@@ -5,8 +5,13 @@ valid/:  `supersheet check FILE` exits 0 with no diagnostic, and `supersheet tes
          inside sweeps, solve and choose) and exits 0.
 errors/: the `# error: CODE at LINE[:COL]` headers name every diagnostic: `check`
          exits non-zero and reports each listed code at its line (and column),
-         and no diagnostic with a code no header names. E-EXPECT cases pass
-         `check` and fail `test` with the diagnostic on the expectation's line.
+         and no diagnostic with a code no header names. E-EXPECT and E-ASSUME
+         cases (a failed expectation, a violated assumption) pass `check` and
+         fail `test` (exit 1) with the diagnostic on the expectation's or the
+         assumption's line.
+
+The v1 cases are in conformance/{valid,errors}, the format 9 additions in
+conformance/v1.1/{valid,errors}, under the same rules.
 
 The CLI runs in-process (engine.cli.main) for speed; one subprocess test runs
 the installed `supersheet` console script end to end.
@@ -35,11 +40,26 @@ UNLOCATED = re.compile(r"^(?P<code>E-[A-Z]+): ")
 TRACEBACK_MARKERS = ("Traceback (most recent call last)", "internal error")
 
 
+VERSIONS = ("", "v1.1")   # conformance/valid, conformance/v1.1/valid, ...
+# Format 9.3, 9.5 and 9.6 cases that helper i11b is landing; each mark goes when its case passes.
+PENDING = {("v1.1", name): pytest.mark.xfail(strict=True, reason="i11b: format 9.3/9.5/9.6")
+           for name in ("unit-traps.yaml", "round-step.yaml", "draws-reduce.yaml")}
+EVALUATION_FINDINGS = {"E-EXPECT", "E-ASSUME"}   # `check` passes, `test` fails
+
+
 def _cases(folder: str) -> list:
-    directory = CONFORMANCE / folder
-    if not directory.is_dir():
-        return [pytest.param(None, id="missing", marks=pytest.mark.skip(reason=MISSING))]
-    return [pytest.param(p.name, id=p.stem) for p in sorted(directory.glob("*.yaml"))]
+    params = []
+    for version in VERSIONS:
+        directory = CONFORMANCE / version / folder
+        if not directory.is_dir():
+            params.append(pytest.param(version, None, id=f"{version or 'v1'}-missing",
+                                       marks=pytest.mark.skip(reason=MISSING)))
+            continue
+        for p in sorted(directory.glob("*.yaml")):
+            mark = PENDING.get((version, p.name))
+            params.append(pytest.param(version, p.name, id=f"{version + '/' if version else ''}{p.stem}",
+                                       marks=[mark] if mark else []))
+    return params
 
 
 @dataclass(frozen=True)
@@ -101,21 +121,26 @@ def assert_no_traceback(output: str) -> None:
 
 @pytest.fixture
 def in_conformance(monkeypatch):
-    """Run from the conformance root so paths print as `valid/x.yaml` / `errors/x.yaml`."""
-    monkeypatch.chdir(CONFORMANCE)
+    """Run from a version's conformance folder so paths print as `valid/x.yaml` / `errors/x.yaml`."""
+    def enter(version: str) -> Path:
+        monkeypatch.chdir(CONFORMANCE / version)
+        return CONFORMANCE / version
+    return enter
 
 
 # -- valid/ ---------------------------------------------------------------------
-@pytest.mark.parametrize("name", _cases("valid"))
-def test_valid_case_checks_clean(name, run_cli, in_conformance):
+@pytest.mark.parametrize(("version", "name"), _cases("valid"))
+def test_valid_case_checks_clean(version, name, run_cli, in_conformance):
+    in_conformance(version)
     result = run_cli("check", f"valid/{name}")
     assert_no_traceback(result.output)
     assert reported_diagnostics(result.output) == [], result.output
     assert result.code == 0, result.output
 
 
-@pytest.mark.parametrize("name", _cases("valid"))
-def test_valid_case_passes_every_expectation(name, run_cli, in_conformance):
+@pytest.mark.parametrize(("version", "name"), _cases("valid"))
+def test_valid_case_passes_every_expectation(version, name, run_cli, in_conformance):
+    root = in_conformance(version)
     result = run_cli("test", f"valid/{name}")
     assert_no_traceback(result.output)
     assert result.code == 0, result.output
@@ -124,7 +149,7 @@ def test_valid_case_passes_every_expectation(name, run_cli, in_conformance):
     failures = [line for line in lines if line.startswith("FAIL")]
     passes = [line for line in lines if line.startswith("pass")]
     assert failures == [], result.out
-    expected = count_expectations(CONFORMANCE / "valid" / name)
+    expected = count_expectations(root / "valid" / name)
     assert len(passes) == expected, f"{expected} expectations in the file, {len(passes)} reported:\n{result.out}"
     assert lines[-1] == f"{expected} passed, 0 failed"
 
@@ -135,15 +160,15 @@ def _matches(header: Header, reported: Reported, file: str) -> bool:
             and (header.col is None or reported.col == header.col))
 
 
-@pytest.mark.parametrize("name", _cases("errors"))
-def test_error_case_reports_exactly_its_headers(name, run_cli, in_conformance):
-    path = CONFORMANCE / "errors" / name
+@pytest.mark.parametrize(("version", "name"), _cases("errors"))
+def test_error_case_reports_exactly_its_headers(version, name, run_cli, in_conformance):
+    path = in_conformance(version) / "errors" / name
     headers = read_headers(path)
     assert headers, f"{name} has no '# error: CODE at LINE' header"
     file = os.path.normpath(f"errors/{name}")
     check = run_cli("check", f"errors/{name}")
     assert_no_traceback(check.output)
-    if {h.code for h in headers} == {"E-EXPECT"}:
+    if {h.code for h in headers} <= EVALUATION_FINDINGS:
         assert check.code == 0, check.output
         assert reported_diagnostics(check.output) == [], check.output
         result = run_cli("test", f"errors/{name}")
@@ -166,10 +191,11 @@ def test_error_case_reports_exactly_its_headers(name, run_cli, in_conformance):
     assert unlisted == [], f"diagnostics at positions no header names: {unlisted}\n{result.output}"
 
 
-def test_headers_parse_in_every_error_case():
-    if not (CONFORMANCE / "errors").is_dir():
+@pytest.mark.parametrize("version", VERSIONS)
+def test_headers_parse_in_every_error_case(version):
+    if not (CONFORMANCE / version / "errors").is_dir():
         pytest.skip(MISSING)
-    for path in sorted((CONFORMANCE / "errors").glob("*.yaml")):
+    for path in sorted((CONFORMANCE / version / "errors").glob("*.yaml")):
         assert read_headers(path), path.name
 
 

@@ -26,6 +26,9 @@ def value_text(document: Document, key: str, changed: bool = False) -> Text:
     shown = show(document.workbook.checked, key, value)
     if cell.kind == "check" and isinstance(value, bool):
         return Text("✓ pass" if value else "✗ FAIL", style=PASS_STYLE if value else FAIL_STYLE)
+    if cell.kind == "assume" and not error_code(value):   # format 9.2: false means outside the model
+        holds = value is True or (isinstance(value, list) and all(v is True for v in value))
+        return Text("✓ holds" if holds else "✗ OUTSIDE", style=PASS_STYLE if holds else FAIL_STYLE)
     if error_code(value):
         return Text(shown.text, style=ERROR_STYLE)
     return Text(shown.text, style=CHANGED_STYLE if changed else "")

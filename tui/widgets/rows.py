@@ -104,8 +104,10 @@ def header_texts(document: Document, section: Section, folded: bool, columns: tu
         texts.update({NAME: label, CHANGE: Text("imported", style="dim"), FORMULA: Text(title, style="dim italic")})
     elif section.kind == "checks":
         passed = sum(document.value(k) is True for k in section.keys)
-        label = Text(marker + "checks")
-        label.append(f" {passed}/{len(section.keys)} pass", style="dim")
+        label = Text(marker + section.title)
+        verb = "pass" if section.id == "checks" else "hold"
+        label.append(f" {passed}/{len(section.keys)} {verb}", style="dim" if passed == len(section.keys) or
+                     section.id == "checks" else "bold red")
         texts[NAME] = label
     else:
         texts[NAME] = Text(marker + section.title)
