@@ -17,7 +17,7 @@ import polars as pl
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .assume import OUTSIDE_HEADER, outside_expression
-from .axes import Axis, AxisError, value_axis
+from .axes import Axis, AxisError, rebind
 from .values import Source, in_unit
 from .evaluate import Program, compile_program
 from .expression import Bound, bind_expression
@@ -250,7 +250,7 @@ def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: 
 
 
 def _rebind(workbook: Workbook, axis: Axis) -> Axis:
-    return value_axis(workbook, axis.name, axis.labels)
+    return rebind(workbook, axis)
 
 
 def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool = True) -> pl.DataFrame:

@@ -60,8 +60,10 @@ def test_bad_vary_is_a_diagnostic(case, block, tmp_path):
     ("tp=8..1*2", "range of tp is empty"),
     ("tp=1..8:1000000000000", "1,000,000,000,000 values"),
     ("tp=1..1e400*2", "is out of range"),
-    ("tp=1..4+0", "needs a positive step"),
-    ("tp=1..4*x", "'times' of tp must be a plain number"),
+    ("tp=1..4+0", "needs the step (FROM..TO+STEP) > 0"),
+    ("tp=1..4*x", "the factor (FROM..TO*FACTOR) of tp must be a plain number"),
+    ("tp=0..4*2", "needs FROM > 0 and the factor (FROM..TO*FACTOR) > 1"),
+    ("tp=1..4:0", "needs the count (FROM..TO:COUNT) >= 1"),
     ("message=1KiB..4KiB+1s", "different dimensions"),
 ])
 def test_bad_cli_ranges_are_usage_errors(vary, message, run_cli, write_sheet, tmp_path, monkeypatch):
@@ -70,3 +72,5 @@ def test_bad_cli_ranges_are_usage_errors(vary, message, run_cli, write_sheet, tm
     result = run_cli("sweep", "s.yaml", "--vary", vary)
     assert result.code == 2, result.output
     assert message in result.err and "internal error" not in result.err
+    # the command line's own spelling, never the YAML keys
+    assert not any(f"'{word}'" in result.err for word in ("times", "step", "count", "from", "to"))
