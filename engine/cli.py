@@ -216,7 +216,7 @@ def _run(args: argparse.Namespace) -> int:
     workbook, fixed = fixed_overrides(workbook, args.sets)
     sampled = sample(workbook, args, fixed)
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
-    print(render_run(workbook, scenario, args.format, sampled))
+    print(render_run(workbook, scenario, args.format, sampled, overrides=fixed))
     from .assume import diagnostics as outside_the_model
     outside = outside_the_model(workbook, scenario)
     print_diagnostics(outside)
@@ -290,7 +290,7 @@ def _explain(args: argparse.Namespace) -> int:
     if args.sensitivity:
         return _sensitivity(workbook, args, fixed, key)
     scenario = workbook.evaluate(fixed)
-    print(render_explain(workbook, scenario, key))
+    print(render_explain(workbook, scenario, key, overrides=fixed))
     return EXIT_OK
 
 

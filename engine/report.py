@@ -9,15 +9,18 @@ import io
 import json
 from typing import Any
 
+from .ast import to_text
 from .evaluate import Scenario, error_code
 from .model import CONDITIONS, Cell
 from .present import Shown, show
 from .workbook import Workbook
 
 
-def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any = None) -> dict[str, Any]:
+def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any = None,
+                overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """One cell as the shared schema: name, value, unit, display (+ kind, formula,
-    error; and mean, p5, p50, p95 for a cell that depends on random draws)."""
+    error; and mean, p5, p50, p95 for a cell that depends on random draws).
+    `overrides` are the user's `--set` literals by cell key."""
     summary = sampled.summaries.get(cell.key) if sampled is not None else None
     if summary is not None:
         record = uncertain_record(workbook, cell.key, summary)
@@ -28,6 +31,7 @@ def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any
     record["kind"] = cell.kind
     if cell.kind != "input":
         record["formula"] = formula_text(cell)
+    _mark_override(record, cell, overrides or {})
     error = error_code(scenario.values.get(cell.key)) if summary is None else None
     if error:
         record["error"] = error
@@ -52,6 +56,27 @@ def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, An
     if summary.errors:
         record["error_samples"] = summary.errors
     return record
+
+
+def _mark_override(record: dict[str, Any], cell: Cell, overrides: dict[str, Any]) -> None:
+    """A cell fixed by `--set`: `set` is the value written; a formula cell becomes
+    kind "override" and keeps the formula it replaced apart (`replaced_formula`),
+    so no output shows a set value as if its formula had computed it."""
+    node = overrides.get(cell.key)
+    if node is None:
+        return
+    record["set"] = to_text(node)
+    if cell.kind == "formula":
+        record["kind"] = "override"
+        record["replaced_formula"] = record.pop("formula")
+
+
+def override_note(record: dict[str, Any]) -> str:
+    """`set by --set` (+ `, replacing = FORMULA`) for text outputs, or ''."""
+    if "set" not in record:
+        return ""
+    replaced = record.get("replaced_formula")
+    return "set by --set" + (f", replacing = {replaced}" if replaced else "")
 
 
 def formula_text(cell: Cell) -> str:
@@ -85,8 +110,9 @@ def ordered_cells(workbook: Workbook) -> list[Cell]:
     return own + checks + assumptions + imported
 
 
-def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = None) -> str:
-    records = [cell_record(workbook, scenario, c, sampled) for c in ordered_cells(workbook)]
+def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = None,
+               overrides: dict[str, Any] | None = None) -> str:
+    records = [cell_record(workbook, scenario, c, sampled, overrides) for c in ordered_cells(workbook)]
     if fmt == "json":
         extra = {"samples": sampled.samples, "seed": sampled.seed} if sampled is not None else {}
         return json.dumps({"sheet": str(workbook.model.path), "title": workbook.model.title, **extra,
@@ -99,7 +125,7 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
         for r in records:
             value = r["value"]
             writer.writerow([r["name"], json.dumps(value) if isinstance(value, list) else _csv(value), r["unit"] or "",
-                             r["display"], r["kind"], r.get("formula", ""), r.get("error", "")]
+                             r["display"], r["kind"], r.get("formula", r.get("replaced_formula", "")), r.get("error", "")]
                             + [_csv(r.get(k)) for k in spread])
         return out.getvalue().rstrip("\n")
     if fmt == "markdown":
@@ -107,7 +133,7 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
                  "| cell | value | formula |", "|---|---:|---|"]
         for r in records:
             mark = _check_mark(r)
-            lines.append(f"| {mark}{r['name']} | {_md(r['display'])} | {_md(r.get('formula', ''))} |")
+            lines.append(f"| {mark}{r['name']} | {_md(r['display'])} | {_md(override_note(r) or r.get('formula', ''))} |")
         return "\n".join(lines)
     return _text_table(workbook, records)
 
@@ -146,13 +172,16 @@ def _text_table(workbook: Workbook, records: list[dict[str, Any]]) -> str:
         mark = _check_mark(r) or "  "
         formula = r.get("formula")
         line = f"{mark}{r['name']:<{width}}{r['display']:<{value_width}}"
-        if formula:
+        if "set" in r:
+            line += override_note(r)
+        elif formula:
             line += ("= " if r["kind"] == "formula" else "") + formula
         lines.append(line.rstrip())
     return "\n".join(lines)
 
 
-def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: int = 12) -> str:
+def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: int = 12,
+                   overrides: dict[str, Any] | None = None) -> str:
     """The cell's formula and value, and the tree of its precedents down to the inputs."""
     lines: list[str] = []
     seen: set[str] = set()
@@ -162,14 +191,18 @@ def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: 
         shown = show(workbook.checked, k, scenario.values.get(k))
         connector = "" if depth == 0 else ("└─ " if last else "├─ ")
         detail = ""
-        if cell.kind != "input":
+        overridden = k in (overrides or {})
+        if overridden:
+            replaced = f", replacing = {formula_text(cell)}" if cell.kind == "formula" else ""
+            detail = f"   (set by --set{replaced})"
+        elif cell.kind != "input":
             detail = f"   = {formula_text(cell)}"
         elif cell.spec.source:
             detail = f"   (source: {cell.spec.source})"
         repeated = k in seen and workbook.checked.cells[k].deps
         lines.append(f"{prefix}{connector}{k} = {shown.text}{detail}" + ("   (see above)" if repeated else ""))
-        if repeated or depth >= max_depth:
-            return
+        if repeated or overridden or depth >= max_depth:
+            return   # a set value does not come from its precedents: they are not its explanation
         seen.add(k)
         deps = list(workbook.checked.cells[k].deps)
         child_prefix = prefix + ("" if depth == 0 else ("   " if last else "│  "))

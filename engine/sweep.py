@@ -23,6 +23,7 @@ from .evaluate import Program, compile_program
 from .expression import Bound, bind_expression
 from .grid import Grid, parse_vary
 from .present import display_unit, unit_factor
+from .report import formula_text
 from .sheet import Entry, _Reader
 from .workbook import Workbook, open_workbook
 
@@ -49,6 +50,7 @@ class Column:
     statistic: str | None = None   # for a cell that depends on random draws: "mean", "p5", "p50" or "p95"
     typed: bool = False            # values the user wrote (axis values, inputs): written back exactly (9.4)
     is_outside: bool = False       # the violated assumptions of the row (format 9.2): null when none
+    replaces: str | None = None    # an axis over a formula cell: the formula its values override
 
     def display(self, convert: bool = True) -> pl.Expr:
         expr = self.value if self.value is not None else pl.col(self.source)
@@ -189,8 +191,9 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         if axis.structural:  # fixed in this plan: a literal column
             magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
             value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))  # type: ignore[union-attr]
+        cell = workbook.model.cells[axis.key]  # type: ignore[index]
         columns.append(Column(_header(axis.name, unit), axis.key, unit_factor(unit), value=value,  # type: ignore[arg-type]
-                              typed=True))
+                              typed=True, replaces=formula_text(cell) if cell.kind == "formula" else None))
     for key in shown_keys(workbook, grid, show):
         source = program.sources.get(key)
         if source is None:
@@ -363,4 +366,9 @@ def units_metadata(plans: list[Plan]) -> dict[str, str]:
         if "[" in column.header and not column.is_error and not column.is_outside:
             name, _, unit = column.header.rpartition(" [")
             units[column.header] = unit.rstrip("]")
-    return {"supersheet.units": json.dumps(units, ensure_ascii=False)}
+    metadata = {"supersheet.units": json.dumps(units, ensure_ascii=False)}
+    # A swept formula cell holds the axis values, not what its formula computes: say so.
+    replaced = {c.header: c.replaces for c in (plans[0].columns if plans else []) if c.replaces is not None}
+    if replaced:
+        metadata["supersheet.overrides"] = json.dumps(replaced, ensure_ascii=False)
+    return metadata
