@@ -122,3 +122,16 @@ def depth(node: Node) -> int:
         best = max(best, d)
         stack.extend((c, d + 1) for c in children(current))
     return best
+
+
+_NODES = (Number, Bool, Array, Name, Call, Unary, Binary, Formula)
+
+
+def copy_tree(value):
+    """A copy of a formula or node with new objects throughout (later stages key
+    facts by node identity); several times faster than copy.deepcopy."""
+    if isinstance(value, _NODES):
+        return type(value)(*(copy_tree(getattr(value, f)) for f in value.__slots__))
+    if isinstance(value, tuple) and value and isinstance(value[0], _NODES):
+        return tuple(copy_tree(v) for v in value)
+    return value

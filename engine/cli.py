@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from . import cli_batch, cli_compare
-from .cli_support import (EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError, fixed_overrides, open_valid,
-                          print_diagnostics, sample, sampling_options, sheet_paths)
+from .cli_support import (EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError, configure_loading, fixed_overrides,
+                          loading_options, open_valid, print_diagnostics, sample, sampling_options, sheet_paths)
 from .diagnostics import SourceCache, render
 
 
@@ -27,6 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_INVALID
     try:
+        configure_loading(args)
         code = args.handler(args)
         sys.stdout.flush()  # a full disk shows here, inside the handler below, not at interpreter exit
         return code
@@ -78,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Callable[[argparse.Namespace], int], help: str, description: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=description)
         p.set_defaults(handler=handler)
+        if name != "calc":
+            loading_options(p)
         return p
 
     run = command("run", _run, "evaluate a sheet and print every cell",

@@ -45,6 +45,47 @@ def memory_size(text: str) -> int:
     return int(size)
 
 
+LIMIT_HELP = {
+    "max_file_size": "bytes of one sheet file",
+    "max_line_length": "characters of one line",
+    "max_yaml_nodes": "YAML nodes after expanding aliases",
+    "max_depth": "nesting depth of YAML collections",
+    "max_cells": "cells after imports are expanded",
+    "max_import_depth": "sheets importing sheets, deep",
+    "max_array_length": "elements of one array (a literal or range)",
+}
+
+
+def loading_options(p: argparse.ArgumentParser) -> None:
+    """The sheet root and the load limits: every command that reads sheets takes them."""
+    from .limits import Limits
+    p.add_argument("--allow-path", dest="allow_paths", metavar="DIR", action="append", default=[],
+                   help="also let imports read sheets under DIR (outside the sheet root: the git work tree of "
+                        "the sheet, or its folder, and the bundled library); repeatable")
+    group = p.add_argument_group("limits (see docs/security.md)")
+    defaults = Limits()
+    for name, text in LIMIT_HELP.items():
+        group.add_argument("--" + name.replace("_", "-"), dest=name, type=_positive, metavar="N",
+                           help=f"refuse more than N {text} (default {getattr(defaults, name):,})")
+
+
+def configure_loading(args: argparse.Namespace) -> None:
+    from .limits import set_limits
+    from .sheetroot import allow_paths
+    allow_paths(getattr(args, "allow_paths", []))
+    set_limits(**{name: getattr(args, name, None) for name in LIMIT_HELP})
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def print_diagnostics(diagnostics: list[Diagnostic], sources: SourceCache | None = None) -> None:
     sources = sources or SourceCache()
     for d in diagnostics:

@@ -10,6 +10,7 @@ from pathlib import Path
 from .diff import SheetDiff, diff_workbooks
 from .gitrev import GitError, Snapshot, changed_files, is_revision_spec, repo_path, repo_root, snapshot
 from .sheet import load_sheet
+from .sheetroot import root_for
 from .workbook import Workbook, open_workbook
 
 
@@ -154,12 +155,13 @@ def _affected(sheets: list[Path], changed: set[Path]) -> list[Path]:
             continue
         targets = set()
         if path.exists():
+            root = root_for(path)
             sheet = load_sheet(path)
             entries = list(sheet.use.values()) + ([sheet.extends] if sheet.extends else [])
             for entry in entries:
                 value = entry.value
                 target = value if isinstance(value, str) else (value.get("sheet") if hasattr(value, "get") else None)
-                if isinstance(target, str):
+                if isinstance(target, str) and root.allows(path.parent / target):
                     targets.add((path.parent / target).resolve())
         imports[path] = targets
         pending.extend(t for t in targets if t not in imports)

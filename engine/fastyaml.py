@@ -11,7 +11,9 @@ positions for diagnostics.
 
 Only plain documents take this path. Whatever could differ goes to the
 round-trip loader, which also words every error: no libyaml; explicit tags
-('!'), merge keys ('<<') and directives ('%'); and any exception at all.
+('!'), merge keys ('<<'), directives ('%') and anchors ('&': only the bounded
+loader counts what aliases expand to, yamlguard.py); nesting deeper than the
+loader's limit; and any exception at all.
 """
 from __future__ import annotations
 
@@ -27,8 +29,8 @@ except (ImportError, AttributeError):   # pragma: no cover - depends on the inst
     _pyyaml, _CLoader = None, None
 
 
-# an explicit tag ('!' not in '!='), a merge key, a directive line
-_UNLIKE = re.compile(r"!(?!=)|<<|^%", re.MULTILINE)
+# an explicit tag ('!' not in '!='), a merge key, a directive line, an anchor
+_UNLIKE = re.compile(r"!(?!=)|<<|^%|&", re.MULTILINE)
 
 
 def available() -> bool:
@@ -48,7 +50,7 @@ def load_fast(text: str, yaml: Any) -> Any | None:
             loader.dispose()
         if root is None:
             return None
-        converted = _Converter(yaml.resolver).convert(root)
+        converted = _Converter(yaml.resolver, getattr(yaml, "max_depth", 0)).convert(root)
         return yaml.constructor.construct_document(converted)
     except Exception:  # noqa: BLE001 - the round-trip loader reads it again and words the error
         return None
@@ -58,31 +60,34 @@ class _Converter:
     """libyaml nodes -> ruamel nodes, scalars resolved by ruamel's YAML 1.2 rules
     (libyaml's loader resolved them as YAML 1.1, where `yes` is a boolean)."""
 
-    def __init__(self, resolver: Any) -> None:
+    def __init__(self, resolver: Any, max_depth: int = 0) -> None:
         self.resolver = resolver
+        self.max_depth = max_depth       # 0: no limit; deeper is left to the bounded loader, which words it
         self.done: dict[int, Any] = {}   # an alias is the same node object: keep it one
 
     def convert(self, root: Any) -> Any:
         out = self._shallow(root)
-        stack = [(root, out)]
+        stack = [(root, out, 1)]
         while stack:   # iterative: documents may nest deeply
-            node, target = stack.pop()
+            node, target, depth = stack.pop()
+            if self.max_depth and depth > self.max_depth:
+                raise ValueError("nested deeper than the limit")
             if isinstance(node, _pyyaml.MappingNode):
                 for key, value in node.value:
-                    pair = (self._child(key, stack), self._child(value, stack))
+                    pair = (self._child(key, stack, depth), self._child(value, stack, depth))
                     target.value.append(pair)
             elif isinstance(node, _pyyaml.SequenceNode):
                 for item in node.value:
-                    target.value.append(self._child(item, stack))
+                    target.value.append(self._child(item, stack, depth))
         return out
 
-    def _child(self, node: Any, stack: list) -> Any:
+    def _child(self, node: Any, stack: list, depth: int) -> Any:
         known = self.done.get(id(node))
         if known is not None:
             return known
         converted = self._shallow(node)
         if not isinstance(node, _pyyaml.ScalarNode):
-            stack.append((node, converted))
+            stack.append((node, converted, depth + 1))
         return converted
 
     def _shallow(self, node: Any) -> Any:

@@ -10,6 +10,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .sheetroot import register_tree, unregister_tree
+
 
 class GitError(Exception):
     pass
@@ -47,6 +49,7 @@ class Snapshot:
         return self.folder / repo_path
 
     def close(self) -> None:
+        unregister_tree(self.folder)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -61,6 +64,7 @@ def snapshot(revision: str, cwd: Path) -> Snapshot:
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+    register_tree(folder)      # its sheets import each other as they did in the repository
     return Snapshot(revision, root, folder)
 
 

@@ -6,16 +6,17 @@ file imported twice (with different `set:` inputs) is two independent copies.
 """
 from __future__ import annotations
 
-import copy
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap
 
-from .ast import Formula
+from .ast import Formula, copy_tree
 from .diagnostics import Diagnostic
+from .limits import current_limits
 from .sheet import CellSpec, Entry, SheetFile, load_sheet, _Reader
+from .sheetroot import SheetRoot, import_problem, root_for
 
 
 CONDITIONS = ("check", "assume")   # cell kinds that are conditions: checks (findings) and assumptions (9.2)
@@ -95,13 +96,18 @@ class Model:
 
 
 class _Loader:
-    def __init__(self, import_overrides: dict[str, str] | None) -> None:
+    def __init__(self, import_overrides: dict[str, str] | None, root: SheetRoot) -> None:
+        self.root = root
+        self.limits = current_limits()
+        self.cells_over_limit = False
         self.files: dict[Path, SheetFile] = {}
         self.diagnostics: list[Diagnostic] = []
         self.reported: set[Path] = set()
         self.import_overrides = import_overrides or {}
         self.in_loop: set[Path] = set()
         self.formulas_used: set[int] = set()
+        self.imports: dict[tuple[str, str], tuple[str | None, Path | None]] = {}
+        self.merged_imports: dict[Path, Merged | None] = {}
         self.texts: dict[Path, str] = {}   # resolved path -> text to use instead of the file's (unsaved edits)
 
     def report_loop(self, sheet: SheetFile, chain: tuple[Path, ...]) -> None:
@@ -119,6 +125,46 @@ class _Loader:
             self.reported.add(key)
             self.diagnostics.extend(d for d in sheet.diagnostics if d.code != "E-IMPORT" or d.span is not None)
         return sheet
+
+    def target(self, path: Path, shown: str) -> tuple[str | None, Path | None]:
+        """Why an import may not be read (or None) and its resolved path (None
+        when it does not exist), found once per path: a sheet imported by many
+        is resolved once."""
+        key = (str(path), shown)
+        if key not in self.imports:
+            problem = import_problem(path, self.root, shown)
+            self.imports[key] = (problem, path.resolve() if problem is None and _exists(path) else None)
+        return self.imports[key]
+
+    def imported(self, path: Path, resolved: Path) -> Merged | None:
+        if resolved not in self.merged_imports:
+            self.merged_imports[resolved] = self.merged(path, ())
+        return self.merged_imports[resolved]
+
+    def refused(self, path: Path, shown: str, span, chain: tuple[Path, ...]) -> bool:
+        """Report (at the importing entry) an import that may not be read:
+        outside the sheet root, not a regular sheet file, or too deep."""
+        problem = self.target(path, shown)[0]
+        if problem is None and len(chain) >= self.limits.max_import_depth:
+            problem = (f"imports nest deeper than the limit of {self.limits.max_import_depth} sheets; "
+                       "raise it with --max-import-depth N")
+        if problem is not None:
+            self.diagnostics.append(Diagnostic("E-IMPORT", problem, span))
+        return problem is not None
+
+    def room_for(self, model: "Model", child: Merged, entry: Entry) -> bool:
+        """Whether one more copy of `child` keeps the expanded sheet under the
+        cell limit (checked before copying: a fan-out of imports doubles per level)."""
+        if self.cells_over_limit:
+            return False
+        if len(model.cells) + len(child.cells) + len(child.checks) <= self.limits.max_cells:
+            return True
+        self.cells_over_limit = True
+        self.diagnostics.append(Diagnostic(
+            "E-IMPORT", f"the imports expand the sheet past the limit of {self.limits.max_cells:,} cells "
+                        "(each import of a sheet is a copy of its cells)", entry.span,
+            hint="import fewer copies, or raise the limit with --max-cells N"))
+        return False
 
     def merged(self, path: Path, chain: tuple[Path, ...]) -> Merged | None:
         resolved = path.resolve()
@@ -139,6 +185,8 @@ class _Loader:
                                                sheet.extends.span))
             return merged
         base_path = path.parent / target
+        if self.refused(base_path, target, sheet.extends.span, chain + (resolved,)):
+            return merged
         if base_path.exists() and base_path.resolve() in chain + (resolved,):
             cycle = chain[chain.index(base_path.resolve()):] if base_path.resolve() in chain else ()
             self.in_loop.update(cycle + (resolved,))
@@ -160,6 +208,13 @@ class _Loader:
                       {**base.sweeps, **sheet.sweeps}, {**base.solve, **sheet.solve},
                       {**base.choose, **sheet.choose}, dict(sheet.expect), sheet.samples or base.samples,
                       {**base.use_files, **merged.use_files})
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:         # a name too long for the OS
+        return False
 
 
 def _overlay(base: dict[str, CellSpec], own: dict[str, CellSpec]) -> dict[str, CellSpec]:
@@ -184,11 +239,11 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
     `cell_overrides` replaces root cells by input values before checking, like
     `use: set:` does for an import (for values that change the sheet's shape,
     such as the length of a `range`)."""
-    loader = _Loader(import_overrides)
-    loader.texts = {Path(p).resolve(): t for p, t in (texts or {}).items()}
     path = Path(path)
+    loader = _Loader(import_overrides, root_for(path))
+    loader.texts = {Path(p).resolve(): t for p, t in (texts or {}).items()}
     model = Model(path=path, root=None)
-    if not path.exists():
+    if not _exists(path):
         model.diagnostics.append(Diagnostic("E-IMPORT", f"no such sheet: {path}", None))
         return model
     root = loader.merged(path, ())
@@ -221,7 +276,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
             # Later stages key per-node facts by node identity: a file flattened
             # twice (two aliases, or `set:` variants) needs its own tree each time.
             if id(formula) in loader.formulas_used:
-                formula = copy.deepcopy(formula)
+                formula = copy_tree(formula)
             loader.formulas_used.add(id(formula))
         kind = ("input" if replaced.kind == "input" else "formula") if replaced is not None else spec.kind
         model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced, set_scope)
@@ -242,17 +297,21 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         target_path = (base_dir / target) if not Path(target).is_absolute() else Path(target)
         if overrides and alias in overrides:
             target_path = Path(target)
-        if not target_path.exists():
+        if loader.refused(target_path, target, entry.span, chain):
+            continue
+        resolved = loader.target(target_path, target)[1]
+        if resolved is None:
             model.diagnostics.append(Diagnostic("E-IMPORT", f"imported sheet not found: {target}", entry.span,
                                                 hint=_missing_hint(target_path)))
             continue
-        resolved = target_path.resolve()
         if resolved in chain:
             loop = " -> ".join(p.name for p in chain + (resolved,))
             model.diagnostics.append(Diagnostic("E-IMPORT", f"imports form a loop: {loop}", entry.span))
             continue
-        child = loader.merged(target_path, ())
+        child = loader.imported(target_path, resolved)
         if child is None:
+            continue
+        if not loader.room_for(model, child, entry):
             continue
         child_scope = Scope(scope.prefix + alias + ".")
         scope.aliases[alias] = child_scope

@@ -19,10 +19,13 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .ast import Array, Bool, Formula, Number, Unary
-from .diagnostics import Diagnostic, did_you_mean
+from .diagnostics import Diagnostic, did_you_mean, escaped, excerpt
 from .fastyaml import load_fast
+from .limits import current_limits
 from .parser import ParseError, parse_formula
+from .sheetroot import UnreadableSheet, read_sheet_text
 from .span import Origin, Span
+from .yamlguard import YamlLimitError, guarded_loader, long_line
 from .yamltags import find_tag
 
 TOP_LEVEL_KEYS = ("title", "doc", "extends", "use", "cells", "checks", "assume", "sweeps", "solve", "choose", "expect",
@@ -84,37 +87,61 @@ class SheetFile:
 
 
 def yaml_loader() -> YAML:
-    yaml = YAML(typ="rt")
+    """The round-trip loader (comments kept for saving), bounded by the limits."""
+    yaml = guarded_loader(current_limits())
     yaml.preserve_quotes = True
     yaml.width = 4096
     return yaml
 
 
 def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
-    """Read and shape-check one sheet file. Never raises for bad input."""
+    """Read and shape-check one sheet file. Never raises for bad input.
+
+    A file that is not a sheet (not a regular file, too large, not text, not a
+    mapping of sheet keys) is reported by its name and first problem, and its
+    diagnostics never quote its lines."""
     path = Path(path)
     sheet = SheetFile(path=path)
     file = str(path)
     if text is None:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_sheet_text(path)
         except FileNotFoundError:
             sheet.diagnostics.append(Diagnostic("E-IMPORT", f"no such file: {file}", None))
             return sheet
-        except (OSError, UnicodeDecodeError) as e:
-            sheet.diagnostics.append(Diagnostic("E-YAML", f"cannot read {file}: {e}", Span(file, 1, 1, 2)))
+        except UnreadableSheet as e:
+            sheet.diagnostics.append(Diagnostic("E-IMPORT", str(e), Span(file, 1, 1, 2), quote=False))
             return sheet
+    limits = current_limits()
+    if len(text) > limits.max_file_size:     # unsaved text from the editor, or a file read as characters
+        sheet.diagnostics.append(Diagnostic(
+            "E-IMPORT", f"{file} is larger than the file-size limit ({len(text):,} > {limits.max_file_size:,})",
+            Span(file, 1, 1, 2), quote=False, hint="raise it with --max-file-size BYTES"))
+        return sheet
+    too_long = long_line(text, limits.max_line_length)
+    if too_long is not None:
+        line, length = too_long
+        sheet.diagnostics.append(Diagnostic(
+            "E-YAML", f"line {line} is {length:,} characters long, over the limit of {limits.max_line_length:,}",
+            Span(file, line, limits.max_line_length + 1, limits.max_line_length + 2), quote=False,
+            hint="split the line, or raise the limit with --max-line-length N"))
+        return sheet
     sheet.text = text
     try:
         document = load_fast(text, yaml_loader())   # libyaml when it applies (fastyaml.py)
         if document is None:
             document = yaml_loader().load(text)
+    except YamlLimitError as e:
+        sheet.diagnostics.append(Diagnostic("E-YAML", e.message, Span(file, e.line, e.col, e.col + 1), quote=False,
+                                            hint=e.hint))
+        return sheet
     except MarkedYAMLError as e:
         sheet.diagnostics.append(_yaml_diagnostic(e, file, text))
         return sheet
     except (YAMLError, ValueError, RecursionError) as e:
-        sheet.diagnostics.append(_huge_integer(text, file) or
-                                 Diagnostic("E-YAML", f"not valid YAML: {e}", Span(file, 1, 1, 2)))
+        problem = str(e).split("\n")[0]        # e.g. a NUL byte: the reader names its position, not a line
+        sheet.diagnostics.append(_huge_integer(text, file) or Diagnostic(
+            "E-YAML", f"{file} is not a sheet: not valid YAML ({escaped(problem)})", Span(file, 1, 1, 2), quote=False))
         return sheet
     merge = _merge_key(document, text.splitlines(), file)
     if merge is not None:
@@ -172,6 +199,9 @@ def _yaml_diagnostic(e: MarkedYAMLError, file: str, text: str = "") -> Diagnosti
         line = len(lines)
         col = len(lines[-1]) + 1
     problem = (e.problem or e.context or "invalid YAML").strip()
+    # A syntax error in a file named like a sheet quotes its line (escaped,
+    # excerpted); in any other file it is a file that is not a sheet.
+    quote = file.endswith((".yaml", ".yml"))
     if "duplicate key" in problem or type(e).__name__ == "DuplicateKeyError":
         key = re.search(r'duplicate key "([^"]*)"', str(e))
         written = _written_key(e, line, col)
@@ -181,10 +211,12 @@ def _yaml_diagnostic(e: MarkedYAMLError, file: str, text: str = "") -> Diagnosti
                                          f"earlier one ({key.group(1)})", Span(file, line, col, col + len(written)),
                               hint="names start with a letter or '_'; true, false, yes, no, null and numbers are "
                                    "YAML values, not names")
-        message = f"duplicate key {key.group(1)!r}" if key else "duplicate key"
+        message = f"duplicate key {excerpt(key.group(1))}" if key else "duplicate key"
         return Diagnostic("E-SHEET", message, Span(file, line, col, col + (len(key.group(1)) if key else 1)),
-                          hint="each key may appear only once in a mapping")
-    return Diagnostic("E-YAML", f"not valid YAML: {problem}", Span(file, line, col, col + 1))
+                          hint="each key may appear only once in a mapping", quote=quote)
+    message = f"not valid YAML: {escaped(problem)}" if quote else \
+        f"{file} is not a sheet: not valid YAML ({escaped(problem)})"
+    return Diagnostic("E-YAML", message, Span(file, line, col, col + 1), quote=quote)
 
 
 def _written_key(e: MarkedYAMLError, line: int, col: int) -> str | None:
@@ -245,13 +277,17 @@ class _Reader:
             self.error("E-YAML", f"YAML tag {shown} is not allowed in a sheet", Span(self.file, line, col, col + 1),
                        "sheets are plain data: remove the tag")
             return
-        if not isinstance(document, CommentedMap):
-            self.error("E-SHEET", "a sheet must be a mapping of top-level keys (title, cells, ...)",
-                       Span(self.file, 1, 1, 2))
+        if not isinstance(document, CommentedMap) or (document and not any(k in TOP_LEVEL_KEYS for k in document)):
+            # Not a sheet (a text, a list, some other YAML or not YAML at all):
+            # its name and the first problem, never its lines.
+            found = "a mapping with none of the keys title, cells, use, ..." if isinstance(document, CommentedMap) \
+                else f"a {_kind(document)}, not a mapping of top-level keys (title, cells, ...)"
+            self.sheet.diagnostics.append(Diagnostic("E-SHEET", f"{self.file} is not a sheet: {found}",
+                                                     Span(self.file, 1, 1, 2), quote=False))
             return
         for key in document:
             if key not in TOP_LEVEL_KEYS:
-                self.error("E-SHEET", f"unknown top-level key {key!r}", self.key_span(document, key),
+                self.error("E-SHEET", f"unknown top-level key {excerpt(key)}", self.key_span(document, key),
                            did_you_mean(str(key), TOP_LEVEL_KEYS))
         sheet = self.sheet
         sheet.title = str(document.get("title") or "")
@@ -441,6 +477,14 @@ class _Reader:
         except ParseError as e:
             self.sheet.diagnostics.append(Diagnostic("E-PARSE", e.message, origin.span(e.start, e.end), hint=e.hint))
             return None
+
+
+def _kind(document: Any) -> str:
+    if isinstance(document, CommentedSeq):
+        return "list"
+    if isinstance(document, str):
+        return "text"
+    return type(document).__name__
 
 
 def _scalar_text(value: Any) -> str | None:

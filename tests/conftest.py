@@ -58,6 +58,19 @@ def write_sheet(tmp_path: Path) -> Callable[..., Path]:
 
 
 @pytest.fixture
+def allow_path():
+    """Let in-process loads (open_workbook, Document) import from folders outside
+    the sheet root, as `--allow-path DIR` does for a command; undone afterwards."""
+    from engine.sheetroot import allow_paths
+
+    def allow(*folders: Path) -> None:
+        allow_paths([str(f) for f in folders])
+
+    yield allow
+    allow_paths([])
+
+
+@pytest.fixture
 def conformance() -> Path:
     if not CONFORMANCE.is_dir():
         pytest.skip(f"conformance cases not found at {CONFORMANCE} (expected <repo>/../shared/conformance)")

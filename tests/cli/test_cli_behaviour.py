@@ -424,8 +424,9 @@ def test_deeply_nested_yaml_is_e_yaml(run_cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("deep.yaml").write_text("cells:\n  a: " + "[" * 400 + "1" + "]" * 400 + "\n", encoding="utf-8")
     result = run_cli("check", "deep.yaml")
-    assert result.code == 2 and "deep.yaml:1:1: E-YAML" in result.err
-    assert "Traceback" not in result.output
+    # at the 65th '[' (line 2, column 6 + 64): the depth limit, with its flag
+    assert result.code == 2 and "deep.yaml:2:70: E-YAML: YAML nested deeper than the limit of 64" in result.err
+    assert "--max-depth" in result.err and "Traceback" not in result.output
 
 
 @pytest.mark.parametrize("command", ["run", "check", "test", "explain", "sweep", "solve", "choose", "calc"])

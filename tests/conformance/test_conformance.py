@@ -127,6 +127,14 @@ def in_conformance(monkeypatch):
     return enter
 
 
+@pytest.fixture
+def run_cli(run_cli):
+    """The cases import across their folders (`../valid/hardware.yaml`), and
+    ../shared is no git work tree (nor in CI's fresh clone): the harness
+    allows the whole conformance folder, as a user would with --allow-path."""
+    return lambda *argv: run_cli(*argv, "--allow-path", str(CONFORMANCE))
+
+
 # -- valid/ ---------------------------------------------------------------------
 @pytest.mark.parametrize(("version", "name"), _cases("valid"))
 def test_valid_case_checks_clean(version, name, run_cli, in_conformance):

@@ -34,10 +34,12 @@ def _colour_and_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def library(tmp_path: Path) -> Path:
-    """A writable copy of sheets/ (imports resolve inside it)."""
+def library(tmp_path: Path, allow_path) -> Path:
+    """A writable copy of sheets/ (imports resolve inside it: its folder is
+    allowed, as `--allow-path` does, since tmp_path is no git work tree)."""
     target = tmp_path / "sheets"
     shutil.copytree(SHEETS, target)
+    allow_path(target)
     return target
 
 

@@ -1,0 +1,40 @@
+"""Resource limits on loading a sheet, each checked before the work it bounds.
+
+A hostile (or accidental) sheet must be refused within a second and a bounded
+amount of memory, with a diagnostic that names the limit and the flag that
+raises it, instead of running for minutes. The defaults are far above what a
+real sheet needs (the library's largest is 12 KB with 256-character lines)
+and are documented in docs/security.md.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_size: int = 1_000_000       # bytes of one sheet file
+    max_line_length: int = 10_000        # characters of one line (the YAML scanner slows on long lines)
+    max_yaml_nodes: int = 100_000        # YAML nodes after expanding aliases (`*x`)
+    max_depth: int = 64                  # nesting of YAML collections
+    max_cells: int = 10_000              # cells after imports are expanded (each import of a file is a copy)
+    max_import_depth: int = 100          # sheets importing sheets importing ...
+    max_array_length: int = 10_000       # elements of one array (a literal or range())
+
+
+_lock = threading.Lock()
+_current = Limits()
+
+
+def current_limits() -> Limits:
+    return _current
+
+
+def set_limits(**changes: int | None) -> Limits:
+    """The limits for the whole process: the defaults with `changes` (the CLI's
+    --max-* flags; None keeps a default)."""
+    global _current
+    with _lock:
+        _current = replace(Limits(), **{k: v for k, v in changes.items() if v is not None})
+    return _current
