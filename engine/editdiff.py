@@ -19,7 +19,7 @@ from pathlib import Path
 from .check import check_model
 from .diagnostics import SourceCache
 from .diff import SheetDiff, diff_workbooks
-from .gitrev import GitError, repo_path, repo_root, run_git, snapshot
+from .gitrev import GitError, commit_of, repo_path, repo_root, run_git, snapshot
 from .model import build_model
 from .workbook import Workbook, open_workbook
 
@@ -84,7 +84,7 @@ class Baselines:
             return _Baseline(None, revision, f"{path.name} is not inside a git work tree: "
                                              f"there is no {revision} to compare with")
         try:
-            commit = run_git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], root).strip()
+            commit = commit_of(revision, root)
         except GitError:
             return _Baseline(None, revision, f"the repository at {root} has no {revision} yet (nothing committed)")
         relative = Path(repo_path(path, root)).as_posix()

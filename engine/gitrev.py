@@ -1,6 +1,13 @@
 """Sheets at git revisions: `REV:path` specs, the files a revision changed,
 and a revision's sheets materialised in a temporary folder so that their
-relative imports resolve to the same revision."""
+relative imports resolve to the same revision.
+
+Revisions come from the command line and from CI configuration, so nothing
+the user typed reaches git where it could be read as an option
+(`--rev=--output=FILE` once made `git diff` overwrite FILE): a revision is
+resolved to its commit hash by `git rev-parse --verify --end-of-options
+REV^{commit}` (and refused when it begins with '-'), only that hash is passed
+on, and paths always follow `--`."""
 from __future__ import annotations
 
 import os
@@ -19,13 +26,32 @@ class GitError(Exception):
 
 def run_git(args: list[str], cwd: Path) -> str:
     """Run git in `cwd`; its output, or GitError with its last line of stderr."""
+    return _git(args, cwd).decode("utf-8", errors="surrogateescape")
+
+
+def _git(args: list[str], cwd: Path) -> bytes:
     try:
-        result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+        result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
     if result.returncode != 0:
-        raise GitError(result.stderr.strip().splitlines()[-1] if result.stderr.strip() else f"git {args[0]} failed")
+        err = result.stderr.decode("utf-8", errors="replace").strip()
+        raise GitError(err.splitlines()[-1] if err else f"git {args[0]} failed")
     return result.stdout
+
+
+def commit_of(revision: str, root: Path) -> str:
+    """The commit hash `revision` names, verified; GitError for anything else."""
+    if not revision or revision.startswith("-") or any(c in revision for c in "\0\n\r"):
+        raise GitError(f"not a revision: {revision!r}")
+    try:
+        out = run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], root)
+    except GitError:
+        raise GitError(f"unknown revision {revision!r} (not a commit of the repository at {root})") from None
+    commit = out.strip()
+    if not commit or commit.startswith("-"):
+        raise GitError(f"unknown revision {revision!r}")
+    return commit
 
 
 def repo_root(start: Path) -> Path:
@@ -55,15 +81,21 @@ class Snapshot:
 
 def snapshot(revision: str, cwd: Path) -> Snapshot:
     root = repo_root(cwd)
-    run_git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], root)
+    commit = commit_of(revision, root)
     folder = Path(tempfile.mkdtemp(prefix="supersheet-rev-"))
-    names = [n for n in run_git(["ls-tree", "-r", "--name-only", revision], root).splitlines()
-             if n.endswith((".yaml", ".yml"))]
-    for name in names:
-        data = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=root, capture_output=True, check=True).stdout
-        target = folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    try:
+        names = [n for n in run_git(["ls-tree", "-r", "-z", "--name-only", commit], root).split("\0")
+                 if n.endswith((".yaml", ".yml"))]
+        for name in names:
+            target = (folder / name).resolve()
+            if not target.is_relative_to(folder.resolve()):      # git never stores such a name; be sure
+                continue
+            data = _git(["cat-file", "blob", f"{commit}:{name}"], root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     register_tree(folder)      # its sheets import each other as they did in the repository
     return Snapshot(revision, root, folder)
 
@@ -74,6 +106,8 @@ def repo_path(path: Path, root: Path) -> str:
 
 def changed_files(revision: str, root: Path) -> list[str]:
     """YAML files that differ between `revision` and the working tree (tracked or new)."""
-    changed = run_git(["diff", "--name-only", revision, "--", "*.yaml", "*.yml"], root).splitlines()
-    untracked = run_git(["ls-files", "--others", "--exclude-standard", "--", "*.yaml", "*.yml"], root).splitlines()
-    return sorted(set(changed) | set(untracked))
+    commit = commit_of(revision, root)
+    changed = run_git(["diff", "--name-only", "-z", commit, "--", "*.yaml", "*.yml"], root).split("\0")
+    untracked = run_git(["ls-files", "-z", "--others", "--exclude-standard", "--", "*.yaml", "*.yml"],
+                        root).split("\0")
+    return sorted((set(changed) | set(untracked)) - {""})

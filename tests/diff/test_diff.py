@@ -259,3 +259,30 @@ def test_test_output_names_the_tolerance_once_and_the_unit_of_the_miss(run_cli, 
     assert result.code == 1
     assert "(expected 1.2 GB ± 3%)" in result.out and "± 3%, ± 3 %" not in result.out
     assert "off by -0.2 GB," in result.out
+
+
+@pytest.mark.parametrize("argv", [
+    ["diff", "--rev=--output={victim}"],
+    ["diff", "--rev", "--output={victim}"],
+    ["diff", "--output={victim}:sheets/hardware/h100-sxm.yaml", "sheets/hardware/h100-sxm.yaml"],
+    ["diff", "--rev=-o{victim}"],
+    ["diff", "--rev=HEAD --output={victim}"],
+])
+def test_a_revision_cannot_inject_git_options(argv, repo, tmp_path, run_cli) -> None:
+    """`--rev=--output=FILE` once reached `git diff --output=FILE` and overwrote FILE."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n", encoding="utf-8")
+    _edit_bandwidth(repo)
+    result = run_cli(*[a.format(victim=victim) for a in argv])
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert result.code == 2 and "internal error" not in result.output, result.output
+    assert "revision" in result.err
+
+
+def test_commit_of_passes_only_verified_hashes(repo) -> None:
+    from engine.gitrev import GitError, commit_of
+    head = commit_of("HEAD", repo)
+    assert len(head) == 40 and int(head, 16) >= 0
+    for bad in ("--output=/tmp/x", "-p", "", "HEAD\n--output=x", "no-such-branch"):
+        with pytest.raises(GitError):
+            commit_of(bad, repo)
