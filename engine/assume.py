@@ -11,14 +11,15 @@ answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from .diagnostics import Diagnostic
 from .evaluate import Scenario, error_code
 from .present import show
 from .workbook import Workbook
+
+if TYPE_CHECKING:   # Polars only for a sweep's column: `run` and `check` start without it
+    import polars as pl
 
 OUTSIDE_HEADER = "outside [assumptions]"
 OUTSIDE_HINT = "the results are outside the model this sheet describes: change the inputs, or extend the model"
@@ -82,6 +83,7 @@ def outside_expression(workbook: Workbook, sources: dict[str, Any]) -> pl.Expr |
 
     `sources` are the compiled program's cell sources; an assumption that is an
     error value in a row counts as violated there."""
+    import polars as pl
     parts = []
     for key in assumption_keys(workbook):
         source = sources.get(key)

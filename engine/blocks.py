@@ -47,13 +47,15 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
     """Static checks of every sweep, solve and choice (axes, names, units of
     where/require/goal), and every goal seek run: `supersheet check` reports
     E-SOLVE like any other problem of a sheet."""
-    from .solve import SolveError, choice_entry, solve_entry
-    from .sweep import load_sweep, plans_for
     diagnostics: list[Diagnostic] = []
     root = workbook.model.root
     if root is None or not workbook.ok:
         return diagnostics
     diagnostics.extend(_unknown_expectations(workbook))
+    if not (root.sweeps or root.solve or root.choose):
+        return diagnostics   # (and Polars, which compiling a block needs, is not imported)
+    from .solve import SolveError, choice_entry, solve_entry
+    from .sweep import load_sweep, plans_for
     for kind, entries in (("sweep", root.sweeps), ("solve", root.solve), ("choice", root.choose)):
         for name, entry in entries.items():
             try:

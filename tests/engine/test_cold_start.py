@@ -1,0 +1,48 @@
+"""`calc`, and `check`, `run` and `test` of a sheet without sweeps or random
+draws (whose samples are many rows), never import Polars (issue 14: cold
+start); checked in fresh interpreters."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import contextlib, io, json, sys
+from engine.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main({argv!r})
+print(json.dumps([code, "polars" in sys.modules]))
+"""
+
+SHEET = """\
+cells:
+  a: 2 GB
+  bw: 100 GB/s
+  t: = a / bw -> ms
+  r: = [a, a * 2] / bw
+  ok: = t < 1 s
+checks:
+  fast: t < 1 s
+expect:
+  t: 20 ms
+"""
+
+
+@pytest.mark.parametrize("command", [["calc", "1 GB -> GiB"], ["check", "{sheet}"], ["run", "{sheet}"],
+                                     ["test", "{sheet}"]])
+def test_without_polars(command, tmp_path):
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text(SHEET, encoding="utf-8")
+    argv = [part.format(sheet=sheet) for part in command]
+    result = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], cwd=REPO, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    code, imported = json.loads(result.stdout.strip().splitlines()[-1])
+    assert code == 0
+    assert imported is False
