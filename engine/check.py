@@ -15,6 +15,7 @@ from units import DIMENSIONLESS, UnitError, compact_unit, describe, divide, mult
 from . import ast as A
 from .diagnostics import Diagnostic, Label, did_you_mean
 from .display_family import formula_family, share_unit
+from .reductions import classify
 from .check_calls import CallRules, fold_constant
 from .graph import order_cells
 from .model import CONDITIONS, Cell, Model, Scope
@@ -45,6 +46,7 @@ class Checked:
     #   bounds, parameters of discrete distributions): varying them needs a sheet compiled per value
     distributions: list = field(default_factory=list)        # (cell key, occurrence, Call node) of every random draw
     uncertain: set[str] = field(default_factory=set)         # cells holding a draw or computed from one
+    reduced: set[str] = field(default_factory=set)           # deterministic results of reductions over samples
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -176,8 +178,7 @@ class Typer(CallRules):
                 self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
         except _Fail:
             return CheckedCell(None, deps, ok=False)
-        if self.draws or any(d in self.checked.uncertain for d in deps):
-            self.checked.uncertain.add(cell.key)
+        classify(cell.key, cell.formula.expr, deps, self.checked)   # varies over samples, or reduces them (9.6)
         if cell.kind in CONDITIONS and typ is not None and not typ.is_bool:
             what = "check" if cell.kind == "check" else "assumption"
             self.error("E-TYPE", f"{what} {cell.name!r} must be a condition (a boolean), not {typ.describe()}",
@@ -406,12 +407,15 @@ def _natural_unit(node: A.Node) -> str | None:
     (through calls that keep their first argument's unit: `uniform(70 %, 90 %)` is in %)."""
     if isinstance(node, (A.Number, A.Array)) and node.unit:
         return parse_unit(node.unit).text
+    if isinstance(node, A.Call) and node.func == "prob":
+        return "%"
     if isinstance(node, A.Call) and node.args and node.func in _UNIT_KEEPING:
         return _natural_unit(node.args[1] if node.func == "if" else node.args[0])
     return None
 
 
 _UNIT_KEEPING = frozenset({"min", "max", "abs", "clamp", "if", "ceil", "floor", "round", "uniform", "normal", "lognormal",
+                           "p5", "p50", "p95", "percentile", "expected",
                            "triangular"})
 
 

@@ -11,6 +11,7 @@ from . import ast as A
 from .diagnostics import did_you_mean
 from .distributions import CONTINUOUS, DISTRIBUTIONS, Draw, parameter_problem
 from .functions import DIMENSIONLESS_ONLY, FUNCTIONS
+from .reductions import REDUCTIONS
 from .types import NUMBER, Type
 
 if TYPE_CHECKING:
@@ -51,8 +52,13 @@ class CallRules:
             if name == "mean" and arg.is_bool:
                 return NUMBER
             return Type("number", arg.dims)
+        if name == "prob":
+            self.need_bool(args[0], node.args[0], "prob")
+            return Type("number", DIMENSIONLESS, args[0].length)
         for typ, arg in zip(args, node.args):
             self.need_number(typ, arg, name + "()")
+        if name in REDUCTIONS:
+            return self.reduction_type(node, args)
         if name in ("min", "max"):
             if n == 1:
                 return args[0].scalar()
@@ -80,6 +86,15 @@ class CallRules:
                           node.args[0].span, hint)
             return args[0]
         raise AssertionError(name)
+
+    def reduction_type(self, node: A.Call, args: list[Type]) -> Type:
+        """p5/p50/p95/expected(x) and percentile(x, q): the unit of x; q a fixed number from 0 to 100."""
+        if node.func == "percentile":
+            q = self.constant(node.args[1], lookup_cells=True) if args[1].dims == DIMENSIONLESS else None
+            if q is None or not 0 <= q <= 100 or args[1].is_array:
+                self.fail("E-TYPE", "percentile() needs a fixed number from 0 to 100 as its second argument",
+                          node.args[1].span, "e.g. percentile(step, 99)")
+        return args[0]
 
     def same_dims(self, name: str, args: list[Type], node: A.Call) -> None:
         for typ, arg in zip(args[1:], node.args[1:]):

@@ -25,6 +25,7 @@ from . import ast as A
 from .check import Checked
 from .compile_calls import CallCompiler
 from .distributions import DISTRIBUTIONS
+from .reductions import REDUCTIONS, compile_reduction, varies_over_samples
 from .values import DIV0, NUM, CompiledCell, Source, Val, element_column, elementwise, error_column
 
 
@@ -36,6 +37,7 @@ class Compiler(CallCompiler):
         self.sites: list[pl.Expr] = []
         self.samples = samples or {}   # id(draw node) -> its column(s) of variates or samples
         self.divisors = divisors if divisors is not None else {}   # column name -> constant divisor
+        self.sample_group: str | None = None   # with samples of many sweep rows: the column naming the row
 
     # -- cells ------------------------------------------------------------
     def compile_cell(self, key: str, expr: A.Node | None = None) -> CompiledCell:
@@ -157,6 +159,9 @@ class Compiler(CallCompiler):
         types = [self.checked.node_types[id(a)] for a in node.args]
         if name in DISTRIBUTIONS:
             return self.draw(node, args)
+        if name in REDUCTIONS:
+            over = bool(self.samples) and varies_over_samples(node.args[0], self.checked)
+            return compile_reduction(node, args[0], self.checked, over, self.sample_group)
         return getattr(self, "fn_" + name)(args, types, node)
 
 _BINARY: dict[str, Callable[[pl.Expr, pl.Expr], pl.Expr]] = {

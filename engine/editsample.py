@@ -73,6 +73,15 @@ class Samples:
             return None
         return sampled.frame[name]
 
+    def reduced_text(self, key: str) -> str | None:
+        """A reduction over the samples (p95, prob …, format 9.6) as shown: the
+        editor's own values hold it only at the mean of every draw."""
+        sampled = self.sampled
+        if sampled is None or key not in sampled.workbook.checked.reduced:
+            return None
+        from .present import show
+        return show(sampled.workbook.checked, key, sampled.deterministic.values.get(key)).text
+
     def pass_rate(self, key: str) -> float | None:
         """The share of samples where an uncertain condition holds."""
         values = self.column(key)

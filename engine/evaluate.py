@@ -90,7 +90,7 @@ class Program:
 
 def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
                     fixed: dict[str, A.Node] | None = None, baseline: "Scenario | None" = None,
-                    samples: dict[int, str | list[str]] | None = None) -> Program:
+                    samples: dict[int, str | list[str]] | None = None, sample_group: str | None = None) -> Program:
     """Compile every evaluable cell. `inputs` are cells read from frame columns
     (sweep axes); `fixed` replaces a cell's formula by a literal (--set).
 
@@ -106,7 +106,8 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
     level: dict[str, int] = {}
     divisors: dict[str, float] = {}
     compiler = Compiler(checked, sources, samples, divisors)
-    varying = set(inputs) | (checked.uncertain if samples else set())
+    compiler.sample_group = sample_group
+    varying = set(inputs) | (checked.uncertain | checked.reduced if samples else set())
     for key in checked.order:
         if key in inputs:
             level[key] = -1

@@ -37,6 +37,13 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     Function("clamp", 3, 3, "clamp(x, lo, hi)", "x limited to [lo, hi]; same dimension"),
     Function("if", 3, 3, "if(cond, a, b)", "a where cond holds, else b"),
     Function("range", 1, 2, "range(n) | range(a, b)", "the array [0 … n-1] / [a … b-1]"),
+    # reductions over random samples (format 9.6, engine/reductions.py): deterministic results
+    Function("p5", 1, 1, "p5(x)", "5th percentile of x over the samples; x itself without draws"),
+    Function("p50", 1, 1, "p50(x)", "median of x over the samples; x itself without draws"),
+    Function("p95", 1, 1, "p95(x)", "95th percentile of x over the samples; x itself without draws"),
+    Function("percentile", 2, 2, "percentile(x, q)", "q-th percentile (0 to 100, fixed) of x over the samples"),
+    Function("expected", 1, 1, "expected(x)", "mean of x over the samples; x itself without draws"),
+    Function("prob", 1, 1, "prob(cond)", "share of samples where cond holds (shown in %); 0 or 1 without draws"),
 )}
 
 DIMENSIONLESS_ONLY = frozenset({"round", "ln", "log2", "log10", "exp"})

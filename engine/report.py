@@ -22,8 +22,11 @@ def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any
     error; and mean, p5, p50, p95 for a cell that depends on random draws).
     `overrides` are the user's `--set` literals by cell key."""
     summary = sampled.summaries.get(cell.key) if sampled is not None else None
+    share = sampled.shares.get(cell.key) if sampled is not None else None
     if summary is not None:
         record = uncertain_record(workbook, cell.key, summary)
+    elif share is not None:
+        record = share_record(workbook, cell.key, share, sampled.samples)
     else:
         value = scenario.values.get(cell.key)
         shown = show(workbook.checked, cell.key, value)
@@ -77,6 +80,17 @@ def override_note(record: dict[str, Any]) -> str:
         return ""
     replaced = record.get("replaced_formula")
     return "set by --set" + (f", replacing = {replaced}" if replaced else "")
+
+
+def share_record(workbook: Workbook, key: str, share: float, samples: int) -> dict[str, Any]:
+    """A boolean cell over random draws: the share of samples where it holds
+    (`84.1 % true`), never its value at the mean (format 9.6)."""
+    from units import format_number
+    from .present import digits_of
+    percent = share * 100
+    return {"name": key, "value": percent, "unit": "%",
+            "display": f"{format_number(percent, digits_of(workbook.checked, key))} % true",
+            "share_true": share, "samples": samples}
 
 
 def formula_text(cell: Cell) -> str:
@@ -153,6 +167,8 @@ def _md(text: str) -> str:
 def _check_mark(record: dict[str, Any]) -> str:
     if record["kind"] not in CONDITIONS:
         return ""
+    if "share_true" in record:   # over random draws: holds in every sample, in none, or in some
+        return {1.0: "✓ ", 0.0: "✗ "}.get(record["share_true"], "~ ")
     return "✓ " if record["value"] is True else "✗ "
 
 

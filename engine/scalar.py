@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable
 from units import parse_unit
 
 from . import ast as A
+from .reductions import REDUCTIONS, scalar_reduction
 
 DIV0, NUM = "#DIV/0", "#NUM"
 Z_95 = 1.6448536269514722   # as distributions.Z_95 (not imported: that module needs numpy and Polars)
@@ -306,6 +307,7 @@ FUNCTIONS: dict[str, Callable[[Walker, A.Call, list[Any]], Any]] = {
     "clamp": lambda w, n, args: broadcast(_clamp, *args),
     "if": lambda w, n, args: _choose(*args),
     "routing_loads": _routing_loads,
+    **{name: (lambda name: lambda w, n, args: scalar_reduction(name, args[0]))(name) for name in REDUCTIONS},
     **{name: (lambda name: lambda w, n, args: broadcast(_mean(name), *args))(name)
        for name in ("uniform", "normal", "poisson", "lognormal", "triangular", "binomial")},
 }

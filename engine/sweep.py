@@ -118,7 +118,8 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
             draws, mapping = draw_columns(workbook, baseline, count, seed)
         except SamplingError as e:
             raise AxisError("E-TYPE", str(e)) from None
-    program = compile_program(workbook.checked, inputs=inputs, baseline=baseline, samples=mapping)
+    program = compile_program(workbook.checked, inputs=inputs, baseline=baseline, samples=mapping,
+                              sample_group="__row" if mapping else None)   # reductions: per row, over its samples
     filter_expr = None
     if where:
         bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
@@ -151,6 +152,10 @@ def _with_statistics(workbook: Workbook, columns: list[Column]) -> list[Column]:
             out.append(column)
             continue
         name, _, unit = column.header.partition(" [")
+        typ = workbook.checked.cells[key].type
+        if typ is not None and typ.is_bool:   # a condition over draws: the share of samples where it holds (9.6)
+            out.append(Column(f"{name} true [%]", column.source, 1.0, value=column.value, statistic="share"))
+            continue
         for statistic in STATISTICS:
             label = name if statistic == "mean" else f"{name} {statistic}"
             header = f"{label} [{unit}" if unit else label
@@ -306,6 +311,8 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
             aggregations.append(value.first())
         elif column.statistic == "mean":
             aggregations.append(value.mean())
+        elif column.statistic == "share":
+            aggregations.append(value.cast(pl.Float64).mean() * 100)
         else:
             aggregations.append(value.quantile(int(column.statistic[1:]) / 100, "linear"))
     return frame.group_by("__row", maintain_order=True).agg(aggregations).drop("__row").collect()

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from .distributions import CONTINUOUS, Draw, DrawError, sample_discrete, stream, variates
-from .evaluate import Program, Scenario, compile_program, error_code, evaluate_expression
+from .evaluate import Program, Scenario, compile_program, error_code, evaluate_expression, read_value
 from .workbook import Workbook
 
 DEFAULT_SAMPLES = 10_000
@@ -57,6 +57,7 @@ class Sampled:
     samples: int
     seed: int
     summaries: dict[str, Summary] = field(default_factory=dict)
+    shares: dict[str, float] = field(default_factory=dict)   # boolean cells: share of samples where true (9.6)
 
     def percentile(self, key: str, q: float) -> float | None:
         column = self.program.sources[key].columns
@@ -176,6 +177,10 @@ def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int |
     """The sheet over its samples. `elsewhere(count, seed)`, when given, returns the evaluated
     samples instead (Ray tasks computing ranges of them with `sample_frame`), in order."""
     count, seed = sample_settings(workbook, samples, seed, max_memory)
+    if elsewhere is not None and workbook.checked.reduced:
+        raise SamplingError("this sheet reduces over its samples (" + ", ".join(sorted(workbook.checked.reduced))
+                            + " use p5/p95/percentile/expected/prob), which needs every sample in one place: "
+                            "run it without --on ray")
     program, frame, deterministic = sample_frame(workbook, count, seed, fixed, 0, 0 if elsewhere else count)
     if elsewhere is not None:
         frame = elsewhere(count, seed)
@@ -185,6 +190,15 @@ def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int |
         source = program.sources[key]
         if isinstance(source.columns, str) and frame.schema[source.columns] == pl.Float64:
             sampled.summaries[key] = summarize(frame[source.columns])
+        elif isinstance(source.columns, str) and frame.schema[source.columns] == pl.Boolean:
+            holds = frame[source.columns].drop_nulls()
+            sampled.shares[key] = float(holds.mean()) if len(holds) else float("nan")  # type: ignore[arg-type]
+    # A reduction over samples (p95, prob ...) is one value, the same in every sample: it replaces
+    # the value at the mean that the deterministic scenario holds (format 9.6).
+    first = frame.row(0, named=True) if frame.height else {}
+    for key in workbook.checked.reduced:
+        if key in program.compiled and first:
+            deterministic.values[key] = read_value(program, key, first)
     return sampled
 
 

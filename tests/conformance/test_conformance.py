@@ -41,8 +41,8 @@ TRACEBACK_MARKERS = ("Traceback (most recent call last)", "internal error")
 
 
 VERSIONS = ("", "v1.1")   # conformance/valid, conformance/v1.1/valid, ...
-# The format 9.6 case that helper i11b is landing; the mark goes when it passes.
-PENDING = {("v1.1", "draws-reduce.yaml"): pytest.mark.xfail(strict=True, reason="i11b: format 9.6")}
+# Cases of a format addition still being implemented: (version, file) -> a strict xfail mark.
+PENDING: dict[tuple[str, str], pytest.MarkDecorator] = {}
 EVALUATION_FINDINGS = {"E-EXPECT", "E-ASSUME"}   # `check` passes, `test` fails
 
 

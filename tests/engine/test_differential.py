@@ -231,6 +231,13 @@ CELLS: dict[str, tuple[str, Callable[[dict], Any]]] = {
     "log10": ("log10(a)", lambda e: S(r_log(math.log10))(e["a"])),
     "exp": ("exp(a)", lambda e: S(r_exp)(e["a"])),
     "clamp": ("clamp(a, b, c)", lambda e: S(r_clamp)(e["a"], e["b"], e["c"])),
+    # reductions over samples: without draws, the value itself (prob: 1 or 0)
+    "p5": ("p5(a)", lambda e: e["a"]),
+    "p50": ("p50(a)", lambda e: e["a"]),
+    "p95": ("p95(a * 2)", lambda e: S(lambda x: x * 2)(e["a"])),
+    "percentile": ("percentile(a, 99)", lambda e: e["a"]),
+    "expected": ("expected(a)", lambda e: e["a"]),
+    "prob": ("prob(a < b)", lambda e: S(lambda x, y: 1.0 if x < y else 0.0)(e["a"], e["b"])),
     "if_cmp": ("if(a < b, a, b)", lambda e: r_if(e["a"] < e["b"], e["a"], e["b"])),
     "if_bool": ("if(p, a, c)", lambda e: r_if(e["p"], e["a"], e["c"])),
     # arrays: elementwise with a broadcast scalar

@@ -37,6 +37,8 @@ def range_text(document: Document, key: str, samples: Samples | None, pending: b
         text = Text(f"{verb} in {format_number(rate * 100, 3)}% of samples")
     elif key in samples.sampled.workbook.checked.uncertain:
         text = Text("random", style="dim")
+    elif (reduced := samples.reduced_text(key)) is not None:
+        text = Text(f"= {reduced} over samples")
     else:
         return Text("")
     if pending:

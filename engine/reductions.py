@@ -1,0 +1,111 @@
+"""Reductions over samples (format 9.6): p5, p50, p95, percentile, expected, prob.
+
+With random draws, a sheet is evaluated once per sample (a row of the sample
+frame). A reduction turns a value that varies over the samples into one
+number: `p95(step)` the 95th percentile of `step` over the samples,
+`expected(x)` their mean, `prob(cond)` the share of samples where `cond`
+holds. Its result is deterministic: the same in every sample, shown as one
+value, never as a mean with a spread. Without draws the samples are one
+scenario, so a reduction is the value itself (and `prob` is 0 or 1).
+
+Which cells vary over samples (`Checked.uncertain`) is decided by what they
+read outside reductions; a cell that reads samples only through reductions is
+`Checked.reduced`: deterministic, but computed from the sample frame.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from . import ast as A
+
+if TYPE_CHECKING:   # this module stays light: the scalar path (calc) imports it without Polars
+    import polars as pl
+
+    from .check import Checked
+    from .values import Val
+
+QUANTILES: dict[str, float] = {"p5": 5.0, "p50": 50.0, "p95": 95.0}
+REDUCTIONS = frozenset({*QUANTILES, "percentile", "expected", "prob"})
+
+
+def outside_reductions(expr: A.Node) -> tuple[list[A.Name], bool]:
+    """The names a formula reads outside reductions, and whether it draws outside them."""
+    from .distributions import DISTRIBUTIONS
+    names: list[A.Name] = []
+    draws = False
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, A.Call) and node.func in REDUCTIONS:
+            continue
+        if isinstance(node, A.Call) and node.func in DISTRIBUTIONS:
+            draws = True
+        if isinstance(node, A.Name):
+            names.append(node)
+        stack.extend(A.children(node))
+    return names, draws
+
+
+def varies_over_samples(node: A.Node, checked: Checked) -> bool:
+    """Whether a (sub)formula differs from sample to sample."""
+    names, draws = outside_reductions(node)
+    return draws or any(checked.bindings.get(id(n)) in checked.uncertain for n in names)
+
+
+def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Checked) -> None:
+    """Record a checked cell as varying over samples (uncertain), or as a
+    deterministic result of reductions over them (reduced), or neither."""
+    if varies_over_samples(expr, checked):
+        checked.uncertain.add(key)
+        return
+    if any(d in checked.reduced for d in deps) or _reduces_samples(expr, checked):
+        checked.reduced.add(key)
+
+
+def _reduces_samples(expr: A.Node, checked: Checked) -> bool:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, A.Call) and node.func in REDUCTIONS and varies_over_samples(node.args[0], checked):
+            return True
+        stack.extend(A.children(node))
+    return False
+
+
+def quantile_of(node: A.Call, checked: Checked) -> float | None:
+    """The percentile a quantile reduction takes (0-100), None for expected/prob."""
+    if node.func in QUANTILES:
+        return QUANTILES[node.func]
+    if node.func == "percentile":
+        return checked.constants[id(node.args[1])]
+    return None
+
+
+def compile_reduction(node: A.Call, arg: Val, checked: Checked, over_samples: bool, group: str | None) -> Val:
+    """A reduction as a Polars expression: an aggregate over the sample rows
+    (per sweep row: `.over(group)`) when the argument varies over samples,
+    else the value itself (prob: 1.0 or 0.0)."""
+    import polars as pl
+
+    from .values import elementwise
+    if node.func == "prob":
+        arg = elementwise(lambda c: c.cast(pl.Float64), arg, nullable=arg.nullable)
+    if not over_samples:
+        return arg
+    q = quantile_of(node, checked)
+    aggregate: Callable[[pl.Expr], pl.Expr]
+    if q is None:
+        aggregate = lambda x: x.mean()  # noqa: E731 - expected and prob: the mean over samples
+    else:
+        aggregate = lambda x: x.quantile(q / 100, "linear")  # noqa: E731
+    over = (lambda x: aggregate(x).over(group)) if group else aggregate
+    return elementwise(over, arg, nullable=arg.nullable)
+
+
+def scalar_reduction(name: str, value: object) -> object:
+    """Without samples (the scalar one-scenario path): the value itself; prob of a condition is 1.0 or 0.0."""
+    if name == "prob" and isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if name == "prob" and isinstance(value, list):
+        return [scalar_reduction(name, v) for v in value]
+    return value
