@@ -2,7 +2,7 @@
 character span (start, end) in the formula text."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Union
 
 
@@ -88,7 +88,11 @@ def to_text(node: Node) -> str:
         return f"{node.func}(" + ", ".join(to_text(a) for a in node.args) + ")"
     if isinstance(node, Unary):
         return f"(not {to_text(node.operand)})" if node.op == "not" else f"(-{to_text(node.operand)})"
-    return f"({to_text(node.left)} {node.op} {to_text(node.right)})"
+    first, links = unroll(node)
+    text = to_text(first)
+    for link in links:
+        text = f"({text} {link.op} {to_text(link.right)})"
+    return text
 
 
 def children(node: Node) -> tuple[Node, ...]:
@@ -115,23 +119,73 @@ def names(node: Node) -> list[Name]:
     return found
 
 
+CHAINS = ({"+", "-"}, {"*", "/"}, {"and"}, {"or"})   # operators that parse as one flat, left-to-right run
+
+
+def same_chain(node: Node, op: str) -> bool:
+    """Whether `node` continues a flat run of `op` (`a + b - c` is one run, left-deep in the tree)."""
+    return isinstance(node, Binary) and any(op in ops and node.op in ops for ops in CHAINS)
+
+
+def unroll(node: Binary) -> tuple[Node, list[Binary]]:
+    """A flat run as a loop instead of a recursion: its leftmost operand and its
+    operators from the first (innermost) to `node`. `a - b + c` gives (a, [a - b, … + c]);
+    an operator outside CHAINS (`^`, comparisons) is a run of one."""
+    links = [node]
+    while same_chain(links[-1].left, links[-1].op):
+        links.append(links[-1].left)  # type: ignore[arg-type]
+    links.reverse()
+    return links[0].left, links
+
+
+def copy_tree(node):
+    """A copy of a formula or node with new objects throughout (later stages key
+    facts by node identity); iterative, so a long flat run copies like any other
+    tree, and several times faster than copy.deepcopy."""
+    if isinstance(node, Formula):
+        return Formula(copy_tree(node.expr), node.display_unit, node.display_span)
+    done: dict[int, Node] = {}
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        current, ready = stack.pop()
+        kids = children(current)
+        if not ready and kids:
+            stack.append((current, True))
+            stack.extend((k, False) for k in kids)
+            continue
+        new = [done[id(k)] for k in kids]
+        if isinstance(current, Binary):
+            done[id(current)] = Binary(current.op, new[0], new[1], current.span)
+        elif isinstance(current, Unary):
+            done[id(current)] = Unary(current.op, new[0], current.span)
+        elif isinstance(current, Call):
+            done[id(current)] = Call(current.func, tuple(new), current.span, current.name_span)
+        elif isinstance(current, Array):
+            done[id(current)] = Array(tuple(new), current.unit, current.span, current.unit_span)
+        else:
+            done[id(current)] = replace(current)
+    return done[id(node)]
+
+
 def depth(node: Node) -> int:
+    """Real nesting: parentheses, calls, unary operators and operands of other precedence levels.
+    A flat run (`a + b + … + z`) counts as one level however long it is."""
     best, stack = 0, [(node, 1)]
     while stack:
         current, d = stack.pop()
         best = max(best, d)
-        stack.extend((c, d + 1) for c in children(current))
+        if isinstance(current, Binary) and same_chain(current.left, current.op):
+            stack.extend([(current.left, d), (current.right, d + 1)])
+        else:
+            stack.extend((c, d + 1) for c in children(current))
     return best
 
 
-_NODES = (Number, Bool, Array, Name, Call, Unary, Binary, Formula)
-
-
-def copy_tree(value):
-    """A copy of a formula or node with new objects throughout (later stages key
-    facts by node identity); several times faster than copy.deepcopy."""
-    if isinstance(value, _NODES):
-        return type(value)(*(copy_tree(getattr(value, f)) for f in value.__slots__))
-    if isinstance(value, tuple) and value and isinstance(value[0], _NODES):
-        return tuple(copy_tree(v) for v in value)
-    return value
+def operators(node: Node) -> int:
+    """How many binary operators a tree has (iterative)."""
+    count, stack = 0, [node]
+    while stack:
+        current = stack.pop()
+        count += isinstance(current, Binary)
+        stack.extend(children(current))
+    return count

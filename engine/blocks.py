@@ -61,12 +61,15 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
             try:
                 if kind == "sweep":
                     spec = load_sweep(workbook, name)
+                    diagnostics.extend(_static_expectations(workbook, kind, name, entry, spec))
                     if spec.grid.import_axes:
                         continue  # each imported variant is checked when it runs
                     plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
                 elif kind == "solve":
+                    diagnostics.extend(_static_expectations(workbook, kind, name, entry))
                     solve_entry(workbook, name)
                 else:
+                    diagnostics.extend(_static_expectations(workbook, kind, name, entry))
                     choice_entry(workbook, name)
             except SolveError as e:
                 diagnostics.append(Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint))
@@ -86,9 +89,66 @@ def _unknown_expectations(workbook: "Workbook") -> list[Diagnostic]:
         if workbook.key_for(cell) is None:
             out.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", entry.span,
                                   hint=did_you_mean(cell, workbook.model.cells)))
+        elif statistic and workbook.key_for(cell) not in workbook.checked.uncertain:
+            out.append(Diagnostic("E-TYPE", f"{name}: {cell} depends on no random draw", entry.span,
+                                  hint=f"expect the value itself: {cell}: …"))
         else:
             out.extend(expectation_problems(workbook, name, entry, statistic is None))
     return out
+
+
+def _static_expectations(workbook: "Workbook", kind: str, name: str, entry: Entry, spec: Any = None) -> list[Diagnostic]:
+    """What `test` would refuse in a block's `expect` before comparing a value
+    (an unknown cell, the wrong shape, a number of the wrong dimension), found
+    without evaluating so that `check` reports it too."""
+    from .expect import static_problem
+    body = entry.value
+    expect = body.get("expect") if isinstance(body, CommentedMap) else None
+    if expect is None or entry.node is None or not _is_own(workbook.model.root.file, entry):
+        return []
+    sheet = workbook.model.root.file
+
+    def problem(code: str, message: str, hint: str | None = None) -> list[Diagnostic]:
+        return [Diagnostic(code, f"{kind} {name!r}: {message}", entry.span, hint=hint)]
+
+    def first_problem(items: list) -> list[Diagnostic]:
+        for target, container, index, typ in items:
+            text, span = raw_text(sheet, container, index)
+            try:
+                found = static_problem(target, parse_expectation(text, span), typ)
+            except ExpectationError as e:
+                found = e
+            if found is not None:
+                return problem(found.code, found.message, found.hint)
+        return []
+
+    if kind == "solve":
+        key = workbook.key_for(str(body.get("vary")))
+        return first_problem([(f"{name}.{key}", body, "expect", workbook.checked.cells[key].type)] if key else [])
+    if not isinstance(expect, CommentedMap):
+        shape = "a column to one value per row" if kind == "sweep" else "axes or cells to the chosen row's values"
+        return problem("E-SHEET", f"a {kind}'s 'expect' maps {shape}")
+    columns = None
+    if kind == "sweep":
+        from .sweep import shown_keys
+        columns = {a.key for a in spec.grid.axes} | set(shown_keys(workbook, spec.grid, None))
+    for target, values in expect.items():   # in order, stopping at the first problem, as `test` does
+        target = str(target)
+        key = workbook.key_for(target)
+        if key is None:
+            return problem("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target))
+        typ = workbook.checked.cells[key].type
+        if columns is None:
+            found = first_problem([(f"{name}.{target}", expect, target, typ)])
+        elif key not in columns:
+            return problem("E-NAME", f"{target!r} is not a column of this sweep")
+        elif not isinstance(values, CommentedSeq):
+            return problem("E-SHEET", f"expectation of {target!r} must list one value per row")
+        else:
+            found = first_problem([(f"{name}.{target}[{i}]", values, i, typ) for i in range(len(values))])
+        if found:
+            return found
+    return []
 
 
 def _is_own(sheet, entry: Entry) -> bool:

@@ -359,7 +359,15 @@ class Typer(CallRules):
         return A.to_text(node)
 
     def binary_type(self, node: A.Binary) -> Type:
-        lt, rt = self.type_of(node.left), self.type_of(node.right)
+        first, links = A.unroll(node)   # a flat run (a + b + … + z) in a loop: only real nesting recurses
+        typ = self.type_of(first)
+        for link in links:
+            typ = self.combine(link, typ, self.type_of(link.right))
+            if link is not node:
+                self.checked.node_types[id(link)] = typ
+        return typ
+
+    def combine(self, node: A.Binary, lt: Type, rt: Type) -> Type:
         op = node.op
         if op in ("and", "or"):
             self.need_bool(lt, node.left, op)

@@ -100,7 +100,13 @@ class Compiler(CallCompiler):
 
     @compile.register
     def _(self, node: A.Binary) -> Val:
-        left, right = self.compile(node.left), self.compile(node.right)
+        first, links = A.unroll(node)   # a flat run in a loop: only real nesting recurses
+        value = self.compile(first)
+        for link in links:
+            value = self.binary(link, value, self.compile(link.right))
+        return value
+
+    def binary(self, node: A.Binary, left: Val, right: Val) -> Val:
         op = node.op
         if op == "/":
             return self.divide(left, right, _nonzero(right))

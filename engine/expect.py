@@ -112,7 +112,11 @@ def _quantity(text: str) -> tuple[float, str | None, int]:
 
 
 def static_problem(target: str, expectation: Expectation, typ: Type | None) -> ExpectationError | None:
-    """What `check` can tell before evaluating (as `test` reports it): a number of the wrong dimension."""
+    """What `check` can tell before evaluating (as `test` reports it): one value for an array, a number
+    of the wrong dimension."""
+    if typ is not None and typ.is_array:
+        return ExpectationError("E-TYPE", f"{target} is an array of {typ.length} values, the expectation "
+                                          f"{expectation.text!r} is one value", "expect one value per element: [a, b, …]")
     if typ is None or typ.is_bool or expectation.kind != "number":
         return None
     dims = parse_unit(expectation.unit).dimensions if expectation.unit else DIMENSIONLESS

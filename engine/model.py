@@ -259,6 +259,10 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
                  overrides=loader.import_overrides)
     model.files = loader.files
     model.diagnostics = loader.diagnostics + model.diagnostics
+    if root is not None and not model.cells and not model.diagnostics:
+        from .span import Span
+        model.diagnostics.append(Diagnostic("E-SHEET", "no cells", Span(str(root.file.path), 1, 1, 2),
+                                            hint="a sheet defines at least one cell: cells: {name: value}"))
     return model
 
 

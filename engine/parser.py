@@ -16,17 +16,22 @@
 
 Nesting is bounded (MAX_NESTING while parsing, MAX_DEPTH for the finished
 tree) so that no input can exhaust Python's stack: a too-deep formula is an
-E-PARSE diagnostic like any other syntax error.
+E-PARSE diagnostic like any other syntax error. A flat run of one precedence
+level (`a + b - … + z`, `a * b / …`, `p and q and …`) is parsed in a loop and
+counts as one level however long it is (later stages walk it in a loop too);
+MAX_OPERATORS bounds a formula's size instead, because the evaluator's
+expression engine slows down sharply on very long runs.
 """
 from __future__ import annotations
 
 import math
 
-from .ast import Array, Binary, Bool, Call, Formula, Name, Node, Number, Unary, depth
+from .ast import Array, Binary, Bool, Call, Formula, Name, Node, Number, Unary, depth, operators
 from .lexer import LexError, Token, tokenize
 
 MAX_NESTING = 60
 MAX_DEPTH = 300
+MAX_OPERATORS = 1000
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
@@ -43,6 +48,9 @@ def parse_formula(text: str) -> Formula:
     if depth(formula.expr) > MAX_DEPTH:
         raise ParseError(f"formula is nested too deeply (more than {MAX_DEPTH} levels)", 0, len(text),
                          "split it into several cells")
+    if operators(formula.expr) > MAX_OPERATORS:
+        raise ParseError(f"formula has more than {MAX_OPERATORS} operators", 0, len(text),
+                         "split it into several cells, or add an array's values with sum([...])")
     return formula
 
 

@@ -110,7 +110,13 @@ class Walker:
         return broadcast((lambda x: not x) if node.op == "not" else (lambda x: -x), operand)
 
     def binary(self, node: A.Binary) -> Any:
-        left, right = self.value(node.left), self.value(node.right)
+        first, links = A.unroll(node)   # a flat run in a loop: only real nesting recurses
+        value = self.value(first)
+        for link in links:
+            value = self.combine(link, value, self.value(link.right))
+        return value
+
+    def combine(self, node: A.Binary, left: Any, right: Any) -> Any:
         op = node.op
         if op == "^":
             exponent = self.checked.constants.get(id(node.right))

@@ -77,6 +77,9 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     if key in workbook.checked.structural_inputs:
         raise AxisError("E-TYPE", f"{vary} sets the length of an array (range) and cannot be varied")
     bound, left, right = goal_sides(workbook, goal, goal_origin or Origin("<--goal>", 1, 1))
+    if not _depends_on(workbook, bound.deps, key):
+        raise SolveError(f"the goal does not depend on {vary}: no value of {vary} changes {goal}",
+                         f"vary a cell that {goal} is computed from")
     lo_node, lo = _bound(workbook, key, between[0])
     hi_node, hi = _bound(workbook, key, between[1])
     lo, hi = float(lo), float(hi)
@@ -155,6 +158,14 @@ def _bound(workbook: Workbook, key: str, text: str) -> tuple[A.Node, float]:
 def _fmt(value: float, unit: str | None) -> str:
     from units import format_number
     return format_number(value) + (f" {unit}" if unit else "")
+
+
+def _depends_on(workbook: Workbook, keys: tuple[str, ...], key: str) -> bool:
+    """Whether any of `keys` is `key` or computed from it."""
+    from .graph import dependents
+    checked = workbook.checked
+    downstream = set(dependents({key}, {k: c.deps for k, c in checked.cells.items()}, checked.order))
+    return any(k == key or k in downstream for k in keys)
 
 
 def _first_sign_change(xs: np.ndarray, fs: np.ndarray) -> tuple[float, float, float, float] | None:

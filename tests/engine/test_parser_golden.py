@@ -249,7 +249,17 @@ def test_parse_error_and_span(source, message, span, hint):
 def test_deep_nesting_is_a_parse_error_not_a_recursion_error(source):
     with pytest.raises(ParseError) as caught:
         parse_formula(source)
-    assert "nested too deeply" in caught.value.message or "unclosed" in caught.value.message
+    assert any(m in caught.value.message for m in ("nested too deeply", "unclosed", "more than 1000 operators"))
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "and", "or"])
+def test_a_flat_run_counts_as_one_level(op):
+    """Only real nesting counts toward the depth limit: 1000 operands in one run parse."""
+    source = f" {op} ".join(["x"] * 1000)
+    assert golden(source).count(f" {op} ") == 999
+    with pytest.raises(ParseError) as caught:
+        parse_formula(f" {op} ".join(["x"] * 1002))
+    assert caught.value.message == "formula has more than 1000 operators"
 
 
 def test_moderate_nesting_still_parses():
