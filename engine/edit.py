@@ -42,12 +42,13 @@ from .evaluate import Scenario, Value, error_code, evaluate, reevaluate
 from .history import History, Step
 from .model import Cell
 from .parser import parse_formula
-from .roundtrip import ExternalChange, SheetText, detect_indent, scalar_for
+from .roundtrip import (ExternalChange, FileDeleted, SaveRefused, SheetText, Unmergeable, detect_indent,
+                        scalar_for)
 from .sections import Section
 from .span import Span
 from .workbook import OverrideError, Workbook, parse_literal_for
 
-__all__ = ["Change", "Document", "EditResult", "ExternalChange", "Section", "SweepRun", "detect_indent",
+__all__ = ["Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "SaveRefused", "Section", "SweepRun", "detect_indent",
            "error_code", "library_dir", "running_example"]
 
 
@@ -258,8 +259,15 @@ class Document:
 
     def _apply_scalar(self, step: Step, yaml_node: Any, text: str, literal: Any) -> EditResult:
         assert step.path is not None
+        before = node_at(self.source.doc, step.path)
         set_at(self.source.doc, step.path, yaml_node)
         self.source.changed()
+        try:
+            self.source.text()       # the line it writes: refused when other lines would be reformatted
+        except Unmergeable as e:
+            set_at(self.source.doc, step.path, before)
+            self.source.changed()
+            return EditResult(False, step.key, text, message=str(e))
         cell = self.cell(step.key)
         spec = cell.set_by or cell.spec
         formula = parse_formula(text)
@@ -278,7 +286,11 @@ class Document:
         except Refused as e:
             source.restore(text_before)
             return EditResult(False, key, text, message=str(e)), None
-        text_after = source.merged()
+        try:
+            text_after = source.merged()
+        except Unmergeable as e:
+            source.restore(text_before)
+            return EditResult(False, key, text, message=str(e)), None
         result = self._rebuild(key, text, text_after, check_new=True)
         if not result.ok:
             source.restore(text_before)
@@ -308,8 +320,10 @@ class Document:
     def save(self, force: bool = False) -> bool:
         """Write the sheet back; False when nothing needed writing.
 
-        Raises `ExternalChange` when the file changed on disk since it was read,
-        unless `force` (the user chose to overwrite)."""
+        Raises `FileDeleted` / `ExternalChange` when the file was deleted or
+        changed on disk since it was read, unless `force` (the user chose to
+        recreate or overwrite it), and `SaveRefused` for a read-only or
+        hard-linked file."""
         wrote = self.source.save(force)
         self.history.mark_saved()
         return wrote

@@ -7,8 +7,13 @@ reproduces the file wins); what ruamel would still write differently is kept
 as the file has it by a three-way line merge (`merge`). New values are
 written as the user typed them (`scalar_for`). `SheetText` holds one file's
 text, its round-trip document and what is on disk, and saves atomically
-(temporary file, fsync, rename), refusing to clobber a file that changed on
-disk since it was read. Pure Python: no UI imports.
+(temporary file, fsync, rename). Before every save the file's content hash is
+compared with what was read (a same-size rewrite with its modification time
+restored is still seen); a deleted file is said to be deleted and recreated
+with the mode it had; a read-only file and a file with several hard links
+(which the rename would break) are refused with the reason; temporary files
+of ours left by a killed save are removed when the sheet is next opened or
+saved. Pure Python: no UI imports.
 """
 from __future__ import annotations
 
@@ -16,8 +21,6 @@ import hashlib
 import io
 import os
 import re
-import stat
-import tempfile
 from collections import Counter
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -27,11 +30,14 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
+from .safesave import (ExternalChange, FileDeleted, SaveRefused, atomic_write, fingerprint, refuse_unsafe,
+                       remove_stale_temporaries, stat_key)
+
 BOM = "\ufeff"
 
 
-class ExternalChange(Exception):
-    """The file changed on disk since it was read; saving would clobber it."""
+class Unmergeable(Exception):
+    """An edit that cannot be written without reformatting other lines of the file."""
 
 
 class SheetText:
@@ -44,8 +50,9 @@ class SheetText:
         self.read()
 
     def read(self) -> None:
+        remove_stale_temporaries(self.path)
         data = self.path.read_bytes()
-        self._disk = _fingerprint(self.path, data)
+        self._disk = fingerprint(self.path, data)
         text = data.decode("utf-8")
         self._bom = text.startswith(BOM)
         text = text.removeprefix(BOM)
@@ -98,31 +105,44 @@ class SheetText:
         self._rt = (yaml, load_yaml(yaml, text), base)
         self._text = text
 
-    def disk_changed(self) -> bool:
-        """Whether the file on disk differs from what was read or last saved."""
+    def deleted(self) -> bool:
+        return not os.path.lexists(self.path)
+
+    def disk_changed(self, thorough: bool = False) -> bool:
+        """Whether the file on disk differs from what was read or last saved.
+
+        Cheap by default (for watching): the content is hashed only when the
+        inode, size, modification or change time moved (a program can restore
+        the modification time, not the change time). `thorough` always hashes."""
         try:
             st = self.path.stat()
         except OSError:
             return True
-        mtime, size, digest = self._disk
-        if (st.st_mtime_ns, st.st_size) == (mtime, size):
+        if not thorough and stat_key(st) == self._disk.stat_key:
             return False
         try:
             data = self.path.read_bytes()
         except OSError:
             return True
-        if hashlib.sha256(data).hexdigest() == digest:
-            self._disk = _fingerprint(self.path, data)
+        if hashlib.sha256(data).hexdigest() == self._disk.digest:
+            self._disk = fingerprint(self.path, data)
             return False
         return True
 
     def save(self, force: bool = False) -> bool:
         """Write the text back; False when the file already holds it.
 
-        Raises `ExternalChange` when the file changed on disk since it was read,
-        unless `force` (the user chose to overwrite)."""
-        if not force and self.disk_changed():
+        Raises `FileDeleted` when the file was deleted and `ExternalChange` when
+        its content changed on disk since it was read (both unless `force`: the
+        user chose to recreate or overwrite), `SaveRefused` for a read-only
+        file or one with several hard links, `Unmergeable` for an edit that
+        would reformat other lines."""
+        remove_stale_temporaries(self.path)
+        if not force and self.deleted():
+            raise FileDeleted(f"{self.path} was deleted since it was opened")
+        if not force and self.disk_changed(thorough=True):
             raise ExternalChange(f"{self.path} changed on disk since it was opened")
+        refuse_unsafe(self.path)
         text = self.text()
         out = text.replace("\n", "\r\n") if self._crlf else text
         data = ((BOM if self._bom else "") + out).encode("utf-8")
@@ -131,8 +151,8 @@ class SheetText:
         except OSError:
             same = False
         if not same:
-            atomic_write(self.path, data)
-        self._disk = _fingerprint(self.path, data)
+            atomic_write(self.path, data, self._disk.mode)
+        self._disk = fingerprint(self.path, data)
         yaml, doc, _ = self._round_trip()
         self.original, self._rt, self._text = text, (yaml, doc, self.dump()), text
         return not same
@@ -265,8 +285,11 @@ def merge(original: str, base: str, edited: str) -> str:
     a = original.splitlines(keepends=True)
     b = base.splitlines(keepends=True)
     c = edited.splitlines(keepends=True)
+    # Lines are matched by their non-blank characters: ruamel drops trailing
+    # spaces and respaces flow lists and comments, which must not stop a line
+    # from being recognised (and the whole file from being kept as written).
     where: dict[int, int] = {}
-    for a0, b0, n in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+    for a0, b0, n in SequenceMatcher(None, _shapes(a), _shapes(b), autojunk=False).get_matching_blocks():
         for k in range(n):
             where[b0 + k] = a0 + k
     pieces: list[tuple[int, int, list[str]]] = []
@@ -275,7 +298,7 @@ def merge(original: str, base: str, edited: str) -> str:
             continue
         if b1 < b2:
             if any(k not in where for k in range(b1, b2)) or where[b2 - 1] - where[b1] != b2 - 1 - b1:
-                return edited
+                raise Unmergeable("the edit cannot be written without reformatting other lines of the file")
             a1, a2 = where[b1], where[b2 - 1] + 1
         elif b1 in where:
             a1 = a2 = where[b1]
@@ -284,45 +307,12 @@ def merge(original: str, base: str, edited: str) -> str:
         elif b1 == 0:
             a1 = a2 = 0
         else:
-            return edited
+            raise Unmergeable("the edit cannot be written without reformatting other lines of the file")
         pieces.append((a1, a2, c[c1:c2]))
     for a1, a2, new in reversed(pieces):
         a[a1:a2] = new
     return "".join(a)
 
 
-# -- files -----------------------------------------------------------------------------
-def _fingerprint(path: Path, data: bytes) -> tuple[int, int, str]:
-    st = path.stat()
-    return st.st_mtime_ns, st.st_size, hashlib.sha256(data).hexdigest()
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write through a temporary file in the same directory, fsync, rename."""
-    target = path.resolve()
-    directory = target.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-        except FileNotFoundError:
-            pass
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass
+def _shapes(lines: list[str]) -> list[str]:
+    return ["".join(line.split()) for line in lines]

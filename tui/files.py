@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.edit import Document, ExternalChange, library_dir
+from engine.edit import Document, ExternalChange, FileDeleted, SaveRefused, library_dir
 
 from .screens import ChoiceScreen
 
@@ -24,6 +24,19 @@ class FileActions:
             return
         try:
             wrote = document.save(force=force)
+        except FileDeleted:
+            def recreate(choice: str | None) -> None:
+                if choice == "recreate":
+                    self.save(force=True, then=then)
+            self.push_screen(ChoiceScreen(
+                "The file was deleted",
+                f"{document.path} was deleted since it was opened.\n"
+                "Recreate it with your version (and the mode it had), or cancel.",
+                [("recreate", "Recreate"), ("cancel", "Cancel")]), recreate)
+            return
+        except SaveRefused as e:
+            self.notify(str(e), severity="error")
+            return
         except ExternalChange:
             def answer(choice: str | None) -> None:
                 if choice == "reload":
@@ -64,7 +77,14 @@ class FileActions:
     def check_disk(self) -> None:
         """Reload a file changed on disk when there is nothing to lose; else warn once."""
         document = self.document
-        if document is None or not document.path.exists() or not document.disk_changed():
+        if document is None:
+            return
+        if not document.path.exists():
+            if not self._warned_disk:
+                self._warned_disk = True
+                self.notify(f"{document.path} was deleted; saving will ask to recreate it", severity="warning")
+            return
+        if not document.disk_changed():
             return
         if not document.dirty:
             self.reload()
