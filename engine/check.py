@@ -12,6 +12,7 @@ from functools import cached_property
 
 from units import DIMENSIONLESS, UnitError, compact_unit, describe, divide, multiply, parse_unit, power
 
+from .gcpause import without_cycle_collection
 from . import ast as A
 from .diagnostics import Diagnostic, Label, did_you_mean
 from .display_family import formula_family, share_unit
@@ -72,6 +73,7 @@ class _Fail(Exception):
     """Abandon typing this formula; the diagnostic is already recorded."""
 
 
+@without_cycle_collection
 def check_model(model: Model) -> Checked:
     checked = Checked(model)
     deps: dict[str, tuple[str, ...]] = {}

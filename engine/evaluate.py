@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from units import convert
 
+from .gcpause import without_cycle_collection
 from . import ast as A
 from .check import Checked
 from .scalar import ErrorValue, Scalar, Unsupported, Value, Walker, error_code, evaluate_cells
@@ -156,6 +157,7 @@ def _is_error(value: Value) -> bool:
     return error_code(value) is not None
 
 
+@without_cycle_collection
 def evaluate(checked: Checked, fixed: dict[str, A.Node] | None = None) -> Scenario:
     """Evaluate one scenario of a checked sheet."""
     fixed = dict(fixed or {})

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap
 
+from .gcpause import without_cycle_collection
 from .ast import Formula, copy_tree
 from .diagnostics import Diagnostic
 from .limits import current_limits
@@ -230,6 +231,7 @@ def _missing_hint(path: Path) -> str | None:
     return None
 
 
+@without_cycle_collection
 def build_model(path: str | Path, import_overrides: dict[str, str] | None = None,
                 texts: dict[Path, str] | None = None, cell_overrides: dict[str, str] | None = None) -> Model:
     """Load a sheet with its bases and imports. Never raises for bad input.
