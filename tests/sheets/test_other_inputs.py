@@ -229,3 +229,23 @@ def test_q4_monte_carlo_compares_with_the_closed_form_at_its_own_batch() -> None
     v = workbook.evaluate().values
     assert value(v, "closed.batch", "token") == 1024
     assert value(v, "closed.drift") == 0.25
+
+
+# -- limits that were prose are assumptions (format 9.2) ------------------------
+
+@pytest.mark.parametrize("sheet,inputs,violated", [
+    ("supernodes/6.4.2-ring-vs-tree.yaml", {"tp": "16"}, {"even_kv_split", "within_one_server"}),
+    ("supernodes/6.2.2-qwen3-32b-decode-step.yaml", {"tp": "16"}, {"even_kv_split", "within_one_server"}),
+    ("supernodes/6.5.1-tp16-two-servers.yaml", {"tp": "24"}, {"measured_setup"}),
+    ("supernodes/6.5.1-torus-vs-switched.yaml", {"k": "13"}, {"two_levels_suffice"}),
+    ("supernodes/6.5.4-torus-cut-sets.yaml", {"k": "5"}, {"even_sides"}),
+    ("supernodes/6.5.2-power-cooling.yaml", {"budget": "10 kW", "fixed_power": "15 kW"}, {"budget_covers_fixed"}),
+    ("lessons/tp-allreduce-nvlink-vs-pcie.yaml", {"tp": "16"}, {"within_one_node"}),
+    ("supernodes/6.2.4-causal-balance.yaml", {"positions": "10"}, {"whole_chunks"}),
+])
+def test_leaving_the_model_is_reported(sheet: str, inputs: dict[str, str], violated: set[str]) -> None:
+    from engine.assume import violations
+    workbook = open_workbook(SHEETS / sheet, cell_overrides=inputs)
+    assert not workbook.diagnostics, render_all(workbook.diagnostics)
+    assert {v.key for v in violations(workbook, workbook.evaluate())} == violated
+    assert violations(open_workbook(SHEETS / sheet), open_workbook(SHEETS / sheet).evaluate()) == []
