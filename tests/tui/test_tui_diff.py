@@ -60,7 +60,7 @@ async def test_the_diff_against_the_saved_file_follows_edits(example: Path) -> N
         assert rows[1] == "kv_total | 1.577 GB | 6.308 GB | ↑ 4.731 GB | +300%"
         assert "max_sessions | 47 | 11 | ↓ 36 | -76.6%" in rows
         assert rows[rows.index("inputs changed") + 1] == "context | 8192 token | 32768 token | ↑ 24576 token | +300%"
-        assert summary(app).startswith("15 results · 18 expectations failing · 1 input ·")
+        assert summary(app).startswith("15 results · 19 expectations failing · 1 input ·")
         # choosing a row jumps to its cell
         table = app.diff_view.query_one("#diff-table")
         table.focus()
