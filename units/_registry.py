@@ -6,7 +6,8 @@ package's domain units), which may replace default names (``bit``, ``b``,
 files into a cache folder, after which a fresh process needs ~15 ms.  The
 folder is ``$SUPERSHEET_CACHE_DIR`` if set (empty string: no disk cache), else
 the user cache dir (``platformdirs``).  An unusable folder silently means no
-disk cache.
+disk cache.  Unpickling runs code, so the folder is used only when it is
+private and every file in it matches an HMAC keyed per user (``_trust.py``).
 
 Pint's own unit-resolution cache is filled lazily, as on Pint's cache-hit
 path, instead of being built eagerly (~45 ms) for a thousand units nobody uses.
@@ -19,6 +20,8 @@ import os
 import pathlib
 import tempfile
 from typing import TYPE_CHECKING
+
+from ._trust import private_folder, sign, user_key, verify
 
 if TYPE_CHECKING:
     import pint
@@ -42,7 +45,9 @@ def cache_folder() -> pathlib.Path | None:
         except Exception:
             return None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not private_folder(folder):
+            return None
         # os.access is not enough (root, read-only mounts): really try a write.
         with tempfile.TemporaryFile(dir=folder):
             pass
@@ -65,9 +70,13 @@ def build_registry(folder: pathlib.Path | None) -> pint.UnitRegistry:
 def registry() -> pint.UnitRegistry:
     """The process-wide registry (``functools.cache``: built on first call)."""
     folder = cache_folder()
-    if folder is not None:
+    key = user_key() if folder is not None else None
+    if folder is not None and key is not None:
         try:
-            return build_registry(folder)
+            verify(folder, key)        # a file not as we signed it empties the folder first
+            ureg = build_registry(folder)
+            sign(folder, key)
+            return ureg
         except Exception:
             # A corrupt or unwritable cache must never stop a sheet loading.
             pass

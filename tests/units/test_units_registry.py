@@ -54,9 +54,10 @@ def test_cache_disabled_by_empty_env(monkeypatch) -> None:
 def test_disk_cache_is_used(tmp_path: pathlib.Path) -> None:
     folder = tmp_path / "cache"
     code = "import units; print(units.parse_unit('USD/GPU/h').factor, units.registry().cache_folder is not None)"
-    first = run_python(code, **{CACHE_ENV: str(folder)})
+    env = {CACHE_ENV: str(folder), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    first = run_python(code, **env)
     assert any(folder.iterdir())
-    second = run_python(code, **{CACHE_ENV: str(folder)})
+    second = run_python(code, **env)
     assert first == second == f"{1 / 3600!r} True"
 
 
@@ -64,3 +65,51 @@ def test_build_registry_without_cache() -> None:
     ureg = build_registry(None)
     assert ureg.cache_folder is None
     assert str(ureg.get_dimensionality("Gbps")) == "[information] / [time]"
+
+
+PAYLOAD = """
+import os, pickle, sys
+class Payload:
+    def __reduce__(self):
+        return (os.system, ("touch " + sys.argv[1],))
+pickle.dump(Payload(), open(sys.argv[2], "wb"))
+"""
+
+
+def _cached(folder: pathlib.Path, config: pathlib.Path) -> str:
+    code = "import units; print(units.parse_unit('USD/GPU/h').factor, units.registry().cache_folder is not None)"
+    return run_python(code, **{CACHE_ENV: str(folder), "XDG_CONFIG_HOME": str(config)})
+
+
+def test_a_planted_pickle_never_runs(tmp_path: pathlib.Path) -> None:
+    """Anyone who could write the cache folder could run code as the user through
+    a pickle: files are used only when they match the per-user HMAC."""
+    folder, config, marker = tmp_path / "cache", tmp_path / "config", tmp_path / "PWNED"
+    assert _cached(folder, config) == f"{1 / 3600!r} True"
+    assert oct(folder.stat().st_mode & 0o777) == "0o700"
+    assert oct((config / "supersheet" / "cache.key").stat().st_mode & 0o777) == "0o600"
+    pickles = sorted(folder.glob("*.pickle"))
+    assert pickles
+    for target in pickles:
+        subprocess.run([sys.executable, "-c", PAYLOAD, str(marker), str(target)], check=True)
+    assert _cached(folder, config) == f"{1 / 3600!r} True"
+    assert not marker.exists()
+    assert _cached(folder, config) == f"{1 / 3600!r} True" and not marker.exists()
+
+
+def test_a_cache_folder_others_could_write_is_emptied_and_made_private(tmp_path: pathlib.Path) -> None:
+    folder, config, marker = tmp_path / "cache", tmp_path / "config", tmp_path / "PWNED"
+    folder.mkdir()
+    folder.chmod(0o777)
+    planted = folder / "d4a4b28010835d6997ff3232c541ae04012d1e78.pickle"
+    subprocess.run([sys.executable, "-c", PAYLOAD, str(marker), str(planted)], check=True)
+    assert _cached(folder, config) == f"{1 / 3600!r} True"
+    assert not marker.exists() and oct(folder.stat().st_mode & 0o777) == "0o700"
+
+
+def test_the_cache_is_reused_when_it_is_as_signed(tmp_path: pathlib.Path) -> None:
+    folder, config = tmp_path / "cache", tmp_path / "config"
+    _cached(folder, config)
+    before = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.pickle")}
+    _cached(folder, config)
+    assert {p.name: p.stat().st_mtime_ns for p in folder.glob("*.pickle")} == before
