@@ -163,6 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     choose.add_argument("sheet", metavar="SHEET")
     choose.add_argument("name", metavar="NAME")
     choose.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    choose.add_argument("--top", type=int, metavar="N",
+                        help="rank only the N best feasible rows and count the excluded rows per reason "
+                             "(for large grids; default: every row, or 10 with --on ray)")
+    on_options(choose, "row ranges of the grid are reduced by Ray tasks; only the N best rows of each travel back")
 
     diff = command("diff", cli_compare.diff, "compare scenarios: two sheets, git revisions, or a variant and its base",
                    "Compare two versions of a sheet: `diff OLD NEW` (paths or git specs REV:path, e.g. "

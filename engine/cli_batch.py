@@ -162,11 +162,23 @@ def choose(args: argparse.Namespace) -> int:
     from .output import render_table
     from .solve import choice_entry
     import polars as pl
+    if args.address and args.on != "ray":
+        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
+    if args.top is not None and args.top < 1:
+        raise UsageError("--top needs a number of rows of at least 1")
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
     try:
-        choice, _ = choice_entry(workbook, args.name)
+        if args.on == "ray":
+            from .choice_ray import DEFAULT_TOP, choose_on_ray
+            from .on_ray import RayUnavailable, TaskFailed
+            try:
+                choice = choose_on_ray(workbook, args.name, args.top or DEFAULT_TOP, address=args.address)
+            except (RayUnavailable, TaskFailed) as e:
+                raise UsageError(str(e)) from None
+        else:
+            choice, _ = choice_entry(workbook, args.name, args.top)
     except AxisError as e:
         raise axis_error(e) from None
 
@@ -174,11 +186,13 @@ def choose(args: argparse.Namespace) -> int:
         return [{k: v for k, v in r.items() if not k.startswith("__")} for r in rows]
 
     if args.format == "json":
-        print(json.dumps({"choice": args.name, "objective": choice.objective,
-                          "direction": "minimize" if choice.minimize else "maximize",
-                          "answer": public([choice.answer])[0] if choice.answer else None,
-                          "ranked": public(choice.ranked), "excluded": public(choice.excluded)},
-                         indent=2, ensure_ascii=False, default=str))
+        document = {"choice": args.name, "objective": choice.objective,
+                    "direction": "minimize" if choice.minimize else "maximize",
+                    "answer": public([choice.answer])[0] if choice.answer else None,
+                    "ranked": public(choice.ranked), "excluded": public(choice.excluded)}
+        if choice.top is not None:
+            document.update({"top": choice.top, "feasible": choice.feasible, "excluded_by_reason": choice.reasons})
+        print(json.dumps(document, indent=2, ensure_ascii=False, default=str))
         return EXIT_OK if choice.answer else EXIT_FINDING
     fmt = "markdown" if args.format == "markdown" else "text"
     direction = "lowest" if choice.minimize else "highest"
@@ -189,11 +203,17 @@ def choose(args: argparse.Namespace) -> int:
     else:
         print(f"no row is feasible for {args.name!r}")
     if choice.ranked:
-        print("\nranked:")
+        limited = choice.top is not None
+        print(f"\nranked (the best {len(choice.ranked):,} of {choice.feasible:,} feasible rows):" if limited
+              else "\nranked:")
         print(render_table(pl.DataFrame(public(choice.ranked)), fmt))
     if choice.excluded:
         print("\nexcluded:")
         print(render_table(pl.DataFrame(public(choice.excluded)), fmt))
+    elif choice.reasons:
+        print(f"\nexcluded: {sum(choice.reasons.values()):,} rows")
+        for reason, count in choice.reasons.items():
+            print(f"  {count:>12,}  {reason}")
     return EXIT_OK if choice.answer else EXIT_FINDING
 
 

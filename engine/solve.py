@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import polars as pl
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from . import ast as A
-from .assume import OUTSIDE_HEADER, violations
+from .assume import violations
 from .axes import AxisError, literal_value
 from .values import Source
 from .evaluate import Scenario, compile_program
@@ -200,9 +200,11 @@ class Choice:
     name: str
     objective: str
     minimize: bool
-    ranked: list[dict[str, Any]] = field(default_factory=list)     # feasible rows, best first
-    excluded: list[dict[str, Any]] = field(default_factory=list)   # rows with the reason in "excluded because"
-    frame: pl.DataFrame | None = None                              # every row, display units
+    ranked: list[dict[str, Any]] = field(default_factory=list)     # feasible rows, best first (the best `top`)
+    excluded: list[dict[str, Any]] = field(default_factory=list)   # rows with the reason in "excluded because" (no `top`)
+    feasible: int = 0                                              # feasible rows in all
+    reasons: dict[str, int] = field(default_factory=dict)          # excluded rows per reason
+    top: int | None = None
     plans: list = field(default_factory=list)
     grid: Grid | None = None
 
@@ -228,7 +230,43 @@ def plan_axes(plan, grid: Grid) -> list:
 
 
 def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, Origin]],
-           objective: tuple[str, Origin], minimize: bool) -> Choice:
+           objective: tuple[str, Origin], minimize: bool, top: int | None = None,
+           tallies: Callable[..., list] | None = None) -> Choice:
+    """Every row of the grid classified, the feasible ones ranked (the best `top` of them, with
+    excluded rows only counted per reason). `tallies(plans, units, grid, minimize, top)`, when
+    given, reduces the rows elsewhere (Ray tasks), range by range, in grid order."""
+    from .choice_tally import merge, tally_rows
+    requirements, goal = bind_choice(workbook, require, objective)
+    units: dict[str, str | None] = {}
+    plans = plans_for(workbook, grid, [], None, sampling=None, units=units)   # the mean view of random draws
+    if tallies is None:
+        parts = []
+        for i, plan in enumerate(plans):   # a plan of an import axis binds the terms in its own sheet
+            terms = (requirements, goal) if plan.workbook is workbook else bind_choice(plan.workbook, require, objective)
+            parts.append(tally_rows(plan, i, *terms, grid, 0, grid.value_size(), minimize, top))
+    else:
+        parts = tallies(plans, units, grid, minimize, top)
+    tally = merge(parts, minimize, top)
+    first = tally.first_objective
+    objective_unit = _objective_unit(workbook, goal, float(abs(first)) if first is not None else 1.0)
+    factor, header = unit_factor(objective_unit), _header(goal.text, objective_unit)
+
+    def shown(row: dict[str, Any]) -> dict[str, Any]:
+        record = {k: v for k, v in row.items() if not k.startswith("__") and k != "excluded because"}
+        record["__plan"], record["__index"] = row["__plan"], row["__index"]
+        record[header] = None if row["__objective"] is None else row["__objective"] / factor
+        if "excluded because" in row:
+            record["excluded because"] = row["excluded because"]
+        return record
+
+    result = Choice(name, goal.text, minimize, [shown(r) for r in tally.ranked], [shown(r) for r in tally.excluded],
+                    tally.feasible, tally.reasons, top)
+    result.plans, result.grid = plans, grid
+    return result
+
+
+def bind_choice(workbook: Workbook, require: list[tuple[str, Origin]],
+                objective: tuple[str, Origin]) -> tuple[list[Bound], Bound]:
     requirements = [_bind(workbook, text, origin) for text, origin in require]
     for bound in requirements:
         if not bound.type.is_bool or bound.type.is_array:
@@ -236,57 +274,7 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
     goal = _bind(workbook, objective[0], objective[1])
     if goal.type.is_bool or goal.type.is_array:
         raise AxisError("E-TYPE", f"the objective must be a number: {goal.text!r}")
-    plans = plans_for(workbook, grid, [], None, sampling=None)   # a choice ranks the mean view of random draws
-    frames = []
-    for plan_index, plan in enumerate(plans):
-        wb = plan.workbook
-        reqs = [_bind(wb, r.text, r.origin) for r in requirements] if wb is not workbook else requirements
-        obj = _bind(wb, goal.text, goal.origin) if wb is not workbook else goal
-        compiler = plan.program.compiler()
-        extra = [compiler.compile_expression(r.formula.expr)[0].expr.alias(f"__req{i}")  # type: ignore[union-attr]
-                 for i, r in enumerate(reqs)]
-        extra.append(compiler.compile_expression(obj.formula.expr)[0].expr.alias("__objective"))  # type: ignore[union-attr]
-        lazy = plan.program.apply(plan.program.frame(grid.chunk(0, grid.value_size()), grid.value_size()))
-        lazy = lazy.with_columns(extra)
-        shown = [pl.lit(v).alias(k) for k, v in plan.imports.items()]
-        shown += [c.display() for c in plan.columns]
-        tags = [pl.lit(plan_index).alias("__plan"), pl.int_range(0, pl.len()).alias("__index")]
-        frames.append(lazy.select(shown + [pl.col(f"__req{i}") for i in range(len(reqs))] + [pl.col("__objective")]
-                                  + tags).collect())
-    frame = pl.concat(frames, how="diagonal_relaxed")
-    objective_unit = None
-    if not goal.type.is_bool:
-        sample = frame["__objective"].drop_nulls()
-        objective_unit = _objective_unit(workbook, goal, float(abs(sample[0])) if len(sample) else 1.0)
-    factor = unit_factor(objective_unit)
-    result = Choice(name, goal.text, minimize)
-    axis_headers = [c for c in frame.columns if not c.startswith("__") and c != OUTSIDE_HEADER]
-    for row in frame.iter_rows(named=True):
-        record = {h: row[h] for h in axis_headers}
-        record["__plan"], record["__index"] = row["__plan"], row["__index"]
-        value = row["__objective"]
-        record[_header(goal.text, objective_unit)] = None if value is None else value / factor
-        outside = row.get(OUTSIDE_HEADER)
-        reason = f"outside the model: {outside}" if outside else None
-        for i, req in enumerate(requirements if reason is None else []):
-            if row[f"__req{i}"] is None:
-                reason = f"{req.text} is an error value"
-                break
-            if not row[f"__req{i}"]:
-                reason = f"fails {req.text}"
-                break
-        if reason is None and (value is None or value != value):
-            reason = f"{goal.text} is an error value"
-        if reason:
-            record["excluded because"] = reason
-            result.excluded.append(record)
-        else:
-            result.ranked.append(record)
-    key_header = _header(goal.text, objective_unit)
-    result.ranked.sort(key=lambda r: r[key_header], reverse=not minimize)
-    result.frame = frame.select(axis_headers)
-    result.plans, result.grid = plans, grid
-    return result
+    return requirements, goal
 
 
 def _objective_unit(workbook: Workbook, goal: Bound, sample: float) -> str | None:
@@ -303,7 +291,14 @@ def _header(name: str, unit: str | None) -> str:
     return f"{name} [{unit}]" if unit else name
 
 
-def choice_entry(workbook: Workbook, name: str) -> tuple[Choice, Entry]:
+def choice_entry(workbook: Workbook, name: str, top: int | None = None,
+                 tallies: Callable[..., list] | None = None) -> tuple[Choice, Entry]:
+    require, objective, minimize, vary, entry = choice_terms(workbook, name)
+    return choose(workbook, name, parse_vary(workbook, vary), require, objective, minimize, top, tallies), entry
+
+
+def choice_terms(workbook: Workbook, name: str) -> tuple[list[tuple[str, Origin]], tuple[str, Origin], bool, Any, Entry]:
+    """The choice `name` as written: requirements and objective (text, origin), minimize?, its vary, its entry."""
     entries = workbook.model.root.choose if workbook.model.root else {}
     entry = entries.get(name)
     if entry is None:
@@ -321,6 +316,4 @@ def choice_entry(workbook: Workbook, name: str) -> tuple[Choice, Entry]:
         reqs.append((text, _origin(workbook, container, i if container is require else "require", text)))
     key = "minimize" if "minimize" in body else "maximize"
     objective = str(body[key])
-    grid = parse_vary(workbook, body["vary"])
-    return choose(workbook, name, grid, reqs, (objective, _origin(workbook, body, key, objective)),
-                  key == "minimize"), entry
+    return reqs, (objective, _origin(workbook, body, key, objective)), key == "minimize", body["vary"], entry

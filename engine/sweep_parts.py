@@ -74,6 +74,7 @@ class PartDone:
     index: int
     rows: int          # rows written (after `where`)
     seconds: float
+    cpu: float         # CPU seconds of the worker process for this part
     peak_rss: int      # bytes: the worker process's peak resident memory so far
     host: str
 
@@ -128,14 +129,15 @@ def chunks_of(job: SweepJob, plan: Plan, part: Part) -> Iterator[pl.DataFrame]:
 def write_part(job: SweepJob, part: Part, staging: str, count: int) -> PartDone:
     """Evaluate one part and write it into the staging directory (temp file, then rename)."""
     from .output import write_parquet
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     if not os.path.isdir(staging):
         raise PartError(f"the output directory {os.path.dirname(staging)} is not visible on "
                         f"{socket.gethostname()}: -o must be on a file system every node mounts")
     plan = compiled_plan(job, part.plan)
     rows = write_parquet(chunks_of(job, plan, part), pl.Schema(job.schema), Path(staging) / part.name(count),
                          job.metadata)
-    return PartDone(part.index, rows, time.perf_counter() - started, peak_rss(), socket.gethostname())
+    return PartDone(part.index, rows, time.perf_counter() - started, time.process_time() - cpu, peak_rss(),
+                    socket.gethostname())
 
 
 def peak_rss() -> int:

@@ -230,3 +230,50 @@ def test_sweep_of_a_sheet_with_draws_is_bit_identical(run_cli, ray_runtime, writ
     expected = pl.read_parquet(tmp_path / "local.parquet")
     assert "step p95 [ms]" in expected.columns and expected.height == 240
     assert_bit_identical(expected, read_dataset(tmp_path / "out"))
+
+
+CHOICE = """
+    use:
+      gpu: small.yaml
+    cells:
+      tp: 1
+      bytes: 10 GB
+      per_card: = bytes / tp -> GB
+      time: = per_card / gpu.bandwidth + gpu.latency -> ms
+      overhead: = 1 / (tp - 2)
+      cost: = ceil(time / 1 ms) * tp
+    choose:
+      cheapest:
+        vary:
+          gpu: [small.yaml, large.yaml]
+          tp: [1, 2, 3, 4, 5, 6, 7, 8]
+          bytes: {from: 1 GB, to: 100 GB, count: 400}
+        require: [per_card <= 40 GB, overhead < 1]
+        minimize: cost
+    """
+
+
+def test_choose_on_ray_ranks_as_the_local_path(run_cli, ray_runtime, import_axis_sheet, write_sheet):
+    from engine.choice_ray import choose_on_ray
+    from engine.solve import choice_entry
+    from engine.workbook import open_workbook
+    sheet = write_sheet(CHOICE, "choice.yaml")
+    workbook = open_workbook(sheet)
+    everything, _ = choice_entry(workbook, "cheapest")
+    assert len(everything.ranked) + len(everything.excluded) == 6400
+    assert {r["excluded because"] for r in everything.excluded} == {
+        "fails per_card <= 40 GB", "overhead < 1 is an error value", "fails overhead < 1"}
+    assert len({r["cost"] for r in everything.ranked}) < len(everything.ranked) / 10   # many ties
+    # every row, reduced over 22 ranges: the same ranking, ties in grid order, and the same exclusions
+    remote = choose_on_ray(workbook, "cheapest", None, part_rows=300)
+    assert remote.ranked == everything.ranked and remote.excluded == everything.excluded
+    # the best 7 only: each range sends 7 rows and counts
+    best, _ = choice_entry(workbook, "cheapest", 7)
+    remote = choose_on_ray(workbook, "cheapest", 7, part_rows=300)
+    assert best.ranked == everything.ranked[:7] == remote.ranked
+    assert remote.excluded == [] and remote.reasons == best.reasons and remote.feasible == len(everything.ranked)
+    assert sum(best.reasons.values()) == len(everything.excluded)
+    local = run_cli("choose", str(sheet), "cheapest", "--top", "10")
+    on_ray = run_cli("choose", str(sheet), "cheapest", "--on", "ray")
+    assert local.code == on_ray.code == 0 and on_ray.out == local.out
+    assert "the best 10 of" in local.out and "fails per_card <= 40 GB" in local.out
