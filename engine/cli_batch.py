@@ -89,7 +89,7 @@ def sweep(args: argparse.Namespace) -> int:
 def _sweep_on_ray(args: argparse.Namespace, spec, plans, units: dict) -> int:
     """The sweep as Ray tasks, into a Parquet dataset directory (one file per row range)."""
     import os
-    from .on_ray import RayUnavailable, TaskFailed
+    from .on_ray import RayUnavailable, TaskFailed, session
     from .sweep import _Progress
     from .sweep_parts import PartError
     from .sweep_ray import sweep_to_dataset
@@ -98,11 +98,12 @@ def _sweep_on_ray(args: argparse.Namespace, spec, plans, units: dict) -> int:
         raise UsageError("--on ray writes a Parquet dataset directory: give -o DIR/ (e.g. -o out/ or -o out.parquet/)")
     bar = _Progress(spec.grid.value_size() * len(plans)) if sys.stderr.isatty() else None
     try:
-        written = sweep_to_dataset(plans, spec.grid, spec.show, spec.where, spec.where_origin,
-                                   (args.samples, args.seed), units, output.rstrip("/" + os.sep) or ".",
-                                   address=args.address, part_rows=args.rows_per_task,
-                                   chunk_rows=max(1, args.chunk_rows),
-                                   progress=(lambda done, total: bar.update(done)) if bar else None)
+        with session(args.address):
+            written = sweep_to_dataset(plans, spec.grid, spec.show, spec.where, spec.where_origin,
+                                       (args.samples, args.seed), units, output.rstrip("/" + os.sep) or ".",
+                                       address=args.address, part_rows=args.rows_per_task,
+                                       chunk_rows=max(1, args.chunk_rows),
+                                       progress=(lambda done, total: bar.update(done)) if bar else None)
     except (RayUnavailable, TaskFailed, PartError) as e:
         raise UsageError(str(e)) from None
     finally:
@@ -172,9 +173,10 @@ def choose(args: argparse.Namespace) -> int:
     try:
         if args.on == "ray":
             from .choice_ray import DEFAULT_TOP, choose_on_ray
-            from .on_ray import RayUnavailable, TaskFailed
+            from .on_ray import RayUnavailable, TaskFailed, session
             try:
-                choice = choose_on_ray(workbook, args.name, args.top or DEFAULT_TOP, address=args.address)
+                with session(args.address):
+                    choice = choose_on_ray(workbook, args.name, args.top or DEFAULT_TOP, address=args.address)
             except (RayUnavailable, TaskFailed) as e:
                 raise UsageError(str(e)) from None
         else:

@@ -144,11 +144,12 @@ def sample(workbook, args: argparse.Namespace, fixed: dict | None = None):
     samples, seed = getattr(args, "samples", None), getattr(args, "seed", None)
     try:
         if getattr(args, "on", "local") == "ray":
-            from .on_ray import RayUnavailable, TaskFailed
+            from .on_ray import RayUnavailable, TaskFailed, session
             from .sample_ray import sample_on_ray
             try:
-                return sample_on_ray(workbook, samples, seed, fixed or {}, getattr(args, "sets", []),
-                                     address=args.address, max_memory=getattr(args, "max_memory", None))
+                with session(args.address):
+                    return sample_on_ray(workbook, samples, seed, fixed or {}, getattr(args, "sets", []),
+                                         address=args.address, max_memory=getattr(args, "max_memory", None))
             except (RayUnavailable, TaskFailed) as e:
                 raise UsageError(str(e)) from None
         return evaluate_samples(workbook, samples, seed, fixed, getattr(args, "max_memory", None))

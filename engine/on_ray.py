@@ -9,9 +9,10 @@ and Ctrl+C cancels every task still pending.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 MAX_RETRIES = 3
 # A task is given one CPU, so its Polars uses one thread: N tasks on N cores, not N x N threads.
@@ -29,10 +30,7 @@ class TaskFailed(Exception):
 def connect(address: str | None = None, num_cpus: int | None = None) -> float:
     """Attach to a cluster (or start a local runtime); the seconds it took. Reuses a runtime already up."""
     import time
-    try:
-        import ray
-    except ImportError:
-        raise RayUnavailable("--on ray needs Ray: pip install 'supersheet[ray]'") from None
+    ray = _ray()
     if ray.is_initialized():
         return 0.0
     started = time.perf_counter()
@@ -58,6 +56,32 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> float:
                 else:
                     os.environ[k] = v
     return time.perf_counter() - started
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("--on ray needs Ray: pip install 'supersheet[ray]'") from None
+    return ray
+
+
+@contextlib.contextmanager
+def session(address: str | None = None) -> Iterator[None]:
+    """A runtime for one command: started (or attached) here and shut down at the end,
+    even on Ctrl+C; a runtime already up (a test's) is left as it is."""
+    import ray
+    if ray.is_initialized():
+        yield
+        return
+    try:
+        connect(address)
+        yield
+    finally:
+        try:
+            ray.shutdown()
+        except KeyboardInterrupt:   # a second Ctrl+C while the local runtime stops: it is stopping anyway
+            pass
 
 
 def cluster_cpus() -> int:
