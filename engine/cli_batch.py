@@ -109,7 +109,9 @@ def _sweep_on_ray(args: argparse.Namespace, spec, plans, units: dict) -> int:
     finally:
         if bar is not None:
             bar.close()
-    print(f"{written.rows:,} rows written to {output} ({len(written.parts)} Parquet parts)", file=sys.stderr)
+    parts = len(written.parts)
+    print(f"{written.rows:,} rows written to {output} ({parts} Parquet part{'s' if parts != 1 else ''})",
+          file=sys.stderr)
     return EXIT_OK
 
 

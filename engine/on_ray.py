@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import warnings
 from typing import Any, Callable, Iterator, Sequence
 
 MAX_RETRIES = 3
@@ -42,7 +43,13 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> float:
         # (its Python packages - polars, pint, numpy, ruamel.yaml - must be installed there).
         options["runtime_env"] = {"env_vars": dict(ONE_THREAD),
                                   "py_modules": [os.path.dirname(engine.__file__), os.path.dirname(units.__file__)]}
-        ray.init(address=address, **options)
+        try:
+            with warnings.catch_warnings():   # Ray's own timeout warning repeats what we report
+                warnings.simplefilter("ignore")
+                ray.init(address=address, **options)
+        except Exception as e:  # noqa: BLE001 - no cluster there, no client support, a version mismatch ...
+            raise RayUnavailable(f"cannot attach to the Ray cluster at {address}: "
+                                 f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}") from None
     else:
         # A local runtime's workers inherit this environment: cheaper than a runtime_env (seconds per worker).
         saved = {k: os.environ.get(k) for k in ONE_THREAD}

@@ -20,7 +20,7 @@ from .sweep import Plan, iterate_chunks, units_metadata
 from .sweep_parts import PartDone, SweepJob, abort, commit, prepare, split, write_part
 
 MIN_PART_ROWS = 100_000        # below this a task's overhead (ms) outweighs its work
-MAX_PART_ROWS = 10_000_000     # a part file stays a few hundred MB and a retry cheap
+MAX_PART_ROWS = 2_000_000      # a part file stays about 100 MB, a retry cheap, a worker's memory that of a small part
 PARTS_PER_CPU = 4              # enough parts that a slow worker does not hold up the end
 
 
