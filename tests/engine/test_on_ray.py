@@ -242,6 +242,8 @@ CHOICE = """
       time: = per_card / gpu.bandwidth + gpu.latency -> ms
       overhead: = 1 / (tp - 2)
       cost: = ceil(time / 1 ms) * tp
+    assume:
+      one_server: tp <= 7
     choose:
       cheapest:
         vary:
@@ -262,7 +264,8 @@ def test_choose_on_ray_ranks_as_the_local_path(run_cli, ray_runtime, import_axis
     everything, _ = choice_entry(workbook, "cheapest")
     assert len(everything.ranked) + len(everything.excluded) == 6400
     assert {r["excluded because"] for r in everything.excluded} == {
-        "fails per_card <= 40 GB", "overhead < 1 is an error value", "fails overhead < 1"}
+        "fails per_card <= 40 GB", "overhead < 1 is an error value", "fails overhead < 1",
+        "outside the model: one_server"}
     assert len({r["cost"] for r in everything.ranked}) < len(everything.ranked) / 10   # many ties
     # every row, reduced over 22 ranges: the same ranking, ties in grid order, and the same exclusions
     remote = choose_on_ray(workbook, "cheapest", None, part_rows=300)
