@@ -102,7 +102,7 @@ def test_named_sweep_of_a_library_sheet_on_ray(run_cli, ray_runtime, tmp_path):
     assert_bit_identical(pl.read_parquet(tmp_path / "local.parquet"), read_dataset(tmp_path / "out.parquet"))
 
 
-def _job(sheet: Path, tmp_path: Path, fault=None):
+def _job(sheet: Path, tmp_path: Path, fault=None, progress=None):
     from engine.axes import cli_axis
     from engine.grid import Grid
     from engine.sweep import plans_for
@@ -113,7 +113,7 @@ def _job(sheet: Path, tmp_path: Path, fault=None):
     units: dict = {}
     plans = plans_for(workbook, grid, None, None, None, (None, None), units)
     return lambda target: sweep_to_dataset(plans, grid, None, None, None, (None, None), units, str(target),
-                                           part_rows=1000, chunk_rows=250, fault=fault)
+                                           part_rows=1000, chunk_rows=250, fault=fault, progress=progress)
 
 
 def test_a_worker_killed_mid_write_is_retried_and_leaves_no_partial_part(run_cli, ray_runtime, import_axis_sheet,
@@ -126,8 +126,11 @@ def test_a_worker_killed_mid_write_is_retried_and_leaves_no_partial_part(run_cli
             marker.write_text("x")
             os._exit(1)
 
-    written = _job(import_axis_sheet, tmp_path, crash_once)(tmp_path / "out")
+    seen = []
+    written = _job(import_axis_sheet, tmp_path, crash_once, lambda done, total: seen.append((done, total)))(
+        tmp_path / "out")
     assert marker.exists()
+    assert seen == [(1000, 4000), (2000, 4000), (3000, 4000), (4000, 4000)]   # progress over completed ranges
     assert written.rows == 4000 and len(written.parts) == 4
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"part-0000{i}.parquet" for i in range(4)]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no staging or temp file left
@@ -280,3 +283,13 @@ def test_choose_on_ray_ranks_as_the_local_path(run_cli, ray_runtime, import_axis
     on_ray = run_cli("choose", str(sheet), "cheapest", "--on", "ray")
     assert local.code == on_ray.code == 0 and on_ray.out == local.out
     assert "the best 10 of" in local.out and "fails per_card <= 40 GB" in local.out
+
+
+def test_ctrl_c_cancels_the_tasks_and_leaves_nothing(ray_runtime, import_axis_sheet, tmp_path):
+    def interrupted(done: int, total: int) -> None:
+        raise KeyboardInterrupt   # the user presses Ctrl+C once the first range is done
+
+    with pytest.raises(KeyboardInterrupt):
+        _job(import_axis_sheet, tmp_path, progress=interrupted)(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
