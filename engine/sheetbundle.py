@@ -21,6 +21,7 @@ class SheetBundle:
     sheet: str                                            # absolute path of the root sheet, as the driver saw it
     texts: dict[str, str] = field(default_factory=dict)   # absolute path -> file text
     cwd: str = "/"                                        # the driver's working directory (relative import-axis paths)
+    limits: dict[str, int] = field(default_factory=dict)  # the driver's load limits (--max-file-size ...)
 
     @staticmethod
     def of(workbooks: list[Workbook]) -> "SheetBundle":
@@ -29,15 +30,22 @@ class SheetBundle:
         for workbook in workbooks:
             for sheet_file in workbook.model.files.values():
                 texts[os.path.abspath(sheet_file.path)] = sheet_file.text
-        return SheetBundle(os.path.abspath(workbooks[0].model.path), texts, os.getcwd())
+        from dataclasses import asdict
+        from .limits import current_limits
+        return SheetBundle(os.path.abspath(workbooks[0].model.path), texts, os.getcwd(), asdict(current_limits()))
 
 
 class Materialized:
     """A bundle written to a private temporary directory (removed on close)."""
 
     def __init__(self, bundle: SheetBundle) -> None:
+        from .limits import set_limits
+        from .sheetroot import register_tree
         self._dir = tempfile.TemporaryDirectory(prefix="supersheet-bundle-")
         self.cwd = bundle.cwd
+        set_limits(**bundle.limits)
+        # The driver checked that every file is inside its sheet root; here the copy is the root.
+        register_tree(Path(self._dir.name))
         self.root = Path(self._dir.name)
         for path, text in bundle.texts.items():
             target = self.locate(path)
@@ -53,6 +61,8 @@ class Materialized:
         return open_workbook(self.sheet)
 
     def close(self) -> None:
+        from .sheetroot import unregister_tree
+        unregister_tree(Path(self._dir.name))
         self._dir.cleanup()
 
     def __enter__(self) -> "Materialized":
