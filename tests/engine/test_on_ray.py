@@ -45,6 +45,17 @@ def read_dataset(directory: Path) -> pl.DataFrame:
     return pl.concat([pl.read_parquet(p) for p in parts])
 
 
+IMPORTING = """
+        use:
+          gpu: small.yaml
+        cells:
+          tp: 1
+          bytes: 10 GB
+          per_card: = bytes / tp -> GB
+          time: = per_card / gpu.bandwidth + gpu.latency -> ms
+          overhead: = 1 / (tp - 2)"""
+
+
 @pytest.fixture
 def import_axis_sheet(write_sheet):
     write_sheet("""
@@ -57,15 +68,7 @@ def import_axis_sheet(write_sheet):
           bandwidth: 8000 GB/s
           latency: 1 us
         """, "large.yaml")
-    return write_sheet("""
-        use:
-          gpu: small.yaml
-        cells:
-          tp: 1
-          bytes: 10 GB
-          per_card: = bytes / tp -> GB
-          time: = per_card / gpu.bandwidth + gpu.latency -> ms
-          overhead: = 1 / (tp - 2)
+    return write_sheet(IMPORTING + """
           share: = sqrt(tp - 3) -> %
         """)
 
@@ -235,27 +238,19 @@ def test_sweep_of_a_sheet_with_draws_is_bit_identical(run_cli, ray_runtime, writ
     assert_bit_identical(expected, read_dataset(tmp_path / "out"))
 
 
-CHOICE = """
-    use:
-      gpu: small.yaml
-    cells:
-      tp: 1
-      bytes: 10 GB
-      per_card: = bytes / tp -> GB
-      time: = per_card / gpu.bandwidth + gpu.latency -> ms
-      overhead: = 1 / (tp - 2)
-      cost: = ceil(time / 1 ms) * tp
-    assume:
-      one_server: tp <= 7
-    choose:
-      cheapest:
-        vary:
-          gpu: [small.yaml, large.yaml]
-          tp: [1, 2, 3, 4, 5, 6, 7, 8]
-          bytes: {from: 1 GB, to: 100 GB, count: 400}
-        require: [per_card <= 40 GB, overhead < 1]
-        minimize: cost
-    """
+CHOICE = IMPORTING + """
+          cost: = ceil(time / 1 ms) * tp
+        assume:
+          one_server: tp <= 7
+        choose:
+          cheapest:
+            vary:
+              gpu: [small.yaml, large.yaml]
+              tp: [1, 2, 3, 4, 5, 6, 7, 8]
+              bytes: {from: 1 GB, to: 100 GB, count: 400}
+            require: [per_card <= 40 GB, overhead < 1]
+            minimize: cost
+        """
 
 
 def test_choose_on_ray_ranks_as_the_local_path(run_cli, ray_runtime, import_axis_sheet, write_sheet):
