@@ -31,11 +31,21 @@ class Violation:
     condition: str                     # its formula as written
     operands: tuple[tuple[str, str], ...]   # (cell, displayed value) of every cell it reads
     error: str | None = None           # the error value it holds, when it could not be evaluated
+    share: float | None = None         # with random draws: the share of samples where it holds
+
+    @property
+    def state(self) -> str:
+        if self.error:
+            return f"cannot be evaluated ({self.error})"
+        if self.share is not None:
+            return f"holds in only {self.share:.1%} of samples"
+        return "does not hold"
 
     def describe(self) -> str:
         """`within_server: tp <= cards (tp = 16, cards = 8)`."""
         values = ", ".join(f"{name} = {value}" for name, value in self.operands)
-        state = f" is {self.error}" if self.error else ""
+        state = f" is {self.error}" if self.error else (f" holds in {self.share:.1%} of samples"
+                                                         if self.share is not None else "")
         return f"{self.key}: {self.condition}{state}" + (f" ({values})" if values else "")
 
 
@@ -50,39 +60,43 @@ def holds(value: Any) -> bool:
     return value is True
 
 
-def violations(workbook: Workbook, scenario: Scenario) -> list[Violation]:
-    """Every assumption that does not hold in `scenario`, with the values it reads."""
+def violations(workbook: Workbook, scenario: Scenario, sampled: Any = None) -> list[Violation]:
+    """Every assumption that does not hold in `scenario`, with the values it reads.
+    With random draws (`sampled`), one that depends on them must hold in every sample."""
     found = []
     for key in assumption_keys(workbook):
         value = scenario.values.get(key)
-        if holds(value):
+        share = sampled.shares.get(key) if sampled is not None else None
+        if (holds(value) if share is None else share == 1.0):
             continue
         cell = workbook.model.cells[key]
         deps = workbook.checked.cells[key].deps if key in workbook.checked.cells else ()
         operands = tuple((dep, show(workbook.checked, dep, scenario.values.get(dep)).text) for dep in deps)
-        found.append(Violation(key, cell.spec.text.strip().lstrip("=").strip(), operands, error_code(value)))
+        found.append(Violation(key, cell.spec.text.strip().lstrip("=").strip(), operands,
+                               error_code(value) if share is None else None, share))
     return found
 
 
 def violation_diagnostic(workbook: Workbook, violation: Violation) -> Diagnostic:
     """E-ASSUME at the assumption's line."""
     cell = workbook.model.cells[violation.key]
-    verb = f"cannot be evaluated ({violation.error})" if violation.error else "does not hold"
+    verb = violation.state
     values = ", ".join(f"{name} = {value}" for name, value in violation.operands)
     message = f"assumption {violation.key} {verb}: {violation.condition}" + (f" with {values}" if values else "")
     return Diagnostic("E-ASSUME", message, cell.spec.span, hint=OUTSIDE_HINT)
 
 
-def diagnostics(workbook: Workbook, scenario: Scenario) -> list[Diagnostic]:
-    return [violation_diagnostic(workbook, v) for v in violations(workbook, scenario)]
+def diagnostics(workbook: Workbook, scenario: Scenario, sampled: Any = None) -> list[Diagnostic]:
+    return [violation_diagnostic(workbook, v) for v in violations(workbook, scenario, sampled)]
 
 
-def outside_expression(workbook: Workbook, sources: dict[str, Any]) -> pl.Expr | None:
+def outside_expression(workbook: Workbook, sources: dict[str, Any], over_samples: bool = False) -> pl.Expr | None:
     """Per row: the names of the violated assumptions, ", "-separated, or null
     when every one holds (None when the sheet has no assumption).
 
     `sources` are the compiled program's cell sources; an assumption that is an
-    error value in a row counts as violated there."""
+    error value in a row counts as violated there. `over_samples` gives the
+    aggregation over the samples of a row (a group) instead."""
     import polars as pl
     parts = []
     for key in assumption_keys(workbook):
@@ -90,6 +104,8 @@ def outside_expression(workbook: Workbook, sources: dict[str, Any]) -> pl.Expr |
         if source is None:
             continue
         held = pl.all_horizontal([e.fill_null(False) for e in source.exprs()])
+        if over_samples:   # aggregated over a row's samples: outside where any sample is
+            held = held.all()
         parts.append(pl.when(held).then(pl.lit(None, pl.String)).otherwise(pl.lit(key)))
     if not parts:
         return None

@@ -225,7 +225,7 @@ def _run(args: argparse.Namespace) -> int:
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
     print(render_run(workbook, scenario, args.format, sampled, overrides=fixed))
     from .assume import diagnostics as outside_the_model
-    outside = outside_the_model(workbook, scenario)
+    outside = outside_the_model(workbook, scenario, sampled)
     print_diagnostics(outside)
     errors = scenario.has_errors() or (sampled is not None and any(s.errors for s in sampled.summaries.values()))
     return EXIT_FINDING if errors or outside else EXIT_OK

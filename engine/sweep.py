@@ -50,6 +50,7 @@ class Column:
     statistic: str | None = None   # for a cell that depends on random draws: "mean", "p5", "p50" or "p95"
     typed: bool = False            # values the user wrote (axis values, inputs): written back exactly (9.4)
     is_outside: bool = False       # the violated assumptions of the row (format 9.2): null when none
+    over_samples: pl.Expr | None = None   # its aggregation over a row's samples, for a sheet with draws
     replaces: str | None = None    # an axis over a formula cell: the formula its values override
 
     def display(self, convert: bool = True) -> pl.Expr:
@@ -136,7 +137,8 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
         columns = _with_statistics(workbook, columns)
     outside = outside_expression(workbook, program.sources)
     if outside is not None:
-        columns.append(Column(OUTSIDE_HEADER, OUTSIDE_HEADER, 1.0, value=outside, is_outside=True))
+        columns.append(Column(OUTSIDE_HEADER, OUTSIDE_HEADER, 1.0, value=outside, is_outside=True,
+                              over_samples=outside_expression(workbook, program.sources, over_samples=True)))
     return Plan(workbook, program, filter_expr, columns, draws=draws)
 
 
@@ -306,7 +308,7 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
             continue
         value = column.display(display)
         if column.is_outside:   # outside the model where any sample is
-            aggregations.append(value.drop_nulls().first())
+            aggregations.append(column.over_samples.alias(column.header))  # type: ignore[union-attr]
         elif column.statistic is None:
             aggregations.append(value.first())
         elif column.statistic == "mean":

@@ -57,7 +57,7 @@ def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | No
             return report
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate()
     from .assume import diagnostics as outside_the_model
-    report.diagnostics.extend(outside_the_model(workbook, scenario))
+    report.diagnostics.extend(outside_the_model(workbook, scenario, sampled))
     report.extend(check_top_level(workbook, scenario, sampled))
     from .blocks import test_blocks   # sweeps, solves and choices
     report.extend(test_blocks(workbook))

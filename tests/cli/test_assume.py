@@ -3,6 +3,7 @@ model; wherever one is false the result says it is outside the model."""
 from __future__ import annotations
 
 import json
+import re
 
 STEP = """
     cells:
@@ -131,3 +132,36 @@ def test_the_editor_marks_a_violated_assumption(write_sheet):
     assert value_text(document, "within_server").plain == "✗ OUTSIDE"
     assert value_text(document, "positive").plain == "✓ holds"
     assert any(s.title == "assumptions" for s in document.sections())
+
+
+def test_an_edit_in_the_editor_moves_the_sheet_outside_and_an_assumption_is_written_back(write_sheet):
+    from engine.edit import Document
+    sheet = write_sheet("cells:\n  tp: 4\n  cards: 8\nassume:\n  within: tp <= cards   # no cross-server term\n")
+    document = Document(sheet)
+    assert document.diagnostics == []
+    assert document.apply("tp", "16").ok
+    assert [d.code for d in document.diagnostics] == ["E-ASSUME"]
+    assert document.apply("within", "= tp <= 2 * cards").ok
+    assert document.diagnostics == []
+    assert "assume:\n  within: tp <= 2 * cards" in document.text()
+    assert "# no cross-server term" in document.text()
+
+
+def test_with_random_draws_an_assumption_must_hold_in_every_sample(run_cli, write_sheet):
+    sheet = write_sheet("""
+        samples: {count: 4000, seed: 1}
+        cells:
+          message: = normal(100 KiB, 20 KiB)
+          fixed: 4
+        assume:
+          ring_regime: message >= 64 KiB
+          small: fixed < 10
+    """)
+    result = run_cli("run", str(sheet))
+    assert result.code == 1
+    assert re.search(r"E-ASSUME: assumption ring_regime holds in only 9\d\.\d% of samples: message >= 64 KiB",
+                     result.err), result.err
+    assert "small" not in result.err
+    sweep = run_cli("sweep", str(sheet), "--vary", "fixed=4,12", "--show", "fixed", "--format", "csv")
+    assert sweep.code == 0, sweep.output
+    assert [line.split(",", 1)[1] for line in sweep.out.splitlines()[1:]] == ["ring_regime", '"ring_regime, small"']

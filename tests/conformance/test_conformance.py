@@ -206,11 +206,12 @@ def test_headers_parse_in_every_error_case(version):
         assert read_headers(path), path.name
 
 
-def test_check_of_the_whole_valid_folder(run_cli, conformance, monkeypatch):
-    monkeypatch.chdir(conformance)
+@pytest.mark.parametrize("version", VERSIONS)
+def test_check_of_the_whole_valid_folder(version, run_cli, conformance, monkeypatch):
+    monkeypatch.chdir(conformance / version)
     result = run_cli("check", "valid")
     assert result.code == 0, result.output
-    count = len(list((conformance / "valid").glob("*.yaml")))
+    count = len(list((conformance / version / "valid").glob("*.yaml")))
     assert result.out.strip().splitlines()[-1] == f"{count} sheets checked, 0 invalid"
 
 
