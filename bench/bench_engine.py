@@ -1,81 +1,96 @@
-"""Engine speed (issue 2): warm load+check+compile+evaluate of a generated
-300-cell sheet, re-evaluation after one input changes, and the cold start of
-`supersheet run` against `python -c "import polars, pint"` in the same run.
+"""Engine speed (issue 14), every figure a paired, interleaved comparison:
 
-    .venv/bin/python bench/bench_engine.py
+1. cold start: `supersheet run` of a generated 100-cell chain and `supersheet
+   calc` against `python -c "import polars, pint"` and `python -c "import
+   pint"` (fresh processes, ABAB…; CPU is user + system of the child);
+2. re-evaluation after an edit that changes 10 cells of a 20,000-cell sheet
+   (`evaluate.reevaluate`, what the editor calls) against evaluating the whole
+   sheet again;
+3. one scenario of a 2,000-cell chain: the scalar path (`evaluate`) against
+   the same sheet as a one-row Polars plan (`evaluate_with_polars`).
+
+    .venv/bin/python bench/bench_engine.py [--rounds N]
 """
 from __future__ import annotations
 
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
 
 from generate import write_chain_sheet  # noqa: E402
+from paired import child, in_process, interleave, load_average, table  # noqa: E402
 
-from engine.evaluate import reevaluate  # noqa: E402
-from engine.workbook import open_workbook, parse_literal_for  # noqa: E402
+from engine.evaluate import evaluate, evaluate_with_polars, literal_for, reevaluate  # noqa: E402
+from engine.workbook import open_workbook  # noqa: E402
 
 
-def best_of(fn, runs: int) -> tuple[float, float]:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
+def blocks_sheet(blocks: int, length: int) -> str:
+    """`blocks` independent chains of `length` cells: editing a chain's input changes `length` cells."""
+    lines = ["title: blocks", "cells:"]
+    for j in range(blocks):
+        lines.append(f"  x{j}: {j % 50 + 1} GB")
+        previous = f"x{j}"
+        for k in range(1, length):
+            lines.append(f"  y{j}_{k}: = {previous} * 2 + 1 MB")
+            previous = f"y{j}_{k}"
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 10
     folder = Path(tempfile.mkdtemp())
-    sheet300 = write_chain_sheet(folder, 300)
-    sheet100 = write_chain_sheet(folder, 100)
-
-    def full() -> None:
-        workbook = open_workbook(sheet300)
-        assert workbook.ok, workbook.diagnostics[:1]
-        workbook.evaluate()
-
-    full()  # warm: registry, imports, caches
-    best, median = best_of(full, 20)
-    print(f"300-cell sheet, load+check+compile+evaluate (warm): best {best * 1e3:.1f} ms, median {median * 1e3:.1f} ms"
-          f"   [target <= 100 ms]")
-
-    workbook = open_workbook(sheet300)
-    scenario = workbook.evaluate()
-    values = iter(range(10_000))
-
-    def edit() -> None:
-        node = parse_literal_for(workbook, "in0", f"{next(values) + 2}.5 GB")
-        reevaluate(scenario, {"in0": node})
-
-    edit()
-    best, median = best_of(edit, 50)
-    _, recomputed = reevaluate(scenario, {"in0": parse_literal_for(workbook, "in0", "3 GB")})
-    print(f"re-evaluate after one input changes ({len(recomputed)} dependents): best {best * 1e3:.2f} ms, "
-          f"median {median * 1e3:.2f} ms   [target <= 10 ms]")
-
     python = sys.executable
     supersheet = str(Path(python).parent / "supersheet")
+    sheet100 = write_chain_sheet(folder, 100)
 
-    def cold(cmd: list[str]) -> float:
-        times = []
-        for _ in range(7):
-            start = time.perf_counter()
-            subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
+    print(f"1. cold start, fresh processes, {rounds} rounds interleaved; {load_average()}")
+    cold = interleave({
+        'python -c "import polars, pint"': lambda: child([python, "-c", "import polars, pint"]),
+        "supersheet run (100-cell chain)": lambda: child([supersheet, "run", str(sheet100)]),
+        'python -c "import pint"': lambda: child([python, "-c", "import pint"]),
+        'supersheet calc "1 GB -> GiB"': lambda: child([supersheet, "calc", "1 GB -> GiB"]),
+    }, rounds)
+    print(table(cold, baseline='python -c "import polars, pint"'))
+    base = cold['python -c "import polars, pint"'].stat("cpu", statistics.median)
+    run = cold["supersheet run (100-cell chain)"].stat("cpu", statistics.median)
+    print(f"run - import polars, pint: {(run - base) * 1e3:+.0f} ms CPU (median)   [target <= +100 ms]")
 
-    baseline = cold([python, "-c", "import polars, pint"])
-    run = cold([supersheet, "run", str(sheet100)])
-    print(f"cold `python -c 'import polars, pint'`: {baseline * 1e3:.0f} ms (median of 7)")
-    print(f"cold `supersheet run` 100-cell sheet: {run * 1e3:.0f} ms (median of 7); "
-          f"{(run - baseline) * 1e3:+.0f} ms over the baseline   [target <= +150 ms]")
+    path = folder / "blocks.yaml"
+    path.write_text(blocks_sheet(2000, 10), encoding="utf-8")
+    workbook = open_workbook(path)
+    assert workbook.ok and len(workbook.model.cells) == 20_000
+    scenario = workbook.evaluate()
+    values = iter(range(1, 10**9))
+    edited = []
+
+    def edit() -> None:
+        j = next(values) % 2000
+        after, recomputed = reevaluate(scenario, {f"x{j}": literal_for(float(j + 7) * 1e9, None)})
+        edited.append(len(recomputed))
+
+    print(f"\n2. re-evaluation after one input changes 10 cells of a 20,000-cell sheet, in process, "
+          f"{rounds * 5} rounds; {load_average()}")
+    edits = interleave({"evaluate the whole sheet": lambda: in_process(lambda: evaluate(workbook.checked)),
+                        "reevaluate (10 cells)": lambda: in_process(edit)}, rounds * 5)
+    assert set(edited) == {10}, set(edited)
+    print(table(edits, baseline="evaluate the whole sheet"))
+    print(f"reevaluate: median {edits['reevaluate (10 cells)'].stat('wall', statistics.median) * 1e3:.2f} ms wall"
+          "   [target <= 5 ms]")
+
+    chain = open_workbook(write_chain_sheet(folder, 2000))
+    print(f"\n3. one scenario of a 2,000-cell chain, in process, {rounds} rounds; {load_average()}")
+    one_row = interleave({"one-row Polars plan (evaluate_with_polars)": lambda: in_process(
+                              lambda: evaluate_with_polars(chain.checked)),
+                          "scalar path (evaluate)": lambda: in_process(lambda: evaluate(chain.checked))}, rounds)
+    assert evaluate(chain.checked).values == evaluate_with_polars(chain.checked)
+    print(table(one_row, baseline="one-row Polars plan (evaluate_with_polars)"))
+    print(f"{load_average()} (at the end)")
 
 
 if __name__ == "__main__":
