@@ -296,7 +296,9 @@ def _explain(args: argparse.Namespace) -> int:
     workbook, fixed = fixed_overrides(workbook, args.sets)
     if args.sensitivity:
         return _sensitivity(workbook, args, fixed, key)
-    scenario = workbook.evaluate(fixed)
+    # Reductions over samples (p95, prob …) are only what they say over the samples, not at the mean.
+    sampled = sample(workbook, args, fixed) if workbook.checked.reduced else None
+    scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
     print(render_explain(workbook, scenario, key, overrides=fixed))
     return EXIT_OK
 

@@ -58,8 +58,13 @@ def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Checked) ->
     if varies_over_samples(expr, checked):
         checked.uncertain.add(key)
         return
-    if any(d in checked.reduced for d in deps) or _reduces_samples(expr, checked):
+    if uses_reductions(expr, deps, checked):
         checked.reduced.add(key)
+
+
+def uses_reductions(expr: A.Node, deps: tuple[str, ...], checked: Checked) -> bool:
+    """Whether a formula reduces over samples, itself or through the cells it reads."""
+    return any(d in checked.reduced for d in deps) or _reduces_samples(expr, checked)
 
 
 def _reduces_samples(expr: A.Node, checked: Checked) -> bool:

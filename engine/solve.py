@@ -57,6 +57,12 @@ def _bind(workbook: Workbook, text: str, origin: Origin) -> Bound:
     bound = bind_expression(workbook, text, origin)
     if not isinstance(bound, Bound):
         raise AxisError(bound.code, bound.message, bound.hint)
+    from .reductions import uses_reductions
+    if uses_reductions(bound.formula.expr, bound.deps, workbook.checked):
+        # solve and choose see every draw at its mean, where prob() is 0 or 1 and p95(x) is x
+        raise AxisError("E-TYPE", f"{bound.text!r} uses a reduction over random samples (p95, prob …), which solve "
+                                  "and choose cannot honour: they evaluate every draw at its mean",
+                        "compare the rows of a sweep: it evaluates each row over the samples")
     return bound
 
 

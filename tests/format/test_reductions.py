@@ -93,3 +93,39 @@ def test_misused_reductions_are_refused(run_cli, formula, words):
     result = run_cli("calc", formula)
     assert result.code == 2
     assert "E-TYPE" in result.err and words in result.err
+
+
+def test_explain_shows_reductions_over_the_samples(run_cli, write_sheet):
+    result = run_cli("explain", str(write_sheet(DRAWS)), "margin")
+    assert result.code == 0, result.output
+    tail = next(line for line in result.out.splitlines() if "tail =" in line)
+    shown = float(tail.split("tail = ", 1)[1].split(" ms", 1)[0])
+    assert shown == pytest.approx(13 + 2 * 1.6449, rel=0.01)      # not 13 ms, the value at the mean
+
+
+CHOICE = """
+title: c
+samples: {count: 4000, seed: 1}
+cells:
+  tp: 2
+  step: = normal(13 ms, 2 ms) / tp
+  on_time: = prob(step < 7 ms)
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ("solve", "--vary", "tp", "--goal", "on_time == 90 %", "--between", "1,4"),
+    ("solve", "--vary", "tp", "--goal", "prob(step < 7 ms) == 90 %", "--between", "1,4"),
+])
+def test_solve_refuses_reductions_it_cannot_honour(run_cli, write_sheet, argv):
+    command, *rest = argv
+    result = run_cli(command, str(write_sheet(CHOICE)), *rest)
+    assert result.code == 2
+    assert "E-TYPE" in result.err and "reduction over random samples" in result.err
+
+
+def test_choose_refuses_reductions_it_cannot_honour(run_cli, write_sheet):
+    sheet = CHOICE + "choose:\n  pick:\n    vary: {tp: [1, 2, 4]}\n    require: [on_time >= 90 %]\n    minimize: tp\n"
+    result = run_cli("choose", str(write_sheet(sheet)), "pick")
+    assert result.code == 2      # at the mean, tp = 2 would pass (6.5 ms < 7 ms) although it is on time 69 % of samples
+    assert "reduction over random samples" in result.err
