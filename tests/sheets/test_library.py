@@ -40,3 +40,20 @@ def test_index_lists_every_sheet() -> None:
     listed = {Path(m) for m in re.findall(r"\]\(([^)]+\.yaml)\)", index)}
     on_disk = {p.relative_to(ROOT / "sheets") for p in SHEETS}
     assert sorted(on_disk - listed) == [] and sorted(listed - on_disk) == []
+
+
+@pytest.mark.parametrize("path", [p for p in SHEETS if "supernodes" in p.parts or "questions" in p.parts
+                                  or "lessons" in p.parts], ids=lambda p: str(p.relative_to(ROOT / "sheets")))
+def test_the_book_rows_lie_inside_the_model(path: Path) -> None:
+    """Every row of a sheet's own sweeps - the book's worked cases - satisfies the
+    sheet's assumptions (format 9.2): an example the model cannot describe is a bug
+    in the example or in the assumption."""
+    from engine.assume import OUTSIDE_HEADER
+    from engine.sweep import load_sweep, run_in_memory, sweep_specs
+    workbook = open_workbook(path)
+    for name in sweep_specs(workbook):
+        frame = run_in_memory(workbook, load_sweep(workbook, name))
+        if OUTSIDE_HEADER in frame.columns:
+            outside = [v for v in frame[OUTSIDE_HEADER].to_list() if v]
+            assert not outside, f"sweep {name}: rows outside the model: {outside}"
+
