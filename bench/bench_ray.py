@@ -4,8 +4,8 @@ Parquet: `--on local` (one process, Polars on every core) against `--on ray`
 
 Both sides do the same work in this process: compile the plans, evaluate
 every row with the same Polars plan, write Parquet (one file locally, one part
-per row range on Ray). Runs are paired and interleaved (local, Ray, local,
-Ray ...) after one cold Ray run that includes starting the runtime; min and
+per row range on Ray). Runs are paired and interleaved (local, Ray, Ray,
+local ...) after one cold Ray run that includes starting the runtime; min and
 median wall time, CPU time beside it (Ray: the tasks' CPU plus the driver's).
 
 * Ray start-up: the seconds `ray.init` takes (a fresh local runtime).
@@ -100,16 +100,22 @@ def measure(rows: int, pairs: int, scratch: Path, part_rows: int | None) -> None
     print(f"ray, cold (fresh runtime):  {cold_wall:6.1f} s, of which ray.init {startup:.1f} s; "
           f"{len(cold.parts)} parts of {grid.size() // len(cold.parts):,} rows")
     local_times, local_cpu, ray_times, ray_cpu, efficiency, peaks = [], [], [], [], [], []
-    for _ in range(pairs):
+    def local() -> None:
         wall, used = run_local(workbook, grid, local_out)
         local_times.append(wall)
         local_cpu.append(used)
         local_out.unlink()
+
+    def on_ray() -> None:
         wall, used, written = run_ray(workbook, grid, ray_out, part_rows)
         ray_times.append(wall)
         ray_cpu.append(used)
         efficiency.append(sum(p.seconds for p in written.parts) / (WORKERS * wall))
         peaks.append(max(p.peak_rss for p in written.parts))
+
+    for i in range(pairs):   # the order flips each round (A B B A ...), as bench/paired.py's interleave
+        for side in ((local, on_ray) if i % 2 == 0 else (on_ray, local)):
+            side()
         print(f"  pair: local {local_times[-1]:6.1f} s (cpu {local_cpu[-1]:6.1f} s)   "
               f"ray {ray_times[-1]:6.1f} s (cpu {ray_cpu[-1]:6.1f} s)   load {os.getloadavg()[0]:.1f}")
     shutil.rmtree(ray_out, ignore_errors=True)
