@@ -19,6 +19,7 @@ from .display_family import formula_family, share_unit
 from .reductions import classify
 from .check_calls import CallRules, fold_constant
 from .graph import order_cells
+from .limits import current_limits
 from .model import CONDITIONS, Cell, Model, Scope
 from .span import Origin
 from .types import BOOL, Type
@@ -91,7 +92,22 @@ def check_model(model: Model) -> Checked:
     for key in model.cells:
         if key not in checked.cells:
             checked.cells[key] = CheckedCell(None, deps[key], ok=False)
+    _bound_array_elements(checked)
     return checked
+
+
+def _bound_array_elements(checked: Checked) -> None:
+    """All arrays together stay under the limit, known from the types before
+    anything is evaluated (200 cells of range(10000) are 2,000,000 values)."""
+    limit, total = current_limits().max_array_elements, 0
+    for key, cell in checked.cells.items():
+        if cell.type is not None and cell.type.is_array:
+            total += cell.type.length or 0
+            if total > limit:
+                checked.diagnostics.append(Diagnostic(
+                    "E-TYPE", f"the sheet's arrays hold more than {limit:,} elements in all (at {key})",
+                    checked.model.cells[key].spec.span, hint="raise the limit with --max-array-elements N"))
+                return
 
 
 def origin_of(cell: Cell) -> Origin:
@@ -270,6 +286,10 @@ class Typer(CallRules):
             self.fail("E-UNIT", e.message, (start, start + max(e.length, 1)), hint)
 
     def array_type(self, node: A.Array) -> Type:
+        limit = current_limits().max_array_length
+        if len(node.items) > limit:      # refused before each element is typed and compiled
+            self.fail("E-TYPE", f"an array of {len(node.items):,} elements is over the limit of {limit:,} elements",
+                      node.span, "raise the limit with --max-array-length N")
         items = [self.type_of(i) for i in node.items]
         first = items[0]
         for item, child in zip(items, node.items):

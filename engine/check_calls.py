@@ -11,6 +11,7 @@ from . import ast as A
 from .diagnostics import did_you_mean
 from .distributions import CONTINUOUS, DISTRIBUTIONS, Draw, parameter_problem
 from .functions import DIMENSIONLESS_ONLY, FUNCTIONS
+from .limits import current_limits
 from .reductions import REDUCTIONS
 from .types import NUMBER, Type
 
@@ -184,8 +185,10 @@ class CallRules:
             values.append(value)
         lo, hi = (0.0, values[0]) if len(values) == 1 else (values[0], values[1])
         count = int(max(0, -(-(hi - lo) // 1)))
-        if count > 100_000:
-            self.fail("E-TYPE", f"range() of {count} elements is too long (at most 100000)", node.span)
+        limit = current_limits().max_array_length
+        if count > limit:
+            self.fail("E-TYPE", f"range() of {count:,} elements is over the limit of {limit:,} elements per array",
+                      node.span, "raise the limit with --max-array-length N")
         if count == 0:
             self.fail("E-TYPE", "range() is empty", node.span)
         self.checked.constants[id(node)] = lo

@@ -53,6 +53,7 @@ LIMIT_HELP = {
     "max_cells": "cells after imports are expanded",
     "max_import_depth": "sheets importing sheets, deep",
     "max_array_length": "elements of one array (a literal or range)",
+    "max_array_elements": "array elements in all the sheet's arrays together",
 }
 
 

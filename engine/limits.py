@@ -21,6 +21,7 @@ class Limits:
     max_cells: int = 10_000              # cells after imports are expanded (each import of a file is a copy)
     max_import_depth: int = 100          # sheets importing sheets importing ...
     max_array_length: int = 10_000       # elements of one array (a literal or range())
+    max_array_elements: int = 100_000    # elements of all the sheet's arrays together
 
 
 _lock = threading.Lock()

@@ -1,0 +1,107 @@
+"""The hostile corpus of issue 13: each case a sheet that once ran for
+minutes, took gigabytes or crashed, now refused (or handled) quickly with a
+diagnostic naming the limit and its flag.
+
+Each case runs `supersheet check` in a subprocess under `resource` limits —
+address space and CPU seconds, so a regression is killed instead of hanging
+the suite — and asserts its CPU time and peak memory stayed within budget.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CPU_BUDGET = 4.0                 # seconds of CPU for the whole process (the interpreter's start included)
+MEMORY_BUDGET = 400 * 2**20      # peak resident memory, bytes
+HARD_CPU, HARD_MEMORY = 30, 2 * 2**30
+
+
+def _limits() -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (HARD_CPU, HARD_CPU))
+    resource.setrlimit(resource.RLIMIT_AS, (HARD_MEMORY, HARD_MEMORY))
+
+
+def _alias_bomb(folder: Path) -> Path:
+    text, previous = "a: &a [x, x, x, x, x, x, x, x, x]\n", "a"
+    for name in "bcdefghi":
+        text += f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]\n"
+        previous = name
+    return _write(folder / "bomb.yaml", text + "cells:\n  z: *i\n")
+
+
+def _fan_out(folder: Path) -> Path:
+    for i in range(20):
+        body = f"use:\n  a: f{i + 1}.yaml\n  b: f{i + 1}.yaml\n" if i < 19 else ""
+        _write(folder / f"f{i}.yaml", body + "cells:\n  v: 1\n")
+    return folder / "f0.yaml"
+
+
+def _chain(folder: Path) -> Path:
+    for i in range(1000):
+        body = f"use:\n  n: s{i + 1}.yaml\n" if i < 999 else ""
+        _write(folder / f"s{i}.yaml", body + f"cells:\n  v: {i}\n")
+    return folder / "s0.yaml"
+
+
+def _huge_file(folder: Path) -> Path:
+    path = _write(folder / "huge.yaml", "cells:\n  a: 1\n")
+    with open(path, "r+b") as handle:          # 100 MB, sparse: nothing to write
+        handle.truncate(100_000_000)
+    return path
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "alias-bomb": (_alias_bomb, "--max-yaml-nodes"),
+    "deep-flow-one-line": (lambda d: _write(d / "deep.yaml", "cells:\n  a: " + "[" * 1000 + "]" * 1000 + "\n"),
+                           "--max-depth"),
+    "deep-flow-many-lines": (lambda d: _write(d / "deep.yaml", "cells:\n  a: " + "[\n" * 10_000 + "]\n" * 10_000),
+                             "--max-depth"),
+    "deep-block": (lambda d: _write(d / "deep.yaml", "cells:\n" + "".join(
+        " " * (2 + i) + f"k{i}:\n" for i in range(300)) + " " * 302 + "v: 1\n"), "--max-depth"),
+    "megabyte-comment": (lambda d: _write(d / "comment.yaml", "cells:\n  a: 1 # " + "x" * 1_000_000 + "\n"),
+                         "--max-file-size"),
+    "long-comment": (lambda d: _write(d / "comment.yaml", "cells:\n  a: 1 # " + "x" * 400_000 + "\n"),
+                     "--max-line-length"),
+    "100-MB-file": (_huge_file, "--max-file-size"),
+    "range-100000": (lambda d: _write(d / "r.yaml", "cells:\n  a: = range(100000)\n  s: = sum(a)\n"),
+                     "--max-array-length"),
+    "200-ranges": (lambda d: _write(d / "r.yaml", "cells:\n" + "".join(
+        f"  a{i}: = range(10000)\n  s{i}: = sum(a{i})\n" for i in range(200))), "--max-array-elements"),
+    "literal-array-50000": (lambda d: _write(d / "r.yaml", "cells:\n  a:\n" + "    - 7\n" * 50_000
+                                              + "  s: = sum(a)\n"), "--max-array-length"),
+    "import-fan-out": (_fan_out, "--max-cells"),
+    "import-chain-1000": (_chain, "--max-import-depth"),
+    "import-path-too-long": (lambda d: _write(d / "long.yaml", "use:\n  x: " + "d/" * 3000 + "x.yaml\n"
+                                                               "cells:\n  a: 1\n"), "E-IMPORT: cannot read"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_hostile_sheet_is_refused_within_budget(name: str, tmp_path: Path) -> None:
+    make, expected = CASES[name]
+    sheet = make(tmp_path)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = subprocess.run([sys.executable, "-m", "engine.cli", "check", str(sheet)], cwd=REPO,
+                            capture_output=True, text=True, timeout=120, preexec_fn=_limits,
+                            env={**os.environ, "SUPERSHEET_CACHE_DIR": ""})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    output = result.stdout + result.stderr
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert result.returncode == 2, output[-2000:]
+    assert expected in output, output[-2000:]
+    assert "internal error" not in output and "Traceback" not in output
+    assert cpu < CPU_BUDGET, f"{cpu:.2f} s of CPU"
+    assert after.ru_maxrss * 1024 < MEMORY_BUDGET, f"{after.ru_maxrss / 1024:.0f} MB peak"
+    assert len(output) < 20_000          # a diagnostic, not a dump
