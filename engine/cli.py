@@ -335,9 +335,10 @@ def _edit(args: argparse.Namespace) -> int:
             path = path.relative_to(Path.cwd())
         except ValueError:
             pass
+    from .sheetroot import UnreadableSheet, read_sheet_text
     try:
-        path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        read_sheet_text(path)          # a regular file of text within the size limit (a FIFO would block)
+    except (OSError, UnreadableSheet) as e:
         raise UsageError(f"cannot read {path}: {e}") from None
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("edit needs a terminal (stdin and stdout must be a TTY)")

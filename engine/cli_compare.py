@@ -50,5 +50,8 @@ def textconv(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file: {args.file}")
     if Path(args.file).is_dir():
         raise UsageError(f"{args.file} is a directory, not a sheet")
-    sys.stdout.write(textconv(args.file, Path.cwd()))
+    try:
+        sys.stdout.write(textconv(args.file, Path.cwd()))
+    except ValueError as e:        # not a regular file, too large, not text (sheetroot.UnreadableSheet)
+        raise UsageError(str(e)) from None
     return EXIT_OK

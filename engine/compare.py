@@ -10,7 +10,7 @@ from pathlib import Path
 from .diff import SheetDiff, diff_workbooks
 from .gitrev import GitError, Snapshot, changed_files, is_revision_spec, repo_path, repo_root, snapshot
 from .sheet import load_sheet
-from .sheetroot import root_for
+from .sheetroot import read_sheet_text, root_for
 from .workbook import Workbook, open_workbook
 
 
@@ -51,7 +51,7 @@ def _open_as(text_file: Path, path: Path) -> Workbook:
     """Evaluate the text of `text_file` as if it were `path` (so relative imports resolve)."""
     from .check import check_model
     from .model import build_model
-    model = build_model(path, texts={path: text_file.read_text(encoding="utf-8")})
+    model = build_model(path, texts={path: read_sheet_text(text_file)})
     return Workbook(model, check_model(model))
 
 
@@ -198,7 +198,7 @@ def textconv(file: str, cwd: Path) -> str:
         if best is not None:
             as_path = best
     workbook = _open_as(path, as_path) if as_path else open_workbook(path)
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = read_sheet_text(path)
     if as_path is not None and _imports(workbook):
         text = f"# supersheet: {WORKING_TREE_IMPORTS.replace('the old copy', 'this copy')}\n" + text
     if not workbook.ok:

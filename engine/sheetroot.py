@@ -30,7 +30,7 @@ _allowed: list[Path] = []        # --allow-path folders, for the whole process
 _trees: set[Path] = set()        # revisions materialised in temporary folders (gitrev.snapshot)
 
 
-class UnreadableSheet(Exception):
+class UnreadableSheet(ValueError):
     """A file that is not read: not a regular file, too large, or not text."""
 
 
