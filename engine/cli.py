@@ -16,7 +16,8 @@ from typing import Callable, Sequence
 
 from . import cli_batch, cli_compare
 from .cli_support import (EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError, configure_loading, fixed_overrides,
-                          loading_options, open_valid, print_diagnostics, sample, sampling_options, sheet_paths)
+                          loading_options, open_valid, print_diagnostics, sample, sampling_options, sheet_paths,
+                          shown_overrides)
 from .diagnostics import SourceCache, render
 
 
@@ -220,10 +221,11 @@ def _run(args: argparse.Namespace) -> int:
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
+    overrides = shown_overrides(workbook, args.sets)
     workbook, fixed = fixed_overrides(workbook, args.sets)
     sampled = sample(workbook, args, fixed)
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
-    print(render_run(workbook, scenario, args.format, sampled, overrides=fixed))
+    print(render_run(workbook, scenario, args.format, sampled, overrides=overrides))
     from .assume import diagnostics as outside_the_model
     outside = outside_the_model(workbook, scenario, sampled)
     print_diagnostics(outside)
@@ -293,13 +295,14 @@ def _explain(args: argparse.Namespace) -> int:
     if key is None:
         hint = workbook.name_hint(args.cell)
         raise UsageError(f"unknown cell {args.cell!r}" + (f"; {hint}" if hint else ""))
+    overrides = shown_overrides(workbook, args.sets)
     workbook, fixed = fixed_overrides(workbook, args.sets)
     if args.sensitivity:
         return _sensitivity(workbook, args, fixed, key)
     # Reductions over samples (p95, prob …) are only what they say over the samples, not at the mean.
     sampled = sample(workbook, args, fixed) if workbook.checked.reduced else None
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
-    print(render_explain(workbook, scenario, key, overrides=fixed))
+    print(render_explain(workbook, scenario, key, overrides=overrides))
     return EXIT_OK
 
 

@@ -135,6 +135,17 @@ def fixed_overrides(workbook, sets: list[str]) -> tuple:
         raise UsageError(f"{shown}: {e.code}: {e.message}" + (f" ({e.hint})" if e.hint else "")) from None
 
 
+def shown_overrides(workbook, sets: list[str]) -> dict:
+    """The `--set` assignments to show as overrides (report.SetOverride by key); a
+    bad assignment is left to `fixed_overrides`, which reports it."""
+    from .report import set_overrides
+    from .workbook import OverrideError
+    try:
+        return set_overrides(workbook, sets)
+    except OverrideError:
+        return {}
+
+
 def sample(workbook, args: argparse.Namespace, fixed: dict | None = None):
     """Monte Carlo results for a sheet with random draws (None for a deterministic sheet)."""
     if not workbook.checked.distributions:

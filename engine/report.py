@@ -7,9 +7,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from .ast import to_text
 from .evaluate import Scenario, error_code
 from .model import CONDITIONS, Cell
 from .present import Shown, show
@@ -17,10 +17,10 @@ from .workbook import Workbook
 
 
 def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any = None,
-                overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+                overrides: dict[str, SetOverride] | None = None) -> dict[str, Any]:
     """One cell as the shared schema: name, value, unit, display (+ kind, formula,
     error; and mean, p5, p50, p95 for a cell that depends on random draws).
-    `overrides` are the user's `--set` literals by cell key."""
+    `overrides` are the user's `--set` assignments by cell key (`set_overrides`)."""
     summary = sampled.summaries.get(cell.key) if sampled is not None else None
     share = sampled.shares.get(cell.key) if sampled is not None else None
     if summary is not None:
@@ -61,17 +61,38 @@ def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, An
     return record
 
 
-def _mark_override(record: dict[str, Any], cell: Cell, overrides: dict[str, Any]) -> None:
+@dataclass(frozen=True)
+class SetOverride:
+    """One `--set NAME=VALUE` as the user wrote it, and the formula it replaced (None: an input)."""
+
+    value: str
+    replaced_formula: str | None
+
+
+def set_overrides(workbook: Workbook, sets: list[str]) -> dict[str, SetOverride]:
+    """The `--set` assignments by cell key, read against the sheet as written (before a
+    reshaping `--set` re-reads it with the value as an input)."""
+    from .workbook import parse_assignment
+    found: dict[str, SetOverride] = {}
+    for text in sets:
+        key, value = parse_assignment(workbook, text)
+        cell = workbook.model.cells[key]
+        found[key] = SetOverride(value, formula_text(cell) if cell.kind == "formula" else None)
+    return found
+
+
+def _mark_override(record: dict[str, Any], cell: Cell, overrides: dict[str, SetOverride]) -> None:
     """A cell fixed by `--set`: `set` is the value written; a formula cell becomes
     kind "override" and keeps the formula it replaced apart (`replaced_formula`),
     so no output shows a set value as if its formula had computed it."""
-    node = overrides.get(cell.key)
-    if node is None:
+    override = overrides.get(cell.key)
+    if override is None:
         return
-    record["set"] = to_text(node)
-    if cell.kind == "formula":
+    record["set"] = override.value
+    if override.replaced_formula is not None:
         record["kind"] = "override"
-        record["replaced_formula"] = record.pop("formula")
+        record.pop("formula", None)
+        record["replaced_formula"] = override.replaced_formula
 
 
 def override_note(record: dict[str, Any]) -> str:
@@ -125,7 +146,7 @@ def ordered_cells(workbook: Workbook) -> list[Cell]:
 
 
 def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = None,
-               overrides: dict[str, Any] | None = None) -> str:
+               overrides: dict[str, SetOverride] | None = None) -> str:
     records = [cell_record(workbook, scenario, c, sampled, overrides) for c in ordered_cells(workbook)]
     if fmt == "json":
         extra = {"samples": sampled.samples, "seed": sampled.seed} if sampled is not None else {}
@@ -197,7 +218,7 @@ def _text_table(workbook: Workbook, records: list[dict[str, Any]]) -> str:
 
 
 def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: int = 12,
-                   overrides: dict[str, Any] | None = None) -> str:
+                   overrides: dict[str, SetOverride] | None = None) -> str:
     """The cell's formula and value, and the tree of its precedents down to the inputs."""
     lines: list[str] = []
     seen: set[str] = set()
@@ -207,9 +228,10 @@ def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: 
         shown = show(workbook.checked, k, scenario.values.get(k))
         connector = "" if depth == 0 else ("└─ " if last else "├─ ")
         detail = ""
-        overridden = k in (overrides or {})
-        if overridden:
-            replaced = f", replacing = {formula_text(cell)}" if cell.kind == "formula" else ""
+        override = (overrides or {}).get(k)
+        overridden = override is not None
+        if override is not None:
+            replaced = f", replacing = {override.replaced_formula}" if override.replaced_formula else ""
             detail = f"   (set by --set{replaced})"
         elif cell.kind != "input":
             detail = f"   = {formula_text(cell)}"

@@ -47,3 +47,12 @@ def test_json_kind_of_an_overridden_formula(run_cli, write_sheet):
     assert cells["steps"]["replaced_formula"] == "2 * (ranks - 1)"
     assert "formula" not in cells["steps"]
     assert cells["total"]["kind"] == "formula"
+
+
+def test_a_set_that_reshapes_the_sheet_is_still_shown_as_an_override(run_cli, write_sheet):
+    # n sets an array's length: --set re-reads the sheet with n as an input, which must not hide the formula
+    path = write_sheet("title: r\ncells:\n  base: 2\n  n: = base + 2\n  xs: = range(n)\n  total: = sum(xs)\n")
+    cells = {c["name"]: c for c in json.loads(run_cli("run", str(path), "--set", "n=3", "--format", "json").out)["cells"]}
+    assert cells["n"]["kind"] == "override" and cells["n"]["replaced_formula"] == "base + 2"
+    assert cells["total"]["value"] == 3.0
+    assert "n = 3   (set by --set, replacing = base + 2)" in run_cli("explain", str(path), "total", "--set", "n=3").out
