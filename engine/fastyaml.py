@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from ruamel.yaml import nodes as rnodes
+from ruamel.yaml.tag import Tag
 
 try:   # optional: without PyYAML's C parser every sheet is read by the round-trip loader
     import yaml as _pyyaml
@@ -62,6 +63,10 @@ class _Converter:
 
     def __init__(self, resolver: Any, max_depth: int = 0) -> None:
         self.resolver = resolver
+        # ruamel's resolve() looks the version and its table up again for every scalar (a
+        # third of this path's time); the table is the same for the whole document
+        self.table = resolver.versioned_resolver if not resolver.yaml_path_resolvers else None
+        self.anywhere = list(self.table.get(None, [])) if self.table is not None else []
         self.max_depth = max_depth       # 0: no limit; deeper is left to the bounded loader, which words it
         self.done: dict[int, Any] = {}   # an alias is the same node object: keep it one
 
@@ -93,7 +98,7 @@ class _Converter:
     def _shallow(self, node: Any) -> Any:
         if isinstance(node, _pyyaml.ScalarNode):
             plain = node.style in (None, "")
-            tag = self.resolver.resolve(rnodes.ScalarNode, node.value, (plain, not plain))
+            tag = self._scalar_tag(node.value, plain)
             out: Any = rnodes.ScalarNode(tag, node.value, node.start_mark, node.end_mark, node.style or None)
         elif isinstance(node, _pyyaml.SequenceNode):
             tag = self.resolver.resolve(rnodes.SequenceNode, None, (True, False))
@@ -103,3 +108,13 @@ class _Converter:
             out = rnodes.MappingNode(tag, [], node.start_mark, node.end_mark, node.flow_style)
         self.done[id(node)] = out
         return out
+
+    def _scalar_tag(self, value: str, plain: bool) -> Any:
+        """What ruamel's VersionedResolver.resolve gives a scalar (its loop, with the table looked up once)."""
+        if self.table is None:
+            return self.resolver.resolve(rnodes.ScalarNode, value, (plain, not plain))
+        if plain:
+            for tag, regexp in self.table.get(value[0] if value else "", []) + self.anywhere:
+                if regexp.match(value):
+                    return Tag(suffix=tag)
+        return self.resolver.DEFAULT_SCALAR_TAG
