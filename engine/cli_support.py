@@ -95,12 +95,17 @@ def print_diagnostics(diagnostics: list[Diagnostic], sources: SourceCache | None
 
 
 def sheet_paths(paths: Sequence[str]) -> list[Path]:
+    """The sheets named: files as given, directories searched for *.yaml (not
+    hidden ones, and not links that lead out of the folder's sheet root)."""
+    from .sheetroot import root_for
     found: list[Path] = []
     for text in paths:
         path = Path(text)
         if path.is_dir():
+            root = root_for(path / "_")
             inside = sorted(p for p in path.rglob("*.yaml")
-                            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts))
+                            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                            and root.allows(p))
             if not inside:
                 what = "a directory, not a sheet" if path.suffix in (".yaml", ".yml") else "a directory with no *.yaml sheets"
                 raise UsageError(f"{text} is {what}")

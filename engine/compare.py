@@ -97,7 +97,8 @@ def diff_against_revision(revision: str, paths: list[str], cwd: Path) -> list[Sh
     sheets: list[Path] = []
     for base in scope:
         if base.is_dir():
-            sheets.extend(p for p in sorted(base.rglob("*.yaml")) if not _hidden(p, base))
+            inside = root_for(base / "_")      # not links that lead out of the repository
+            sheets.extend(p for p in sorted(base.rglob("*.yaml")) if not _hidden(p, base) and inside.allows(p))
         elif base.exists():
             sheets.append(base)
     affected = _affected(sheets, changed)

@@ -131,3 +131,13 @@ def test_an_import_path_longer_than_the_os_allows_is_a_diagnostic(tmp_path, run_
     sheet = _write(tmp_path / "s.yaml", "use:\n  x: " + "d/" * 3000 + "x.yaml\ncells:\n  a: 1\n")
     result = run_cli("check", str(sheet))
     assert result.code == 2 and "E-IMPORT" in result.err and "internal error" not in result.output, result.output
+
+
+def test_a_folder_s_link_that_leads_out_of_its_root_is_not_checked(tmp_path, run_cli):
+    outside = _write(tmp_path / "elsewhere" / "private.yaml", "title: private-title\ncells:\n  a: = b\n")
+    repo = tmp_path / "repo"
+    _write(repo / "good.yaml", "cells:\n  a: 1\n")
+    (repo / "leak.yaml").symlink_to(outside)
+    result = run_cli("check", str(repo))
+    assert result.code == 0 and result.out.strip().endswith("1 sheet checked, 0 invalid"), result.output
+    assert "private" not in result.output
