@@ -271,8 +271,11 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
 def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: dict[str, CellSpec],
              set_scope: Scope, chain: tuple[Path, ...], overrides: dict[str, str] | None = None) -> None:
     """Add `merged`'s cells under `scope`; `sets` replace some of them and are read in `set_scope`
-    (the importing sheet, format 9.1)."""
+    (the importing sheet, format 9.1). A dotted name in `sets` (`gpu.cards`, from `--set`) is
+    passed down to that import."""
     scope.path = merged.file.path
+    deeper = {name: spec for name, spec in sets.items() if "." in name}
+    sets = {name: spec for name, spec in sets.items() if "." not in name}
     for name, spec in list(merged.cells.items()) + list(merged.checks.items()) + list(merged.assume.items()):
         key = scope.key(name)
         scope.names[name] = key
@@ -322,7 +325,8 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         child_scope = Scope(scope.prefix + alias + ".")
         scope.aliases[alias] = child_scope
         scope.broken.discard(alias)
-        _flatten(loader, model, child, child_scope, set_specs, scope, chain + (resolved,))
+        passed = {name[len(alias) + 1:]: spec for name, spec in deeper.items() if name.startswith(alias + ".")}
+        _flatten(loader, model, child, child_scope, {**set_specs, **passed}, scope, chain + (resolved,))
 
 
 def _read_use(loader: _Loader, model: Model, sheet: SheetFile, entry: Entry) -> tuple[str | None, dict[str, CellSpec]]:

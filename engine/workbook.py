@@ -98,11 +98,8 @@ def apply_assignments(workbook: Workbook, texts: list[str]) -> tuple[Workbook, d
         try:
             key, value = parse_assignment(workbook, text)
             if key in workbook.checked.structural_inputs:
-                if workbook.model.cells[key].scope.prefix:
-                    raise OverrideError("E-TYPE", f"{key} sets the length of an array (range) in an imported sheet",
-                                        "set a cell of this sheet that it is computed from")
-                _checked_literal(workbook, key, value, lengths=False)
                 reshaping[key] = value
+                fixed[key] = _checked_literal(workbook, key, value, lengths=False)   # shown as set by --set
             else:
                 fixed[key] = parse_literal_for(workbook, key, value)
         except OverrideError as e:

@@ -118,3 +118,15 @@ def test_set_sessions_on_the_library_sheet(run_cli):
     cells = {c["name"]: c["value"] for c in json.loads(result.out)["cells"]}
     assert cells["sessions"] == 6
     assert cells["per_instance"] == 2   # ceil(6 / 4 instances) at tp = 2
+
+
+def test_set_accepts_an_imported_cell_that_sets_the_length_of_a_range(run_cli, write_sheet):
+    write_sheet("cells:\n  n: 3\n  idx: = range(n)\n  total: = sum(idx + 1)\n", "lib.yaml")
+    sheet = write_sheet("use:\n  lib: lib.yaml\ncells:\n  t: = lib.total * 2\n")
+    result = run_cli("run", str(sheet), "--set", "lib.n=5", "--format", "json")
+    assert result.code == 0, result.output
+    cells = {c["name"]: c for c in json.loads(result.out)["cells"]}
+    assert cells["t"]["value"] == 30 and cells["lib.idx"]["value"] == [0, 1, 2, 3, 4]
+    assert cells["lib.n"]["set"] == "5"   # shown as set by --set, like any other override
+    text = run_cli("run", str(sheet), "--set", "lib.n=5")
+    assert "set by --set" in next(line for line in text.out.splitlines() if "lib.n " in line)
