@@ -4,8 +4,8 @@ this process, or in a Ray task) and tallies merge, so with a limit (`--top N`)
 only the N best rows of each range travel, never the grid.
 
 Rows are classified as `choose` always has: a row outside the sheet's
-assumptions is excluded, then one whose first failing requirement is an
-error value or false, then one whose objective is an error value;
+assumptions is excluded, then one that fails requirements (each failing one
+named: false or an error value), then one whose objective is an error value;
 feasible rows rank by the objective (in base units), ties in grid order.
 """
 from __future__ import annotations
@@ -49,10 +49,11 @@ def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bou
     if OUTSIDE_HEADER in frame.columns:   # a row outside the model's assumptions (format 9.2) is excluded first
         outside = pl.col(OUTSIDE_HEADER)
         reason = reason.when(outside.is_not_null() & (outside != "")).then(pl.lit("outside the model: ") + outside)
-    for i, r in enumerate(requirements):
-        column = pl.col(f"__req{i}")
-        reason = reason.when(column.is_null()).then(pl.lit(f"{r.text} is an error value"))
-        reason = reason.when(~column).then(pl.lit(f"fails {r.text}"))
+    if requirements:   # every requirement the row fails, not only the first
+        failures = [pl.when(pl.col(f"__req{i}").is_null()).then(pl.lit(f"{r.text} is an error value"))
+                    .when(~pl.col(f"__req{i}")).then(pl.lit(f"fails {r.text}")) for i, r in enumerate(requirements)]
+        failed = pl.concat_str(failures, separator="; ", ignore_nulls=True)
+        reason = reason.when(failed != "").then(failed)
     value = pl.col("__objective")
     reason = reason.when(value.is_null() | value.cast(pl.Float64).is_nan()).then(pl.lit(f"{goal.text} is an error value"))
     keep = [c for c in frame.columns if not c.startswith("__req") and c != OUTSIDE_HEADER]

@@ -131,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "Parquet file in chunks (bounded memory); otherwise a table goes to stdout.")
     sweep.add_argument("sheet", metavar="SHEET")
     sweep.add_argument("name", metavar="NAME", nargs="?", help="a sweep defined in the sheet")
+    sweep.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
     sweep.add_argument("--vary", metavar="AXIS=VALUES", action="append", default=[], help="an axis (repeatable)")
     sweep.add_argument("--show", metavar="CELLS", help="comma-separated cells to output (default: the sweep's "
                                                       "'show', else every cell of the sheet)")
@@ -152,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "ends when the goal has no sign change in the bracket.")
     solve.add_argument("sheet", metavar="SHEET")
     solve.add_argument("name", metavar="NAME", nargs="?")
+    solve.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
     solve.add_argument("--vary", metavar="CELL")
     solve.add_argument("--goal", metavar="'A == B'")
     solve.add_argument("--between", metavar="LO,HI")
@@ -163,6 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "Exit 1 when no row is feasible.")
     choose.add_argument("sheet", metavar="SHEET")
     choose.add_argument("name", metavar="NAME")
+    choose.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
+    choose.add_argument("--show", metavar="CELLS", help="comma-separated cells to show beside each row (the values "
+                                                       "behind the ranking)")
     choose.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     choose.add_argument("--top", type=int, metavar="N",
                         help="rank only the N best feasible rows and count the excluded rows per reason "

@@ -5,7 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli_support import EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError, open_valid, print_diagnostics
+from .cli_support import (EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError, open_valid, print_diagnostics,
+                          with_sets)
 from .diagnostics import Diagnostic
 
 
@@ -15,7 +16,8 @@ def axis_error(e) -> UsageError:
 
 def sweep(args: argparse.Namespace) -> int:
     from .axes import AxisError, cli_axis
-    from .output import OutputError, check_writable, render_table, write_csv, write_parquet, write_text
+    from .output import (OutputError, check_writable, render_table, whole_numbers, write_csv, write_parquet,
+                         write_text)
     from .sweep import (Grid, SweepSpec, drop_clean_error_columns, iterate_chunks, load_sweep, plans_for,
                         units_metadata)
     if args.address and args.on != "ray":
@@ -23,6 +25,7 @@ def sweep(args: argparse.Namespace) -> int:
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
+    workbook = with_sets(workbook, args.sets)
     try:
         spec = load_sweep(workbook, args.name) if args.name else SweepSpec("ad hoc", Grid([]))
         if not args.name and not args.vary:
@@ -31,6 +34,8 @@ def sweep(args: argparse.Namespace) -> int:
                                 if workbook.model.root and workbook.model.root.sweeps else ""))
         for text in args.vary:
             axis = cli_axis(workbook, text)
+            if any(t.partition("=")[0].strip() == axis.name for t in args.sets):
+                raise UsageError(f"{axis.name} is both --set and --vary: give one")
             if spec.grid.rows is not None:
                 raise UsageError("--vary cannot be combined with a sweep of explicit rows")
             spec.grid.axes = [a for a in spec.grid.axes if a.name != axis.name] + [axis]
@@ -69,14 +74,15 @@ def sweep(args: argparse.Namespace) -> int:
             rows = write_csv(chunks, path)
         else:
             import polars as pl
-            frame = drop_clean_error_columns(pl.concat(list(chunks), how="diagonal_relaxed"))
+            frame = whole_numbers(drop_clean_error_columns(pl.concat(list(chunks), how="diagonal_relaxed")))
             write_text(path, render_table(frame, fmt) + "\n")
             rows = frame.height
         print(f"{rows:,} rows written to {path}", file=sys.stderr)
         return EXIT_OK
     import polars as pl
     frames = list(chunks)
-    frame = drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()
+    frame = whole_numbers(drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed"))) if frames \
+        else pl.DataFrame()
     if fmt == "csv":
         sys.stdout.write(frame.write_csv())
     elif fmt == "parquet":
@@ -124,6 +130,7 @@ def solve(args: argparse.Namespace) -> int:
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
+    workbook = with_sets(workbook, args.sets)
     try:
         if args.name:
             solution, _ = solve_entry(workbook, args.name)
@@ -172,6 +179,7 @@ def choose(args: argparse.Namespace) -> int:
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
+    workbook = with_sets(workbook, args.sets)
     try:
         if args.on == "ray":
             from .choice_ray import DEFAULT_TOP, choose_on_ray
@@ -182,7 +190,8 @@ def choose(args: argparse.Namespace) -> int:
             except (RayUnavailable, TaskFailed) as e:
                 raise UsageError(str(e)) from None
         else:
-            choice, _ = choice_entry(workbook, args.name, args.top)
+            show = [c.strip() for c in args.show.split(",") if c.strip()] if args.show else None
+            choice, _ = choice_entry(workbook, args.name, args.top, show=show)
     except AxisError as e:
         raise axis_error(e) from None
 

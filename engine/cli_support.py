@@ -149,6 +149,26 @@ def shown_overrides(workbook, sets: list[str]) -> dict:
         return set_overrides(workbook, sets)
     except OverrideError:
         return {}
+def with_sets(workbook, sets: list[str]):
+    """The workbook with every `--set NAME=VALUE` made an input of that value, for the batch
+    commands (sweep, solve, choose): the set cells stay fixed under the varied axes."""
+    if not sets:
+        return workbook
+    fixed_overrides(workbook, sets)   # each value checked against its cell, as `run --set` does
+    values: dict[str, str] = {}
+    for text in sets:
+        name, _, value = text.partition("=")
+        name = name.strip()
+        if workbook.key_for(name) is not None and workbook.model.cells[workbook.key_for(name)].scope.prefix:
+            raise UsageError(f"--set {text}: sweep, solve and choose set cells of this sheet; "
+                             f"to fix an imported cell, vary it over one value: --vary {name}={value.strip()}")
+        values[name] = value.strip()
+    from .workbook import open_workbook
+    variant = open_workbook(workbook.model.path, cell_overrides=values)
+    if not variant.ok:
+        print_diagnostics(variant.diagnostics)
+        raise UsageError("the sheet does not check with " + " ".join(f"--set {t}" for t in sets))
+    return variant
 
 
 def sample(workbook, args: argparse.Namespace, fixed: dict | None = None):

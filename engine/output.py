@@ -17,38 +17,93 @@ from units import format_number
 from .assume import OUTSIDE_HEADER
 
 
+class _ErrorWatch:
+    """Which `name [error]` columns hold an error in some row: the others are dropped at the end,
+    so a file has the columns stdout has (an error column only where this run has an error)."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, None] = {}
+        self.held: set[str] = set()
+
+    def see(self, chunk: pl.DataFrame) -> pl.DataFrame:
+        for name in chunk.columns:
+            if name.endswith(" [error]"):
+                self.columns.setdefault(name)
+                if name not in self.held and chunk[name].null_count() < chunk.height:
+                    self.held.add(name)
+        return chunk
+
+    @property
+    def clean(self) -> list[str]:
+        return [c for c in self.columns if c not in self.held]
+
+
 def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
-    rows = 0
-    with _atomic(path, "w") as handle:
-        first = True
-        for chunk in chunks:
-            chunk.write_csv(handle, include_header=first)
-            first = False
-            rows += chunk.height
-        if first:
-            handle.write("")
+    """Stream chunks into a CSV file; whole-number columns of a chunk are written as integers."""
+    rows, watch = 0, _ErrorWatch()
+    tmp = _temp_path(path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            first = True
+            for chunk in chunks:
+                whole_numbers(watch.see(chunk)).write_csv(handle, include_header=first)
+                first = False
+                rows += chunk.height
+        if watch.clean:   # a second pass over the text as text: the values stay exactly as written
+            cleaned = _temp_path(path)
+            try:
+                pl.scan_csv(tmp, infer_schema=False).drop(watch.clean).sink_csv(cleaned)
+                os.replace(cleaned, tmp)
+            finally:
+                if os.path.exists(cleaned):
+                    os.unlink(cleaned)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
     return rows
 
 
 def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path, metadata: dict[str, str]) -> int:
     """Stream chunks into one Parquet file through a lazy source (bounded memory)."""
     from polars.io.plugins import register_io_source
-    counter = {"rows": 0}
+    counter, watch = {"rows": 0}, _ErrorWatch()
 
     def source(with_columns, predicate, n_rows, batch_size):  # noqa: ANN001 - Polars' plugin signature
         for chunk in chunks:
             counter["rows"] += chunk.height
+            watch.see(chunk)
             yield chunk.select(with_columns) if with_columns else chunk
 
     lazy = register_io_source(source, schema=schema)
-    tmp = _temp_path(path)
+    tmp, cleaned = _temp_path(path), None
     try:
         lazy.sink_parquet(tmp, metadata=metadata)
+        if watch.clean:
+            cleaned = _temp_path(path)
+            pl.scan_parquet(tmp).drop(watch.clean).sink_parquet(cleaned, metadata=metadata)
+            os.replace(cleaned, tmp)
         os.replace(tmp, path)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for name in (tmp, cleaned):
+            if name and os.path.exists(name):
+                os.unlink(name)
     return counter["rows"]
+
+
+_EXACT_INTEGERS = 2.0 ** 53
+
+
+def whole_numbers(frame: pl.DataFrame) -> pl.DataFrame:
+    """Float columns whose every value is a whole number (within ±2^53) as integers: `tp` is 1, not 1.0."""
+    casts = []
+    for name, dtype in frame.schema.items():
+        if dtype != pl.Float64:
+            continue
+        values = frame[name].drop_nulls()
+        if len(values) and bool(((values == values.floor()) & (values.abs() <= _EXACT_INTEGERS)).all()):
+            casts.append(pl.col(name).cast(pl.Int64))
+    return frame.with_columns(casts) if casts else frame
 
 
 def split_header(header: str) -> tuple[str, str | None]:

@@ -237,14 +237,15 @@ def plan_axes(plan, grid: Grid) -> list:
 
 def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, Origin]],
            objective: tuple[str, Origin], minimize: bool, top: int | None = None,
-           tallies: Callable[..., list] | None = None) -> Choice:
+           tallies: Callable[..., list] | None = None, show: list[str] | None = None) -> Choice:
     """Every row of the grid classified, the feasible ones ranked (the best `top` of them, with
     excluded rows only counted per reason). `tallies(plans, units, grid, minimize, top)`, when
-    given, reduces the rows elsewhere (Ray tasks), range by range, in grid order."""
+    given, reduces the rows elsewhere (Ray tasks), range by range, in grid order. `show` adds the
+    cells behind the ranking as columns."""
     from .choice_tally import merge, tally_rows
     requirements, goal = bind_choice(workbook, require, objective)
     units: dict[str, str | None] = {}
-    plans = plans_for(workbook, grid, [], None, sampling=None, units=units)   # the mean view of random draws
+    plans = plans_for(workbook, grid, show or [], None, sampling=None, units=units)   # the mean view of draws
     if tallies is None:
         parts = []
         for i, plan in enumerate(plans):   # a plan of an import axis binds the terms in its own sheet
@@ -259,6 +260,9 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
 
     def shown(row: dict[str, Any]) -> dict[str, Any]:
         record = {k: v for k, v in row.items() if not k.startswith("__") and k != "excluded because"}
+        for alias in grid.import_axes and [a.name for a in grid.import_axes]:   # paths as the user types them
+            if isinstance(record.get(alias), str):
+                record[alias] = _relative(record[alias])
         record["__plan"], record["__index"] = row["__plan"], row["__index"]
         record[header] = None if row["__objective"] is None else row["__objective"] / factor
         if "excluded because" in row:
@@ -269,6 +273,15 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
                     tally.feasible, tally.reasons, top)
     result.plans, result.grid = plans, grid
     return result
+
+
+def _relative(path: str) -> str:
+    """An import axis's sheet relative to the working directory."""
+    import os
+    try:
+        return os.path.relpath(path)
+    except ValueError:   # another drive
+        return path
 
 
 def bind_choice(workbook: Workbook, require: list[tuple[str, Origin]],
@@ -298,9 +311,10 @@ def _header(name: str, unit: str | None) -> str:
 
 
 def choice_entry(workbook: Workbook, name: str, top: int | None = None,
-                 tallies: Callable[..., list] | None = None) -> tuple[Choice, Entry]:
+                 tallies: Callable[..., list] | None = None, show: list[str] | None = None) -> tuple[Choice, Entry]:
     require, objective, minimize, vary, entry = choice_terms(workbook, name)
-    return choose(workbook, name, parse_vary(workbook, vary), require, objective, minimize, top, tallies), entry
+    return choose(workbook, name, parse_vary(workbook, vary), require, objective, minimize, top, tallies,
+                  show), entry
 
 
 def choice_terms(workbook: Workbook, name: str) -> tuple[list[tuple[str, Origin]], tuple[str, Origin], bool, Any, Entry]:

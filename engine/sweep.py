@@ -187,7 +187,7 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
 
     def unit_for(key: str) -> str | None:
         if key not in units:
-            units[key] = display_unit(checked, key, _sample(baseline.values.get(key)))
+            units[key] = display_unit(checked, key, _representative(checked, baseline, key))
         return units[key]
 
     for axis in grid.axes:
@@ -214,6 +214,23 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         if source.error_column:
             columns.append(Column(f"{key} [error]", source.error_column, 1.0, is_error=True))
     return columns
+
+
+def _representative(checked, baseline, key: str, depth: int = 0) -> float | None:
+    """The magnitude that picks a column's display unit: the cell's own value, or, where the
+    sheet's own scenario holds an error there (#DIV/0 at n = 0), that of a precedent of the
+    same dimension (`after = total / n` is shown in total's GB, as `run` shows it at other n)."""
+    sample = _sample(baseline.values.get(key))
+    cell = checked.cells.get(key)
+    if sample is not None or cell is None or cell.type is None or depth > 20:
+        return sample
+    for dep in cell.deps:
+        other = checked.cells.get(dep)
+        if other is not None and other.type is not None and other.type.dims == cell.type.dims:
+            found = _representative(checked, baseline, dep, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _sample(value: Any) -> float | None:
