@@ -41,13 +41,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_OK
-    except OSError as e:
-        if e.errno not in _OUTPUT_ERRORS:
-            raise
-        _silence_stdout()
-        print(f"supersheet: cannot write the output: {e.strerror or e}", file=sys.stderr)
-        return EXIT_INVALID
     except Exception as e:  # noqa: BLE001 - the promise is: never a traceback for any input
+        if isinstance(e, OSError) and e.errno in _OUTPUT_ERRORS:   # stdout on a full disk, a broken device
+            _silence_stdout()
+            print(f"supersheet: cannot write the output: {e.strerror or e}", file=sys.stderr)
+            return EXIT_INVALID
         if os.environ.get("SUPERSHEET_DEBUG"):
             raise
         print(f"supersheet: internal error: {type(e).__name__}: {e}\n"
