@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -20,6 +19,7 @@ from engine.editsample import Samples
 
 from .commands import SheetCommands
 from .files import FileActions
+from .keys import KeyRouting
 from .panels import PanelActions
 from .screens import HelpScreen
 from .widgets.diagnostics import DiagnosticsPanel
@@ -31,7 +31,7 @@ from .widgets.inspector import Inspector
 from .widgets.sweep import SweepView
 
 
-class SupersheetApp(FileActions, PanelActions, App[int]):
+class SupersheetApp(KeyRouting, FileActions, PanelActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
@@ -155,38 +155,68 @@ class SupersheetApp(FileActions, PanelActions, App[int]):
 
     # editing --------------------------------------------------------------------------
     def on_sheet_grid_edit_requested(self, event: SheetGrid.EditRequested) -> None:
+        self.start_edit(event.key, event.initial)
+
+    def start_edit(self, key: str, initial: str | None = None) -> None:
+        """Open the editor on `key`, holding `initial` (what was typed) or the cell's text."""
         document = self.document
         if document is None:
             return
-        reason = document.editable(event.key)
+        reason = document.editable(key)
         if reason:
             self.notify(reason, title="read-only here", severity="warning")
             return
-        cell = document.cell(event.key)
-        text = event.initial if event.initial is not None else document.raw_text(event.key)
-        self.editor.open(event.key, Text("✎ " + event.key, style="bold"), text)
+        cell = document.cell(key)
+        text = initial if initial is not None else document.raw_text(key)
+        self.editor.open(key, Text("✎ " + key, style="bold"), text)
         where = " (imported: saved as a `use: … set:` override in this sheet)" if cell.scope.prefix else ""
-        self.set_status(f"editing {event.key}{where} · Enter commits · Esc cancels")
+        self.set_status(f"editing {key}{where} · Enter commits · Esc cancels · Ctrl+Z undoes typing")
 
     def on_cell_editor_committed(self, event: CellEditor.Committed) -> None:
+        self.commit_edit(event.key, event.text)
+
+    def commit_editor(self) -> bool:
+        """Commit the text in the editor (if it is open); False when it was refused."""
+        editor = self.editor
+        if not editor.editing or editor.key is None:
+            return True
+        return self.commit_edit(editor.key, editor.text)
+
+    def commit_edit(self, key: str, text: str) -> bool:
         document = self.document
         if document is None:
-            return
-        result = document.apply(event.key, event.text)
+            return False
+        result = document.apply(key, text)
         if not result.ok:
             self.editor.show_problem(result.rendered, result.message)
-            self.set_status(Text(f"{event.key}: not applied — the values are unchanged", style="bold red"))
-            return
-        self.editor.close(document.raw_text(event.key))
-        self.after_edit(result, f"edited {event.key}")
+            self.set_status(Text(f"{key}: not applied — the values are unchanged", style="bold red"))
+            return False
+        self.editor.close(document.raw_text(key))
+        self.after_edit(result, f"edited {key}")
         # focus returns to the grid after the new values are painted: moving focus
         # repaints the whole screen, which would delay showing them by a frame or two
-        self.call_after_refresh(self.grid.focus)
+        # (a key typed meanwhile moves it at once: tui/keys.py)
+        self.call_after_refresh(self._grid_focus_after_edit)
+        return True
+
+    def _grid_focus_after_edit(self) -> None:
+        if not self.editor.editing and self.focused is self.editor.input:
+            self.grid.focus()
 
     def on_cell_editor_cancelled(self, event: CellEditor.Cancelled) -> None:
         self.grid.focus()
         self.show_selected(self.grid.current_key)
         self.set_status("edit cancelled")
+
+    def cancel_editor(self) -> None:
+        self.editor.cancel()
+        self.screen.set_focus(self.grid)
+        self.show_selected(self.grid.current_key)
+        self.set_status("edit cancelled")
+
+    def undo_typing(self) -> None:
+        if not self.editor.undo_typing():
+            self.set_status("nothing typed to undo · Esc cancels the edit")
 
     def after_edit(self, result: EditResult, verb: str) -> None:
         document = self.document
@@ -235,29 +265,6 @@ class SupersheetApp(FileActions, PanelActions, App[int]):
             self.grid.post_message(SheetGrid.EditRequested(key))
 
     # keys -------------------------------------------------------------------------------
-    def action_filter(self) -> None:
-        field = self.query_one("#filter", Input)
-        field.display = True
-        field.focus()
-
-    @on(Input.Changed, "#filter")
-    def filter_changed(self, event: Input.Changed) -> None:
-        self.grid.set_filter(event.value)
-
-    @on(Input.Submitted, "#filter")
-    def filter_done(self, event: Input.Submitted) -> None:
-        self.grid.focus()
-
-    def action_escape(self) -> None:
-        field = self.query_one("#filter", Input)
-        if field.display:
-            field.value = ""
-            field.display = False
-            self.grid.set_filter("")
-            self.grid.focus()
-        elif self.focused is not self.grid:
-            self.grid.focus()
-
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 

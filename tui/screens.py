@@ -16,8 +16,8 @@ value and the change until the next edit."""
 
 KEYS = [
     ("↑ ↓ PgUp PgDn", "move between cells"),
-    ("Enter, or type", "edit the cell: its value or formula as written"),
-    ("Enter / Esc", "in the editor: commit / cancel"),
+    ("Enter, or type", "edit the cell: its value or formula as written (a paste too)"),
+    ("Enter / Esc", "in the editor: commit / cancel; Ctrl+Z undoes typing"),
     ("Enter, Space", "on a group: fold or unfold it (imports start folded)"),
     ("/", "filter cells by name (Esc clears)"),
     ("Ctrl+Z / Ctrl+Y", "undo / redo an edit"),

@@ -7,8 +7,14 @@ is shown underneath exactly as the CLI prints it, with the offending span
 marked, and the editor stays open with the text as typed. Being always on
 screen, opening and closing it never changes the layout, which keeps commits
 fast.
+
+While editing, the app types into it (tui/keys.py routes the keys in order);
+each change of the text is remembered, so Ctrl+Z undoes typing, not an edit.
 """
 from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -39,6 +45,7 @@ class CellEditor(Vertical):
         self.key: str | None = None
         self.editing = False
         self._shown = ""
+        self._typed: list[tuple[str, int]] = []   # the text and cursor before each change, while editing
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="editor-bar"):
@@ -76,11 +83,42 @@ class CellEditor(Vertical):
         with self.prevent(Input.Changed):
             field.value = text
         field.cursor_position = len(text)
-        field.focus()
+        self._typed = []
+        self.screen.set_focus(field)   # now: the next key typed is the editor's, not the grid's
+
+    # typing (the app routes the keys here, in order) ----------------------------------
+    @property
+    def text(self) -> str:
+        return self.input.value
+
+    @contextmanager
+    def typing(self) -> Iterator[None]:
+        """Remember the text before a key that may change it (for `undo_typing`)."""
+        field = self.input
+        before = (field.value, field.cursor_position)
+        yield
+        if field.value != before[0]:
+            self._typed.append(before)
+
+    def type_text(self, text: str) -> None:
+        """Type `text` at the cursor (replacing a selection), as the Input would."""
+        with self.typing():
+            type_into(self.input, text)
+
+    def undo_typing(self) -> bool:
+        """Take back the last change of the text; False when there is none."""
+        if not self._typed:
+            return False
+        value, cursor = self._typed.pop()
+        field = self.input
+        field.value = value
+        field.cursor_position = cursor
+        return True
 
     def close(self, text: str | None = None) -> None:
         """Stop editing; the field shows `text` (the cell as it now is)."""
         self.editing = False
+        self._typed = []
         self.remove_class("-editing")
         field = self.input
         field.can_focus = False
@@ -118,7 +156,20 @@ class CellEditor(Vertical):
         if self.key is not None and self.editing:
             self.post_message(self.Committed(self.key, event.value))
 
+    def cancel(self) -> None:
+        """Stop editing; the field shows the cell as it was."""
+        self.close(self._shown)
+
     def action_cancel(self) -> None:
         key = self.key
-        self.close(self._shown)
+        self.cancel()
         self.post_message(self.Cancelled(key))
+
+
+def type_into(field: Input, text: str) -> None:
+    """Type `text` at the cursor of `field` (replacing a selection), as the Input would."""
+    selection = field.selection
+    if selection.is_empty:
+        field.insert_text_at_cursor(text)
+    else:
+        field.replace(text, *selection)

@@ -21,9 +21,6 @@ from .messages import CellMessage
 from .rows import HEADER, cell_texts, columns_for, header_texts, preferred
 from .rowsview import Row, RowsView
 
-NOT_TYPING = set("/?")
-
-
 class SheetGrid(RowsView, can_focus=True):
     """Rows of cells with folding sections; a cursor row; Enter or typing edits."""
 
@@ -261,15 +258,3 @@ class SheetGrid(RowsView, can_focus=True):
             self.action_select()
         else:
             self._set_cursor(index)
-
-    def on_key(self, event: events.Key) -> None:
-        """Typing on a cell row starts editing it with what was typed."""
-        char = event.character
-        if char is None or len(char) != 1 or not char.isprintable() or char in NOT_TYPING or char == " ":
-            return
-        key = self.current_key
-        if key is None:
-            return
-        event.stop()
-        event.prevent_default()
-        self.post_message(self.EditRequested(key, char))

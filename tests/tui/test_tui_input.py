@@ -1,0 +1,129 @@
+"""Every key reaches the widget it was typed at, in order: bursts (a paste or
+a fast typist: keys queued before the editor has opened), type-ahead after a
+commit, with a slow recompute. Keys are queued the way the terminal driver
+queues them, without waiting for the app between them (Pilot's `press` waits)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual import events
+from textual.widgets import Input
+
+from engine.edit import Document
+from tui.app import SupersheetApp
+
+SIZE = (120, 36)
+
+
+def burst(app: SupersheetApp, *keys: str) -> None:
+    """Queue keys at once, as the driver does for a burst of input."""
+    for key in keys:
+        if len(key) == 1:
+            name = {" ": "space", "/": "slash", "?": "question_mark", "*": "asterisk", "=": "equals_sign",
+                    "-": "minus", ".": "full_stop", ">": "greater_than_sign"}.get(key, key)
+            event = events.Key(name, key)
+        else:
+            event = events.Key(key, None)
+        app._driver.send_message(event)
+
+
+def typed(text: str) -> list[str]:
+    return list(text)
+
+
+def value(app: SupersheetApp, key: str) -> str:
+    return app.grid.texts(key)[1].plain.strip()
+
+
+def field(app: SupersheetApp) -> Input:
+    return app.query_one("#editor-input", Input)
+
+
+async def test_a_burst_opens_the_editor_with_every_character(library: Path) -> None:
+    app = SupersheetApp(library / "supernodes" / "6.4.3-algbw-busbw.yaml", watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("ranks")
+        burst(app, "1", "6")
+        await pilot.pause()
+        assert app.editor.editing and field(app).value == "16"
+        burst(app, "enter")
+        await pilot.pause()
+        assert app.document.raw_text("ranks") == "16" and value(app, "bus_factor") == "1.875"
+
+
+async def test_a_space_in_a_burst_is_part_of_the_value(library: Path) -> None:
+    app = SupersheetApp(library / "supernodes" / "6.4.2-ring-vs-tree.yaml", watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("alpha")
+        rows = len(app.grid.rows)
+        burst(app, *"2 us", "enter")
+        await pilot.pause()
+        assert app.document.raw_text("alpha") == "2 us" and value(app, "alpha") == "2 μs"
+        assert len(app.grid.rows) == rows   # nothing folded
+
+
+async def test_type_ahead_after_a_commit_goes_to_the_cell_it_was_typed_at(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        order = [row.key for row in app.grid.rows]
+        target = order[order.index("context") + 2]
+        burst(app, *"16384 token", "enter", "down", "down", *"3 GiB", "enter")
+        await pilot.pause()
+        assert app.document.raw_text("context") == "16384 token"
+        assert app.document.raw_text(target) == "3 GiB"
+        assert not app.editor.editing and app.grid.current_key == target
+
+
+async def test_type_ahead_with_a_slow_recompute(example: Path, monkeypatch) -> None:
+    apply = Document.apply
+
+    def slow(self, key, text):
+        time.sleep(0.3)
+        return apply(self, key, text)
+    monkeypatch.setattr(Document, "apply", slow)
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("workspace")
+        burst(app, *"3 GiB", "enter", "up", "up", *"= 4 * 1 token", "enter")
+        await pilot.pause()
+        await pilot.pause(0.8)
+        assert app.document.raw_text("workspace") == "3 GiB"
+        assert app.document.raw_text("context") == "= 4 * 1 token" and value(app, "context") == "4 token"
+
+
+async def test_a_paste_into_the_grid_opens_the_editor_with_it(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("workspace")
+        app._driver.send_message(events.Paste("3 GiB"))
+        burst(app, "enter")
+        await pilot.pause()
+        assert app.document.raw_text("workspace") == "3 GiB"
+
+
+async def test_a_burst_through_the_filter_edits_the_cell_it_found(library: Path) -> None:
+    app = SupersheetApp(library / "supernodes" / "6.4.2-ring-vs-tree.yaml", watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        burst(app, "/", *"alpha", "enter", *"2 us", "enter")
+        await pilot.pause()
+        assert app.grid.current_key == "alpha" and app.document.raw_text("alpha") == "2 us"
+        assert app.query_one("#filter", Input).value == "alpha"
+
+
+async def test_ctrl_z_in_the_editor_undoes_typing_not_the_last_edit(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("workspace")
+        burst(app, *"3 GiB", "enter")
+        await pilot.pause()
+        burst(app, *"4 GiB", "backspace", "ctrl+z", "ctrl+z")
+        await pilot.pause()
+        assert app.editor.editing and field(app).value == "4 Gi"
+        burst(app, "ctrl+z", "ctrl+z", "ctrl+z")
+        await pilot.pause()
+        assert field(app).value == "4" and app.document.raw_text("workspace") == "3 GiB"
+        burst(app, "escape", "ctrl+z")
+        await pilot.pause()
+        assert not app.editor.editing and app.document.raw_text("workspace") == "2 GiB"

@@ -1,0 +1,137 @@
+"""Keys that never go astray: the keys of the grid, the cell editor and the
+filter field are routed by the app, one at a time, in the order they were
+typed. A mixin of the app (tui/app.py).
+
+Textual hands a key to the focused widget through that widget's message
+queue, and opening the editor, committing an edit or filtering happen later
+still, through more messages. Keys that arrive in a burst (a paste, a fast
+typist, a terminal catching up under load) were then already on their way to
+the grid while the editor opened: `16` opened the editor twice, ending with
+`6`, and a space meant for the value folded a group. So, while the focus is
+on one of these three, the app does each key's work itself before it looks at
+the next key: opening the editor, typing, committing, moving the cursor,
+filtering. A slow recompute only delays the keys after it; they still land
+where they were typed.
+"""
+from __future__ import annotations
+
+from textual import events
+from textual.widget import Widget
+from textual.widgets import Input
+
+from .widgets.editor import type_into
+
+NOT_TYPING = set("/?")        # on the grid these are keys (filter, help), not the start of a value
+
+
+class KeyRouting:
+    """Mixed into SupersheetApp."""
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded and self._routes_keys():
+            if isinstance(event, events.Paste):
+                self.route_paste(event.text)
+            elif not await self._check_bindings(event.key, priority=True):
+                await self.route_key(event)
+            return
+        await super().on_event(event)  # type: ignore[misc]
+
+    @property
+    def filter_field(self) -> Input:
+        return self.query_one("#filter", Input)
+
+    def _routes_keys(self) -> bool:
+        """The keys are ours while the main screen shows and the grid, the editor
+        or the filter has the focus."""
+        try:
+            grid = self.grid
+        except Exception:  # noqa: BLE001 - not composed yet
+            return False
+        return grid.screen is self.screen and self.focused in (grid, self.editor.input, self.filter_field)
+
+    def _focus_now(self, widget: Widget) -> None:
+        """Move the focus before the next key is looked at (`Widget.focus` defers it)."""
+        if self.focused is not widget:
+            self.screen.set_focus(widget)
+
+    async def route_key(self, event: events.Key) -> None:
+        if self.editor.editing:
+            await self._editor_key(event)
+        elif self.focused is self.filter_field:
+            await self._filter_key(event)
+        else:
+            await self._grid_key(event)
+
+    async def _editor_key(self, event: events.Key) -> None:
+        editor = self.editor
+        self._focus_now(editor.input)
+        if event.key == "enter":
+            self.commit_editor()
+        elif event.key == "escape":
+            self.cancel_editor()
+        elif event.key == "ctrl+z":
+            self.undo_typing()
+        elif event.is_printable and event.character is not None:
+            editor.type_text(event.character)
+        else:
+            with editor.typing():
+                await self._check_bindings(event.key)
+
+    async def _grid_key(self, event: events.Key) -> None:
+        grid = self.grid
+        self._focus_now(grid)
+        cell = grid.current_key
+        if event.key in ("enter", "space"):
+            # a group's row folds; Enter on a cell edits it; a space on a cell does nothing
+            if cell is None:
+                grid.action_toggle_section()
+            elif event.key == "enter":
+                self.start_edit(cell)
+        elif event.is_printable and event.character not in NOT_TYPING and event.character and cell is not None:
+            self.start_edit(cell, event.character)
+        else:
+            await self._check_bindings(event.key)
+
+    async def _filter_key(self, event: events.Key) -> None:
+        field = self.filter_field
+        if event.key == "enter":
+            self._focus_now(self.grid)
+        elif event.key == "escape":
+            self.action_escape()
+        else:
+            if event.is_printable and event.character is not None:
+                type_into(field, event.character)
+            else:
+                await self._check_bindings(event.key)
+            self.grid.set_filter(field.value)   # now, so that the keys after it see the filtered grid
+
+    def route_paste(self, text: str) -> None:
+        line = text.splitlines()[0] if text else ""
+        if self.editor.editing:
+            self._focus_now(self.editor.input)
+            self.editor.type_text(line)
+        elif self.focused is self.filter_field:
+            type_into(self.filter_field, line)
+            self.grid.set_filter(self.filter_field.value)
+        elif self.grid.current_key is not None and line:
+            self.start_edit(self.grid.current_key, line)
+
+    # the filter ------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        field = self.filter_field
+        field.display = True
+        self._focus_now(field)
+
+    def action_escape(self) -> None:
+        field = self.filter_field
+        if field.display:
+            with field.prevent(Input.Changed):
+                field.value = ""
+            field.display = False
+            self.grid.set_filter("")
+        self._focus_now(self.grid)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input is self.filter_field and event.value != self.grid.filter_text:
+            self.grid.set_filter(event.value)
+
