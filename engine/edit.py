@@ -33,23 +33,32 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from . import editsweep, sections as grouping
+from . import ast as A, editsweep, sections as grouping
 from .cellwrite import Refused, node_at, scalar_path, set_at, write_cell
 from .diagnostics import Diagnostic, SourceCache, render
 from .editdiff import workbook_from_text
+from .editmerge import three_way
 from .editsweep import SweepRun
 from .evaluate import Scenario, Value, error_code, evaluate, reevaluate
 from .history import History, Step
 from .model import Cell
-from .parser import parse_formula
+from .parser import ParseError, parse_formula
 from .roundtrip import (ExternalChange, FileDeleted, SaveRefused, SheetText, Unmergeable, detect_indent,
                         scalar_for)
 from .sections import Section
 from .span import Span
 from .workbook import OverrideError, Workbook, parse_literal_for
 
-__all__ = ["Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "SaveRefused", "Section", "SweepRun", "detect_indent",
+__all__ = ["FILE", "Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "MergeConflict", "SaveRefused",
+           "Section", "SweepRun", "detect_indent",
            "error_code", "library_dir", "running_example"]
+
+
+FILE = ""     # the key of a step that changed the whole file (a reload), not one cell
+
+
+class MergeConflict(Exception):
+    """Unsaved edits and changes on disk touch the same lines."""
 
 
 # -- results --------------------------------------------------------------------
@@ -87,6 +96,7 @@ class EditResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     rendered: str = ""            # the diagnostics as the CLI prints them
     message: str = ""             # a one-line reason when the edit is refused outright
+    note: str = ""                # what was understood beyond the text as typed (a unit kept)
 
 
 # -- the document ---------------------------------------------------------------
@@ -106,6 +116,30 @@ class Document:
     def reload(self) -> None:
         """Read the file again, dropping unsaved edits and the undo history."""
         self._read()
+
+    def take_disk(self, keep_mine: bool = False) -> EditResult:
+        """Take the file as it now is on disk — with the unsaved edits merged on
+        top when `keep_mine` — as one step that Ctrl+Z takes back. Earlier steps
+        are forgotten (they were made on another text). Raises `MergeConflict`
+        when the edits and the file's changes touch the same lines."""
+        base, ours = self.source.original, self.text()
+        fresh = SheetText(self.path)
+        target = fresh.original
+        if keep_mine:
+            merged = three_way(base, ours, target)
+            if merged is None:
+                raise MergeConflict(f"{self.path}: your edits and the changes on disk touch the same lines")
+            target = merged
+        self.source = fresh
+        if target != fresh.original:
+            fresh.restore(target)
+        label = "your edits on the file on disk" if keep_mine else "the file on disk"
+        result = self._rebuild(FILE, label, target)
+        self.history.clear()
+        self.history.push(Step(FILE, "your unsaved edits", label, text_before=ours, text_after=target))
+        if target == fresh.original:
+            self.history.mark_saved()
+        return result
 
     @property
     def file(self) -> str:
@@ -207,6 +241,29 @@ class Document:
             return EditResult(False, key, text, message=reason)
         if not text:
             return EditResult(False, key, text, message="a cell needs a value or a formula")
+        text, note = self._keep_unit(key, text)
+        result = self._apply(key, text)
+        result.note = note if result.ok else ""
+        return result
+
+    def _keep_unit(self, key: str, text: str) -> tuple[str, str]:
+        """A bare number typed into a cell that holds a quantity means that
+        quantity in the cell's unit (`16384` into `context` is `16384 token`),
+        not a number of another dimension; the note says so."""
+        checked = self.workbook.checked.cells.get(key)
+        kind = checked.type if checked is not None else None
+        if kind is None or kind.kind != "number" or not kind.dims or kind.is_array or not checked.display_unit:
+            return text, ""
+        try:
+            expr = parse_formula(text).expr
+        except ParseError:
+            return text, ""
+        if not isinstance(expr, A.Number) or expr.unit is not None:
+            return text, ""
+        unit = checked.display_unit
+        return f"{text} {unit}", f"{text} has no unit: kept {key}'s unit, {text} {unit}"
+
+    def _apply(self, key: str, text: str) -> EditResult:
         before = self.raw_text(key)
         if text == before:
             return EditResult(True, key, text)

@@ -232,7 +232,8 @@ class SupersheetApp(KeyRouting, FileActions, PanelActions, App[int]):
             grid.show_changes(result.changes, also=[result.key])
         changed = len([k for k in result.changes if k != result.key])
         self.set_status(f"{verb}: {changed} value{'s' if changed != 1 else ''} changed, "
-                        f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else ""))
+                        f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")
+                        + (f" · {result.note}" if result.note else ""))
         self.update_title()
         if not self.editor.editing:
             self.show_selected(grid.current_key)
@@ -256,8 +257,9 @@ class SupersheetApp(KeyRouting, FileActions, PanelActions, App[int]):
         if result is None:
             self.set_status(f"nothing to {which}")
             return
-        self.grid.go_to(result.key)
-        self.after_edit(result, f"{which} {result.key} = {result.text}")
+        if result.key:
+            self.grid.go_to(result.key)
+        self.after_edit(result, f"{which} {result.key} = {result.text}" if result.key else f"{which}: {result.text}")
 
     def action_edit(self) -> None:
         key = self.grid.current_key

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.edit import Document, ExternalChange, FileDeleted, SaveRefused, library_dir
+from rich.text import Text
+
+from engine.edit import Document, ExternalChange, FileDeleted, MergeConflict, SaveRefused, library_dir
 
 from .screens import ChoiceScreen
 
@@ -21,6 +23,10 @@ class FileActions:
     def save(self, force: bool = False, then=None) -> None:
         document = self.document
         if document is None:
+            return
+        if not self.commit_editor():   # the text in the editor is saved too, or nothing is
+            self.set_status(Text("not saved: the edit in the editor does not check (fix it, or Esc)",
+                                 style="bold red"))
             return
         try:
             wrote = document.save(force=force)
@@ -38,16 +44,7 @@ class FileActions:
             self.notify(str(e), severity="error")
             return
         except ExternalChange:
-            def answer(choice: str | None) -> None:
-                if choice == "reload":
-                    self.reload()
-                elif choice == "overwrite":
-                    self.save(force=True, then=then)
-            self.push_screen(ChoiceScreen(
-                "The file changed on disk",
-                f"{document.path} was changed by another program since it was opened.\n"
-                "Reload it (your unsaved edits are lost), overwrite it with your version, or cancel.",
-                [("reload", "Reload"), ("overwrite", "Overwrite"), ("cancel", "Cancel")]), answer)
+            self.ask_about_disk(then)
             return
         except OSError as e:
             self.notify(f"cannot save: {e}", severity="error")
@@ -58,6 +55,43 @@ class FileActions:
         self.refresh_diff()
         if then is not None:
             then()
+
+    def ask_about_disk(self, then=None) -> None:
+        """The file changed on disk since it was read: ask, Cancel first."""
+        document = self.document
+        assert document is not None
+
+        def answer(choice: str | None) -> None:
+            if choice == "merge":
+                self.take_disk(keep_mine=True)
+            elif choice == "reload":
+                self.take_disk(keep_mine=False)
+            elif choice == "overwrite":
+                self.save(force=True, then=then)
+        self.push_screen(ChoiceScreen(
+            "The file changed on disk",
+            f"{document.path} was changed by another program since it was opened. "
+            "Reloading keeps your edits one Ctrl+Z away.",
+            [("cancel", "Cancel"), ("merge", "Keep my edits on top of the file on disk"),
+             ("reload", "Reload"), ("overwrite", "Overwrite")]), answer)
+
+    def take_disk(self, keep_mine: bool) -> None:
+        """Reload from disk as an undoable step, with the unsaved edits on top when `keep_mine`."""
+        document = self.document
+        if document is None:
+            return
+        try:
+            result = document.take_disk(keep_mine)
+        except MergeConflict as e:
+            self.notify(f"{e}: nothing changed. Save under another name with the editor of your choice, "
+                        "or reload (Ctrl+Z brings your edits back).", severity="error", timeout=12)
+            return
+        except (OSError, UnicodeDecodeError) as e:
+            self.notify(f"cannot read {document.path}: {e}", severity="error")
+            return
+        self._warned_disk = False
+        self.after_edit(result, "your edits kept on top of the file on disk" if keep_mine
+                        else f"reloaded {document.path} (Ctrl+Z brings your edits back)")
 
     def reload(self) -> None:
         document = self.document
@@ -86,9 +120,9 @@ class FileActions:
             return
         if not document.disk_changed():
             return
-        if not document.dirty:
-            self.reload()
-            self.notify(f"{document.path} changed on disk and was reloaded")
+        if not document.dirty and not self.editor.editing:
+            self.take_disk(keep_mine=False)
+            self.notify(f"{document.path} changed on disk and was reloaded (Ctrl+Z undoes it)")
         elif not self._warned_disk:
             self._warned_disk = True
             self.notify(f"{document.path} changed on disk; saving will ask what to do", severity="warning")
@@ -109,6 +143,10 @@ class FileActions:
                                       f"{document.path} has unsaved edits. Save them first?", UNSAVED), answer)
 
     async def action_quit(self) -> None:
+        if not self.commit_editor():   # never drop what is in the editor
+            self.set_status(Text("not quitting: the edit in the editor does not check (fix it, or Esc)",
+                                 style="bold red"))
+            return
         self.when_saved_or_discarded(lambda: self.exit(0))
 
     def open_sheet(self, path: str | Path) -> None:

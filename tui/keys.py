@@ -16,6 +16,7 @@ where they were typed.
 from __future__ import annotations
 
 from textual import events
+from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Input
 
@@ -45,9 +46,10 @@ class KeyRouting:
         or the filter has the focus."""
         try:
             grid = self.grid
-        except Exception:  # noqa: BLE001 - not composed yet
+            ours = (grid, self.editor.input, self.filter_field)
+        except NoMatches:   # not composed yet, or being torn down
             return False
-        return grid.screen is self.screen and self.focused in (grid, self.editor.input, self.filter_field)
+        return grid.screen is self.screen and self.focused in ours
 
     def _focus_now(self, widget: Widget) -> None:
         """Move the focus before the next key is looked at (`Widget.focus` defers it)."""
@@ -132,6 +134,6 @@ class KeyRouting:
         self._focus_now(self.grid)
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input is self.filter_field and event.value != self.grid.filter_text:
+        if event.input.id == "filter" and event.value != self.grid.filter_text:
             self.grid.set_filter(event.value)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
@@ -65,9 +65,12 @@ class HelpScreen(ModalScreen[None]):
 
 class ChoiceScreen(ModalScreen[str]):
     """A question with a few answers; dismisses with the chosen answer's id
-    (Escape answers "cancel")."""
+    (Escape answers "cancel"). The first answer has the focus: put the one
+    that loses nothing first."""
 
-    BINDINGS = [Binding("escape", "choose('cancel')", "Cancel")]
+    BINDINGS = [Binding("escape", "choose('cancel')", "Cancel"),
+                Binding("down", "app.focus_next", "Next answer", show=False),
+                Binding("up", "app.focus_previous", "Previous answer", show=False)]
 
     def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -79,9 +82,10 @@ class ChoiceScreen(ModalScreen[str]):
         with Vertical(id="dialog"):
             yield Label(self.title_text, id="dialog-title")
             yield Static(self.message, id="dialog-message")
-            with Horizontal(id="dialog-buttons"):
+            with Vertical(id="dialog-buttons"):   # one answer a line: answers are sentences
                 for i, (answer, label) in enumerate(self.choices):
-                    yield Button(label, id=f"answer-{answer}", variant="primary" if i == 0 else "default")
+                    yield Button(label, id=f"answer-{answer}", variant="primary" if i == 0 else "default",
+                                 compact=True)
 
     def on_mount(self) -> None:
         self.query_one(Button).focus()

@@ -123,7 +123,9 @@ async def test_a_file_changed_on_disk_is_not_clobbered(example: Path) -> None:
         assert app.document.dirty and value(app, "context") == "32768 token"
         await pilot.press("ctrl+s")
         assert isinstance(app.screen, ChoiceScreen)
-        assert [str(b.label) for b in app.screen.query(Button)] == ["Reload", "Overwrite", "Cancel"]
+        assert [str(b.label) for b in app.screen.query(Button)] == [
+            "Cancel", "Keep my edits on top of the file on disk", "Reload", "Overwrite"]
+        assert app.screen.focused.id == "answer-cancel"
         await pilot.press("escape")
         assert example.read_text(encoding="utf-8") == theirs
         await pilot.press("ctrl+s")

@@ -110,9 +110,18 @@ def test_bad_formula_is_refused_with_its_diagnostic_and_the_values_stay(example:
 
 def test_a_unit_change_that_breaks_dependents_is_refused(example: Path) -> None:
     document = Document(example)
-    result = document.apply("context", "8192")
+    result = document.apply("context", "= 8192")
     assert not result.ok
     assert "context was" in result.message
+
+
+def test_a_bare_number_keeps_the_cells_unit(example: Path) -> None:
+    document = Document(example)
+    result = document.apply("context", "16384")
+    assert result.ok and document.raw_text("context") == "16384 token"
+    assert result.note == "16384 has no unit: kept context's unit, 16384 token"
+    assert document.apply("kv_split", "2").note == ""          # a plain number stays one
+    assert document.apply("kv_total", "3").note == "3 has no unit: kept kv_total's unit, 3 GB"
 
 
 def test_formula_edit_recomputes_dependents_like_a_fresh_evaluation(example: Path) -> None:

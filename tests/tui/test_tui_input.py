@@ -127,3 +127,15 @@ async def test_ctrl_z_in_the_editor_undoes_typing_not_the_last_edit(example: Pat
         burst(app, "escape", "ctrl+z")
         await pilot.pause()
         assert not app.editor.editing and app.document.raw_text("workspace") == "2 GiB"
+
+
+async def test_a_bare_number_keeps_the_cells_unit(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        burst(app, *"16384", "enter", "down", "down", *"3", "enter")
+        await pilot.pause()
+        assert app.document.raw_text("context") == "16384 token" and value(app, "context") == "16384 token"
+        assert app.document.raw_text("workspace") == "3 GiB" and value(app, "max_sessions") == "22"
+        status = str(app.query_one("#status").render())
+        assert "3 has no unit: kept workspace's unit, 3 GiB" in status

@@ -1,0 +1,127 @@
+"""Safe by default: the external-change dialog, an undoable reload, keeping
+one's edits on top of the file on disk, pending editor text on save and quit,
+a deleted file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from tui.app import SupersheetApp
+from tui.screens import ChoiceScreen
+
+from test_tui_input import burst, value
+
+SIZE = (120, 36)
+
+
+async def test_keep_my_edits_on_top_of_the_file_on_disk(example: Path, line_diff) -> None:
+    before = example.read_text(encoding="utf-8")
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        burst(app, *"32768 token", "enter")
+        await pilot.pause()
+        theirs = before.replace("value: 2 GiB", "value: 4 GiB")
+        example.write_text(theirs, encoding="utf-8")
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ChoiceScreen) and app.screen.focused.id == "answer-cancel"
+        await pilot.click("#answer-merge")
+        await pilot.pause()
+        assert value(app, "context") == "32768 token" and value(app, "workspace") == "4 GiB"
+        assert app.document.dirty
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, ChoiceScreen) and not app.document.dirty
+    assert line_diff(before, example.read_text(encoding="utf-8")) == [
+        ("    value: 8192 token", "    value: 32768 token"), ("    value: 2 GiB", "    value: 4 GiB")]
+
+
+async def test_a_conflicting_merge_changes_nothing(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        burst(app, *"32768 token", "enter")
+        await pilot.pause()
+        theirs = example.read_text(encoding="utf-8").replace("value: 8192 token", "value: 4096 token")
+        example.write_text(theirs, encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await pilot.click("#answer-merge")
+        await pilot.pause()
+        assert value(app, "context") == "32768 token" and app.document.dirty
+    assert example.read_text(encoding="utf-8") == theirs
+
+
+async def test_reload_is_undoable(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        burst(app, *"32768 token", "enter")
+        await pilot.pause()
+        example.write_text(example.read_text(encoding="utf-8").replace("value: 2 GiB", "value: 4 GiB"),
+                           encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await pilot.click("#answer-reload")
+        await pilot.pause()
+        assert value(app, "context") == "8192 token" and value(app, "workspace") == "4 GiB"
+        assert not app.document.dirty
+        await pilot.press("ctrl+z")
+        assert value(app, "context") == "32768 token" and value(app, "workspace") == "2 GiB"
+        assert app.document.dirty
+
+
+async def test_ctrl_s_commits_the_text_in_the_editor(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("workspace")
+        burst(app, *"3 GiB", "ctrl+s")
+        await pilot.pause()
+        assert not app.editor.editing and not app.document.dirty
+    assert "value: 3 GiB" in example.read_text(encoding="utf-8")
+
+
+async def test_ctrl_s_and_ctrl_q_never_drop_an_edit_that_does_not_check(example: Path) -> None:
+    before = example.read_text(encoding="utf-8")
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("workspace")
+        burst(app, *"3 ms", "ctrl+s")
+        await pilot.pause()
+        assert app.editor.editing and app.query_one("#editor-input", Input).value == "3 ms"
+        burst(app, "ctrl+q")
+        await pilot.pause()
+        assert app.is_running and app.editor.editing and app.query_one("#editor-input", Input).value == "3 ms"
+        assert "does not check" in str(app.query_one("#status").render())
+    assert example.read_text(encoding="utf-8") == before
+
+
+async def test_ctrl_q_commits_then_asks_about_saving(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("workspace")
+        burst(app, *"3 GiB", "ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and app.document.raw_text("workspace") == "3 GiB"
+        await pilot.click("#answer-save")
+        await pilot.pause()
+    assert "value: 3 GiB" in example.read_text(encoding="utf-8")
+
+
+async def test_a_deleted_file_is_noticed_and_saved_again_with_its_mode(example: Path) -> None:
+    example.chmod(0o644)
+    text = example.read_text(encoding="utf-8")
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("workspace")
+        burst(app, *"3 GiB", "enter")
+        await pilot.pause()
+        example.unlink()
+        app.check_disk()
+        await pilot.pause()
+        assert any("was deleted" in str(n.message) for n in app._notifications)
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ChoiceScreen)
+        await pilot.click("#answer-recreate")
+        await pilot.pause()
+        assert not app.document.dirty
+    assert example.read_text(encoding="utf-8") == text.replace("value: 2 GiB", "value: 3 GiB")
