@@ -33,10 +33,11 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from . import ast as A, editsweep, sections as grouping
+from . import ast as A, editcells, editsweep, sections as grouping
 from .cellwrite import Refused, node_at, scalar_path, set_at, write_cell
 from .diagnostics import Diagnostic, SourceCache, render
 from .editdiff import workbook_from_text
+from .editcells import StructureError
 from .editmerge import three_way
 from .editsweep import SweepRun
 from .evaluate import Scenario, Value, error_code, evaluate, reevaluate
@@ -50,7 +51,7 @@ from .span import Span
 from .workbook import OverrideError, Workbook, parse_literal_for
 
 __all__ = ["FILE", "Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "MergeConflict", "SaveRefused",
-           "Section", "SweepRun", "detect_indent",
+           "Section", "StructureError", "SweepRun", "detect_indent",
            "error_code", "library_dir", "running_example"]
 
 
@@ -368,6 +369,49 @@ class Document:
         self.source.changed(new_text)
         self.scenario, recomputed = _evaluate_dependents(old_wb, old, wb, key)
         return EditResult(True, key, text, _changes(old.values, self.scenario.values), recomputed)
+
+    # structure (editcells.py) ----------------------------------------------------------
+    def own_line(self, key: str) -> int:
+        """The line of a cell written in this sheet's `cells:`; StructureError for any other."""
+        cell = self.workbook.model.cells.get(key)
+        if cell is None:
+            raise StructureError(f"no cell {key!r}")
+        if cell.scope.prefix or cell.kind == "check" or cell.spec.span.file != self.file:
+            where = "an imported sheet's" if cell.scope.prefix else ("a check" if cell.kind == "check"
+                                                                   else "the base sheet's")
+            raise StructureError(f"{key} is {where} cell; select one of this sheet's own cells")
+        return cell.spec.span.line
+
+    def add_cell(self, after: str, name: str, text: str) -> EditResult:
+        """A new cell (a value or `= formula`) right after `after`, in its group."""
+        editcells.check_name(name, self.workbook.model.cells)
+        if not text.strip():
+            raise StructureError("a cell needs a value or a formula")
+        new = editcells.add_after(self.text(), self.own_line(after), name, text)
+        return self.restructure(name, f"added {name}", new)
+
+    def duplicate_cell(self, key: str, name: str) -> EditResult:
+        editcells.check_name(name, self.workbook.model.cells)
+        new = editcells.duplicate(self.text(), self.own_line(key), key, name)
+        return self.restructure(name, f"duplicated {key} as {name}", new)
+
+    def delete_cell(self, key: str, force: bool = False) -> EditResult:
+        """Delete a cell; refused (with its dependents) unless `force`, which
+        leaves them as diagnostics."""
+        line = self.own_line(key)
+        users = self.dependents(key)
+        if users and not force:
+            return EditResult(False, key, "", message=f"{key} is used by {', '.join(users)}")
+        return self.restructure(key, f"deleted {key}", editcells.delete(self.text(), line), check=not force)
+
+    def restructure(self, key: str, label: str, new_text: str, check: bool = True) -> EditResult:
+        """Take `new_text` as the sheet (one undo step); refused when `check` and it brings a new problem."""
+        before = self.text()
+        result = self._rebuild(key, label, new_text, check_new=check)
+        if result.ok:
+            self.source.restore(new_text)
+            self.history.push(Step(key, label, label, text_before=before, text_after=new_text))
+        return result
 
     # saving ---------------------------------------------------------------------
     def disk_changed(self) -> bool:

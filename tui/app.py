@@ -20,6 +20,7 @@ from engine.editsample import Samples
 from .commands import SheetCommands
 from .files import FileActions
 from .keys import KeyRouting
+from .structure import StructureActions
 from .panels import PanelActions
 from .screens import HelpScreen
 from .widgets.diagnostics import DiagnosticsPanel
@@ -27,11 +28,12 @@ from .widgets.diff import DiffView
 from .widgets.editor import CellEditor
 from .widgets.footer import KeyFooter
 from .widgets.grid import SheetGrid
+from .widgets.render import value_text, visible_changes
 from .widgets.inspector import Inspector
 from .widgets.sweep import SweepView
 
 
-class SupersheetApp(KeyRouting, FileActions, PanelActions, App[int]):
+class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
@@ -222,15 +224,16 @@ class SupersheetApp(KeyRouting, FileActions, PanelActions, App[int]):
         document = self.document
         assert document is not None
         grid = self.grid
+        changes = visible_changes(document, result.changes)
         if document.workbook.model is not self._shown_model:
             # re-checked from the text: markers and formulas may have moved too
-            grid.changes = dict(result.changes)
+            grid.changes = changes
             grid.load(document, keep_state=True)
             self.diagnostics_panel.load(document)
             self._shown_model = document.workbook.model
         else:
-            grid.show_changes(result.changes, also=[result.key])
-        changed = len([k for k in result.changes if k != result.key])
+            grid.show_changes(changes, also=[result.key] if result.key in document.workbook.model.cells else [])
+        changed = len([k for k in changes if k != result.key])
         self.set_status(f"{verb}: {changed} value{'s' if changed != 1 else ''} changed, "
                         f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")
                         + (f" · {result.note}" if result.note else ""))
@@ -260,6 +263,23 @@ class SupersheetApp(KeyRouting, FileActions, PanelActions, App[int]):
         if result.key:
             self.grid.go_to(result.key)
         self.after_edit(result, f"{which} {result.key} = {result.text}" if result.key else f"{which}: {result.text}")
+
+    def action_copy_value(self) -> None:
+        self._copy("value")
+
+    def action_copy_formula(self) -> None:
+        self._copy("formula")
+
+    def _copy(self, what: str) -> None:
+        """Copy the selected cell's value (as shown, with its unit) or its raw text
+        to the clipboard (OSC 52: the terminal must allow it)."""
+        document, key = self.document, self.grid.current_key
+        if document is None or key is None:
+            self.set_status("select a cell to copy")
+            return
+        text = value_text(document, key).plain if what == "value" else document.raw_text(key)
+        self.copy_to_clipboard(text)
+        self.set_status(f"copied {key}'s {'value' if what == 'value' else 'formula / text'}: {text}")
 
     def action_edit(self) -> None:
         key = self.grid.current_key

@@ -1,5 +1,6 @@
 """Command palette entries: every action of the editor, plus one command per
-cell (go to), per sheet of the library (open) and per sweep (run)."""
+cell (go to), per sheet beside the open one, under the working directory and
+in the library (open), and per sweep (run)."""
 from __future__ import annotations
 
 from functools import partial
@@ -16,6 +17,11 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("Redo", "redo the undone edit (Ctrl+Y)", "redo"),
     ("Edit cell", "edit the selected cell (Enter)", "edit"),
     ("Filter cells", "filter the grid by name (/)", "filter"),
+    ("Add cell", "a new cell after the selected one, in its group (Ctrl+N)", "add_cell"),
+    ("Duplicate cell", "a copy of the selected cell under a new name (Ctrl+D)", "duplicate_cell"),
+    ("Delete cell", "delete the selected cell; asks, and lists what uses it (Del)", "delete_cell"),
+    ("Copy value", "the selected cell's value with its unit, to the clipboard (Ctrl+C)", "copy_value"),
+    ("Copy formula", "the selected cell's formula or value as written, to the clipboard", "copy_formula"),
     ("Toggle inspector", "doc, unit, precedents and dependents of the selected cell (F2)", "toggle_inspector"),
     ("Toggle sweep view", "table and plot of a sweep (F3)", "toggle_sweep"),
     ("Toggle diagnostics", "every problem of the sheet (F4)", "toggle_diagnostics"),
@@ -41,7 +47,7 @@ class SheetCommands(Provider):
             yield f"Run sweep: {name}", "show this sweep of the sheet", partial(app.open_sweep, name)
         for key in document.workbook.model.cells:
             yield f"Go to cell: {key}", "", partial(app.go_to, key)
-        for path in app.library_sheets():
+        for path in app.sheet_paths():
             yield f"Open sheet: {path}", "", partial(app.open_sheet, path)
 
     async def discover(self) -> Hits:

@@ -3,6 +3,7 @@ on disk), reload, watch the file for changes, ask about unsaved edits before
 quitting or opening another sheet. A mixin of the app (tui/app.py)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rich.text import Text
@@ -159,12 +160,40 @@ class FileActions:
             self.load(document)
         self.when_saved_or_discarded(go)
 
-    def library_sheets(self) -> list[str]:
-        root = library_dir()
-        if not root.is_dir():
-            return []
-        paths = sorted(root.rglob("*.yaml"))
-        try:
-            return [str(p.relative_to(Path.cwd())) for p in paths]
-        except ValueError:
-            return [str(p) for p in paths]
+    def sheet_paths(self) -> list[str]:
+        """Sheets to open: beside the open sheet, under the working directory
+        (hidden folders and virtualenvs skipped, at most MAX_LISTED), then the
+        bundled library; shown relative to the working directory when under it."""
+        cwd = Path.cwd()
+        found: dict[Path, None] = {}
+        if self.document is not None:
+            for path in sorted(self.document.path.resolve().parent.glob("*.yaml")):
+                found[path] = None
+        for root in (cwd, library_dir()):
+            if root.is_dir():
+                for path in _yaml_under(root):
+                    if len(found) >= MAX_LISTED:
+                        break
+                    found.setdefault(path.resolve(), None)
+        return [_shown(path, cwd) for path in found]
+
+
+MAX_LISTED = 2000
+SKIPPED = {"node_modules", "__pycache__", "site-packages"}
+
+
+def _yaml_under(root: Path):
+    """*.yaml files under `root`, sorted, not inside hidden folders or virtualenvs."""
+    for directory, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED
+                            and not (Path(directory) / f / "pyvenv.cfg").exists())
+        for name in sorted(files):
+            if name.endswith((".yaml", ".yml")):
+                yield Path(directory) / name
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    try:
+        return str(path.relative_to(cwd.resolve()))
+    except ValueError:
+        return str(path)

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 INTRO = """\
 A sheet is a spreadsheet whose cells have names. Change an input or a formula
@@ -20,6 +20,8 @@ KEYS = [
     ("Enter / Esc", "in the editor: commit / cancel; Ctrl+Z undoes typing"),
     ("Enter, Space", "on a group: fold or unfold it (imports start folded)"),
     ("/", "filter cells by name (Esc clears)"),
+    ("Ctrl+C", "copy the cell's value (the palette also copies its formula)"),
+    ("Ctrl+N / Ctrl+D / Del", "add a cell after this one / duplicate it / delete it"),
     ("Ctrl+Z / Ctrl+Y", "undo / redo an edit"),
     ("Ctrl+S", "save; comments and layout are kept"),
     ("F2", "inspector: doc, source, unit, what the cell uses and what uses it"),
@@ -96,3 +98,31 @@ class ChoiceScreen(ModalScreen[str]):
 
     def action_choose(self, answer: str) -> None:
         self.dismiss(answer)
+
+
+class PromptScreen(ModalScreen[str | None]):
+    """One line to type (a new cell, a name); Enter answers it, Escape answers None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, message: str, value: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.message = message
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(self.title_text, id="dialog-title")
+            yield Static(self.message, id="dialog-message")
+            yield Input(self.value, id="prompt-input", select_on_focus=False)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

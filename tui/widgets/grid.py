@@ -33,6 +33,10 @@ class SheetGrid(RowsView, can_focus=True):
         Binding("end,ctrl+end", "last", "Last", show=False),
         Binding("enter", "select", "Edit", show=False),
         Binding("space", "toggle_section", "Fold", show=False),
+        Binding("ctrl+c", "app.copy_value", "Copy value", show=False),
+        Binding("ctrl+n", "app.add_cell", "Add cell", show=False),
+        Binding("ctrl+d", "app.duplicate_cell", "Duplicate cell", show=False),
+        Binding("delete", "app.delete_cell", "Delete cell", show=False),
     ]
 
     COMPONENT_CLASSES = {

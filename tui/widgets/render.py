@@ -34,6 +34,14 @@ def value_text(document: Document, key: str, changed: bool = False) -> Text:
     return Text(shown.text, style=CHANGED_STYLE if changed else "")
 
 
+def visible_changes(document: Document, changes: dict[str, Change]) -> dict[str, Change]:
+    """The changes that show: a value whose new and old texts are the same at
+    its displayed precision (a rounding difference, `↓ 2.12e-14%`) did not change."""
+    checked = document.workbook.checked
+    return {key: change for key, change in changes.items()
+            if key not in checked.cells or show(checked, key, change.old).text != show(checked, key, change.new).text}
+
+
 def change_text(document: Document, change: Change | None) -> Text:
     """`↑ 300% was 1.577 GB`: the direction, the relative change and the old value."""
     if change is None:

@@ -1,0 +1,86 @@
+"""Editing the structure from the editor: add, duplicate, delete a cell; each
+one undo step, saved through the round-trip writer."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from engine.edit import Document, StructureError
+from tui.app import SupersheetApp
+from tui.screens import ChoiceScreen, PromptScreen
+
+SIZE = (120, 36)
+
+
+def sheet(library: Path) -> Path:
+    return library / "supernodes" / "6.4.3-algbw-busbw.yaml"
+
+
+async def test_add_a_cell_after_the_selected_one_and_save(library: Path, line_diff) -> None:
+    path = sheet(library)
+    before = path.read_text(encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("time")
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one(Input).value = "busbw_per_rank: = busbw / ranks -> GB/s"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.grid.current_key == "busbw_per_rank"
+        assert app.grid.texts("busbw_per_rank")[1].plain.strip() == "16.87 GB/s"
+        await pilot.press("ctrl+s")
+    after = path.read_text(encoding="utf-8").splitlines()
+    assert after[:26] == before.splitlines()[:26] and after[27:] == before.splitlines()[26:]
+    assert after[26] == "  busbw_per_rank: = busbw / ranks -> GB/s"   # in time's group, before the blank line
+
+
+async def test_delete_refuses_silently_nothing_and_asks_with_the_dependents(library: Path) -> None:
+    path = sheet(library)
+    before = path.read_text(encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("ranks")
+        await pilot.press("delete")
+        assert isinstance(app.screen, ChoiceScreen) and "used by bus_factor" in str(app.screen.message)
+        assert app.screen.focused.id == "answer-cancel"
+        await pilot.press("enter")
+        assert "ranks" in app.document.workbook.model.cells
+        app.go_to("busbw")
+        await pilot.press("delete")
+        await pilot.click("#answer-delete")
+        await pilot.pause()
+        assert "busbw" not in app.document.workbook.model.cells and app.document.dirty
+        await pilot.press("ctrl+z")
+        assert "busbw" in app.document.workbook.model.cells and not app.document.dirty
+        await pilot.press("ctrl+s")
+    assert path.read_text(encoding="utf-8") == before
+
+
+async def test_duplicate_a_cell(library: Path) -> None:
+    app = SupersheetApp(sheet(library), watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("message")
+        await pilot.press("ctrl+d")
+        app.screen.query_one(Input).value = "message_2"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.document.raw_text("message_2") == "64 MiB" and app.grid.current_key == "message_2"
+        assert "doc: Each rank's AllReduce input." in app.document.text().split("message_2:")[1]
+
+
+def test_structure_is_refused_with_a_reason(library: Path) -> None:
+    document = Document(library / "supernodes" / "6.1.2-running-example.yaml")
+    for call in (lambda: document.add_cell("hgx.cards", "x", "1"),
+                 lambda: document.add_cell("context", "2x", "1"),
+                 lambda: document.add_cell("context", "cards", "1"),
+                 lambda: document.delete_cell("fits")):
+        try:
+            call()
+        except StructureError as e:
+            assert str(e)
+        else:
+            raise AssertionError("not refused")
+    result = document.add_cell("context", "broken", "= nowhere * 2")
+    assert not result.ok and "broken" not in document.workbook.model.cells and not document.dirty

@@ -1,0 +1,54 @@
+"""Seeing where you are: what the grid shows as changed, the cursor on every
+row kind, the formula bar."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui.app import SupersheetApp
+
+from test_tui_input import burst
+
+SIZE = (120, 36)
+
+
+async def test_a_change_below_the_displayed_precision_is_not_a_change(tmp_path: Path) -> None:
+    path = tmp_path / "precision.yaml"
+    path.write_text("cells:\n  a: 3 GB\n  b: = a / 7 -> GB\n  c: = a * 2 -> GB\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("a")
+        burst(app, *"3.0000001 GB", "enter")
+        await pilot.pause()
+        assert app.document.value("b") != 3e9 / 7 and app.grid.texts("b")[2].plain == ""
+        assert app.grid.changes == {}
+        assert "0 values changed" in str(app.query_one("#status").render())
+        burst(app, *"6 GB", "enter")
+        await pilot.pause()
+        assert app.grid.texts("b")[2].plain.startswith("↑ 100%")
+
+
+async def test_copy_a_value_and_a_formula(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("kv_total")
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "1.577 GB"
+        app.action_copy_formula()
+        assert app.clipboard == "= model.kv_per_token * context -> GB"
+
+
+async def test_open_sheet_lists_sheets_beside_the_open_one_and_under_the_working_directory(
+        tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "work" / "nested").mkdir(parents=True)
+    (tmp_path / "work" / ".hidden").mkdir()
+    sheet = tmp_path / "work" / "a.yaml"
+    sheet.write_text("cells:\n  x: 1\n", encoding="utf-8")
+    (tmp_path / "work" / "b.yaml").write_text("cells:\n  y: 2\n", encoding="utf-8")
+    (tmp_path / "work" / "nested" / "c.yaml").write_text("cells:\n  z: 3\n", encoding="utf-8")
+    (tmp_path / "work" / ".hidden" / "d.yaml").write_text("cells:\n  w: 4\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "work")
+    app = SupersheetApp(sheet, watch_seconds=0)
+    async with app.run_test(size=SIZE):
+        paths = app.sheet_paths()
+        assert paths[:3] == ["a.yaml", "b.yaml", "nested/c.yaml"] and ".hidden/d.yaml" not in paths
+        assert any(p.endswith("supernodes/6.1.2-running-example.yaml") for p in paths)   # the library

@@ -1,0 +1,84 @@
+"""Editing the sheet's structure from the grid: add a cell after the selected
+one (in its group), duplicate it, delete it. Each is one undo step, checked
+like any edit and saved through the round-trip writer (engine/editcells.py).
+A mixin of the app (tui/app.py)."""
+from __future__ import annotations
+
+from rich.text import Text
+
+from engine.edit import EditResult, StructureError
+
+from .screens import ChoiceScreen, PromptScreen
+
+
+class StructureActions:
+    """Mixed into SupersheetApp."""
+
+    def _selected_own(self) -> str | None:
+        document, key = self.document, self.grid.current_key
+        if document is None or key is None:
+            self.set_status("select a cell first")
+            return None
+        try:
+            document.own_line(key)
+        except StructureError as e:
+            self.set_status(Text(str(e), style="yellow"))
+            return None
+        return key
+
+    def action_add_cell(self) -> None:
+        after = self._selected_own()
+        if after is None:
+            return
+
+        def answer(line: str | None) -> None:
+            if not line:
+                return
+            name, _, text = line.partition(":")
+            self._structural(lambda: self.document.add_cell(after, name.strip(), text.strip()), name.strip())
+        self.push_screen(PromptScreen(
+            "Add a cell", f"After {after}, in its group. Type `name: value` or `name: = formula`\n"
+            "(busbw: = algbw * bus_factor -> GB/s). Enter adds it, Esc cancels."), answer)
+
+    def action_duplicate_cell(self) -> None:
+        key = self._selected_own()
+        if key is None:
+            return
+
+        def answer(name: str | None) -> None:
+            if name:
+                self._structural(lambda: self.document.duplicate_cell(key, name.strip()), name.strip())
+        self.push_screen(PromptScreen("Duplicate a cell", f"The name of the copy of {key}:", f"{key}_copy"), answer)
+
+    def action_delete_cell(self) -> None:
+        key = self._selected_own()
+        if key is None:
+            return
+        users = self.document.dependents(key)
+
+        def answer(choice: str | None) -> None:
+            if choice == "delete":
+                self._structural(lambda: self.document.delete_cell(key, force=bool(users)), None)
+        if users:
+            message = (f"{key} is used by {', '.join(users)}. Deleting it leaves them as diagnostics "
+                       "(Ctrl+Z undoes it).")
+            choices = [("cancel", "Cancel"), ("delete", f"Delete {key} anyway")]
+        else:
+            message = f"Nothing uses {key}. Ctrl+Z undoes the deletion."
+            choices = [("cancel", "Cancel"), ("delete", f"Delete {key}")]
+        self.push_screen(ChoiceScreen(f"Delete {key}?", message, choices), answer)
+
+    def _structural(self, edit, go_to: str | None) -> None:
+        try:
+            result: EditResult = edit()
+        except StructureError as e:
+            self.notify(str(e), severity="warning")
+            return
+        if not result.ok:
+            self.notify(result.message or result.rendered, title="not applied", severity="error", timeout=10)
+            return
+        self.after_edit(result, result.text)
+        self.diagnostics_panel.load(self.document)
+        if go_to:
+            self.grid.go_to(go_to)
+            self.show_selected(go_to)
