@@ -52,3 +52,26 @@ async def test_open_sheet_lists_sheets_beside_the_open_one_and_under_the_working
         paths = app.sheet_paths()
         assert paths[:3] == ["a.yaml", "b.yaml", "nested/c.yaml"] and ".hidden/d.yaml" not in paths
         assert any(p.endswith("supernodes/6.1.2-running-example.yaml") for p in paths)   # the library
+
+
+async def test_the_help_screen_scrolls_at_80x24(example: Path) -> None:
+    from tui.screens import HelpScreen
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        help_view = app.screen.query_one("#help")
+        assert help_view.max_scroll_y > 0
+        await pilot.press("pagedown")
+        assert help_view.scroll_y > 0
+
+
+async def test_the_focused_pane_has_the_bright_border(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        grid_border = app.grid.styles.border_top
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.focused is app.diagnostics_panel
+        assert app.grid.styles.border_top != grid_border
+        assert app.diagnostics_panel.styles.border_top[1] == grid_border[1]
