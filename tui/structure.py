@@ -77,6 +77,8 @@ class StructureActions:
         if not result.ok:
             self.notify(result.message or result.rendered, title="not applied", severity="error", timeout=10)
             return
+        if go_to:
+            result.changes.pop(go_to, None)    # a new cell did not change: it is new
         self.after_edit(result, result.text)
         self.diagnostics_panel.load(self.document)
         if go_to:

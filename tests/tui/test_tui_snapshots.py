@@ -101,3 +101,36 @@ def test_uncertain_cell_in_the_inspector(snap_compare) -> None:
 
     app = SupersheetApp("tests/tui/sheets/uncertain-step.yaml", watch_seconds=0)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_cursor_on_a_group_row(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        grid = pilot.app.grid
+        grid._set_cursor(grid._index["§import-hgx"])
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_cell_added_after_the_selected_one(snap_compare) -> None:
+    """A structural edit (never saved): `kv_half` added after kv_total, in its group."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("kv_total")
+        await pilot.press("ctrl+n")
+        pilot.app.screen.query_one(Input).value = "kv_half: = kv_total / 2 -> GB"
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_80x24_with_the_inspector_open(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("kv_total")
+        await pilot.press("f2")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=run_before)

@@ -75,3 +75,20 @@ async def test_the_focused_pane_has_the_bright_border(example: Path) -> None:
         assert app.focused is app.diagnostics_panel
         assert app.grid.styles.border_top != grid_border
         assert app.diagnostics_panel.styles.border_top[1] == grid_border[1]
+
+
+async def test_80x24_with_a_panel_open_keeps_the_values_and_8_rows(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.go_to("kv_total")
+        for panel in ("f2", "f4"):
+            await pilot.press(panel)
+            await pilot.pause()
+            grid = app.grid
+            assert grid.scrollable_content_region.height - 1 >= 8
+            widths = grid.widths
+            assert widths[1] >= 10 and sum(widths) + 2 * len([w for w in widths if w]) <= \
+                grid.scrollable_content_region.width
+            line = "".join(segment.text for segment in grid.render_line(1 + grid.cursor - grid.scroll_offset.y))
+            assert "1.577 GB" in line
+            await pilot.press(panel)

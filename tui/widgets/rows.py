@@ -40,6 +40,8 @@ HEADER = "§"          # a section header row's key: HEADER + the section's id
 CHANGE_WIDTH = 22
 RANGE_WIDTH = 26
 MIN_FORMULA = 12
+MIN_CHANGE = 12
+MIN_NAME = 8
 PAD = 1
 
 
@@ -76,7 +78,7 @@ def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     """Column widths for `inner` cells of width: the formula column takes what
     is left; when that is too little, the change column and then the names
     give way; with no room for formulas at all (the inspector shows them), the
-    change column takes the rest."""
+    change column takes the rest, or goes too; the value column always shows."""
     fixed = want.value + (want.range if RANGE in columns else 0)
     name, change = want.name, CHANGE_WIDTH
     pads = 2 * PAD * len(columns)
@@ -88,9 +90,21 @@ def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     name = name - cut
     formula = inner - name - fixed - change - pads
     if formula < MIN_FORMULA:
-        change = max(change, min(CHANGE_WIDTH, inner - name - fixed - 2 * PAD * (len(columns) - 1)))
+        # no room for formulas (the inspector shows them): the change column takes
+        # the rest; with too little for it too, it goes and the names shrink, so
+        # that the values always show
         formula = 0
-    widths = {NAME: name, VALUE: want.value, RANGE: want.range, CHANGE: change, FORMULA: formula}
+        room = inner - fixed - 2 * PAD * (len(columns) - 2) - name    # beside names and fixed columns
+        if room - 2 * PAD >= MIN_CHANGE:
+            change = min(CHANGE_WIDTH, room - 2 * PAD)
+        else:
+            change = 0
+            name = max(MIN_NAME, min(name, name + room))
+    value = want.value
+    widths = {NAME: name, VALUE: value, RANGE: want.range, CHANGE: change, FORMULA: formula}
+    over = sum(widths[c] + 2 * PAD for c in columns if widths[c] > 0) - inner
+    if over > 0:   # the last resort: long values are cut (with an ellipsis), never hidden
+        widths[VALUE] = max(MIN_NAME, value - over)
     return [widths[c] for c in columns]
 
 
