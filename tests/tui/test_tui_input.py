@@ -28,8 +28,14 @@ def burst(app: SupersheetApp, *keys: str) -> None:
         app._driver.send_message(event)
 
 
-def typed(text: str) -> list[str]:
-    return list(text)
+async def settle(pilot, done, timeout: float = 20.0) -> None:
+    """Wait until `done()` holds (the queued keys are worked through). Pilot's
+    pause waits for the process to look idle, which a loaded machine can fool."""
+    deadline = time.monotonic() + timeout
+    await pilot.pause()
+    while not done() and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+    await pilot.pause()
 
 
 def value(app: SupersheetApp, key: str) -> str:
@@ -45,10 +51,10 @@ async def test_a_burst_opens_the_editor_with_every_character(library: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("ranks")
         burst(app, "1", "6")
-        await pilot.pause()
+        await settle(pilot, lambda: field(app).value == "16")
         assert app.editor.editing and field(app).value == "16"
         burst(app, "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: not app.editor.editing)
         assert app.document.raw_text("ranks") == "16" and value(app, "bus_factor") == "1.875"
 
 
@@ -58,7 +64,7 @@ async def test_a_space_in_a_burst_is_part_of_the_value(library: Path) -> None:
         app.go_to("alpha")
         rows = len(app.grid.rows)
         burst(app, *"2 us", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         assert app.document.raw_text("alpha") == "2 us" and value(app, "alpha") == "2 μs"
         assert len(app.grid.rows) == rows   # nothing folded
 
@@ -70,7 +76,7 @@ async def test_type_ahead_after_a_commit_goes_to_the_cell_it_was_typed_at(exampl
         order = [row.key for row in app.grid.rows]
         target = order[order.index("context") + 2]
         burst(app, *"16384 token", "enter", "down", "down", *"3 GiB", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: len(app.document.history.undo_stack) == 2 and not app.editor.editing)
         assert app.document.raw_text("context") == "16384 token"
         assert app.document.raw_text(target) == "3 GiB"
         assert not app.editor.editing and app.grid.current_key == target
@@ -87,8 +93,7 @@ async def test_type_ahead_with_a_slow_recompute(example: Path, monkeypatch) -> N
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("workspace")
         burst(app, *"3 GiB", "enter", "up", "up", *"= 4 * 1 token", "enter")
-        await pilot.pause()
-        await pilot.pause(0.8)
+        await settle(pilot, lambda: len(app.document.history.undo_stack) == 2 and not app.editor.editing)
         assert app.document.raw_text("workspace") == "3 GiB"
         assert app.document.raw_text("context") == "= 4 * 1 token" and value(app, "context") == "4 token"
 
@@ -99,7 +104,7 @@ async def test_a_paste_into_the_grid_opens_the_editor_with_it(example: Path) -> 
         app.go_to("workspace")
         app._driver.send_message(events.Paste("3 GiB"))
         burst(app, "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty)
         assert app.document.raw_text("workspace") == "3 GiB"
 
 
@@ -107,7 +112,7 @@ async def test_a_burst_through_the_filter_edits_the_cell_it_found(library: Path)
     app = SupersheetApp(library / "supernodes" / "6.4.2-ring-vs-tree.yaml", watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         burst(app, "/", *"alpha", "enter", *"2 us", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         assert app.grid.current_key == "alpha" and app.document.raw_text("alpha") == "2 us"
         assert app.query_one("#filter", Input).value == "alpha"
 
@@ -117,15 +122,15 @@ async def test_ctrl_z_in_the_editor_undoes_typing_not_the_last_edit(example: Pat
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("workspace")
         burst(app, *"3 GiB", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         burst(app, *"4 GiB", "backspace", "ctrl+z", "ctrl+z")
-        await pilot.pause()
+        await settle(pilot, lambda: field(app).value == "4 Gi")
         assert app.editor.editing and field(app).value == "4 Gi"
         burst(app, "ctrl+z", "ctrl+z", "ctrl+z")
-        await pilot.pause()
+        await settle(pilot, lambda: field(app).value == "4")
         assert field(app).value == "4" and app.document.raw_text("workspace") == "3 GiB"
         burst(app, "escape", "ctrl+z")
-        await pilot.pause()
+        await settle(pilot, lambda: not app.document.dirty)
         assert not app.editor.editing and app.document.raw_text("workspace") == "2 GiB"
 
 
@@ -134,7 +139,7 @@ async def test_a_bare_number_keeps_the_cells_unit(example: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("context")
         burst(app, *"16384", "enter", "down", "down", *"3", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: len(app.document.history.undo_stack) == 2 and not app.editor.editing)
         assert app.document.raw_text("context") == "16384 token" and value(app, "context") == "16384 token"
         assert app.document.raw_text("workspace") == "3 GiB" and value(app, "max_sessions") == "22"
         status = str(app.query_one("#status").render())

@@ -10,7 +10,7 @@ from textual.widgets import Input
 from tui.app import SupersheetApp
 from tui.screens import ChoiceScreen
 
-from test_tui_input import burst, value
+from test_tui_input import burst, settle, value
 
 SIZE = (120, 36)
 
@@ -21,7 +21,7 @@ async def test_keep_my_edits_on_top_of_the_file_on_disk(example: Path, line_diff
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("context")
         burst(app, *"32768 token", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         theirs = before.replace("value: 2 GiB", "value: 4 GiB")
         example.write_text(theirs, encoding="utf-8")
         await pilot.press("ctrl+s")
@@ -42,7 +42,7 @@ async def test_a_conflicting_merge_changes_nothing(example: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("context")
         burst(app, *"32768 token", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         theirs = example.read_text(encoding="utf-8").replace("value: 8192 token", "value: 4096 token")
         example.write_text(theirs, encoding="utf-8")
         await pilot.press("ctrl+s")
@@ -57,7 +57,7 @@ async def test_reload_is_undoable(example: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("context")
         burst(app, *"32768 token", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         example.write_text(example.read_text(encoding="utf-8").replace("value: 2 GiB", "value: 4 GiB"),
                            encoding="utf-8")
         await pilot.press("ctrl+s")
@@ -75,7 +75,7 @@ async def test_ctrl_s_commits_the_text_in_the_editor(example: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("workspace")
         burst(app, *"3 GiB", "ctrl+s")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.can_undo and not app.document.dirty)
         assert not app.editor.editing and not app.document.dirty
     assert "value: 3 GiB" in example.read_text(encoding="utf-8")
 
@@ -86,10 +86,10 @@ async def test_ctrl_s_and_ctrl_q_never_drop_an_edit_that_does_not_check(example:
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("workspace")
         burst(app, *"3 ms", "ctrl+s")
-        await pilot.pause()
+        await settle(pilot, lambda: "does not check" in str(app.query_one("#status").render()))
         assert app.editor.editing and app.query_one("#editor-input", Input).value == "3 ms"
         burst(app, "ctrl+q")
-        await pilot.pause()
+        await settle(pilot, lambda: "not quitting" in str(app.query_one("#status").render()))
         assert app.is_running and app.editor.editing and app.query_one("#editor-input", Input).value == "3 ms"
         assert "does not check" in str(app.query_one("#status").render())
     assert example.read_text(encoding="utf-8") == before
@@ -100,7 +100,7 @@ async def test_ctrl_q_commits_then_asks_about_saving(example: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("workspace")
         burst(app, *"3 GiB", "ctrl+q")
-        await pilot.pause()
+        await settle(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         assert isinstance(app.screen, ChoiceScreen) and app.document.raw_text("workspace") == "3 GiB"
         await pilot.click("#answer-save")
         await pilot.pause()
@@ -114,7 +114,7 @@ async def test_a_deleted_file_is_noticed_and_saved_again_with_its_mode(example: 
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("workspace")
         burst(app, *"3 GiB", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         example.unlink()
         app.check_disk()
         await pilot.pause()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tui.app import SupersheetApp
 
-from test_tui_input import burst
+from test_tui_input import burst, settle
 
 SIZE = (120, 36)
 
@@ -18,12 +18,12 @@ async def test_a_change_below_the_displayed_precision_is_not_a_change(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("a")
         burst(app, *"3.0000001 GB", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         assert app.document.value("b") != 3e9 / 7 and app.grid.texts("b")[2].plain == ""
         assert app.grid.changes == {}
         assert "0 values changed" in str(app.query_one("#status").render())
         burst(app, *"6 GB", "enter")
-        await pilot.pause()
+        await settle(pilot, lambda: len(app.document.history.undo_stack) == 2 and not app.editor.editing)
         assert app.grid.texts("b")[2].plain.startswith("↑ 100%")
 
 
