@@ -3,7 +3,9 @@ character span (start, end) in the formula text."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Union
+from typing import Any, Callable, TypeVar, Union
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +90,7 @@ def to_text(node: Node) -> str:
         return f"{node.func}(" + ", ".join(to_text(a) for a in node.args) + ")"
     if isinstance(node, Unary):
         return f"(not {to_text(node.operand)})" if node.op == "not" else f"(-{to_text(node.operand)})"
-    first, links = unroll(node)
-    text = to_text(first)
-    for link in links:
-        text = f"({text} {link.op} {to_text(link.right)})"
-    return text
+    return fold_run(node, to_text, lambda link, left, right: f"({left} {link.op} {right})")
 
 
 def children(node: Node) -> tuple[Node, ...]:
@@ -139,6 +137,16 @@ def unroll(node: Binary) -> tuple[Node, list[Binary]]:
         links.append(links[-1].left)  # type: ignore[arg-type]
     links.reverse()
     return links[0].left, links
+
+
+def fold_run(node: Binary, value_of: Callable[[Node], T], combine: Callable[[Binary, T, T], T]) -> T:
+    """`combine` over a flat run from left to right, `value_of` on its operands:
+    a run of any length takes a loop, only real nesting recurses."""
+    first, links = unroll(node)
+    result = value_of(first)
+    for link in links:
+        result = combine(link, result, value_of(link.right))
+    return result
 
 
 def copy_tree(node):

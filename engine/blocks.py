@@ -101,7 +101,7 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, entry: Entr
     """What `test` would refuse in a block's `expect` before comparing a value
     (an unknown cell, the wrong shape, a number of the wrong dimension), found
     without evaluating so that `check` reports it too."""
-    from .expect import static_problem
+    from .testing import written_problem
     body = entry.value
     expect = body.get("expect") if isinstance(body, CommentedMap) else None
     if expect is None or entry.node is None or not _is_own(workbook.model.root.file, entry):
@@ -113,11 +113,7 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, entry: Entr
 
     def first_problem(items: list) -> list[Diagnostic]:
         for target, container, index, typ in items:
-            text, span = raw_text(sheet, container, index)
-            try:
-                found = static_problem(target, parse_expectation(text, span), typ)
-            except ExpectationError as e:
-                found = e
+            found = written_problem(sheet, container, index, target, typ)
             if found is not None:
                 return problem(found.code, found.message, found.hint)
         return []

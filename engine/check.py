@@ -381,13 +381,12 @@ class Typer(CallRules):
         return A.to_text(node)
 
     def binary_type(self, node: A.Binary) -> Type:
-        first, links = A.unroll(node)   # a flat run (a + b + … + z) in a loop: only real nesting recurses
-        typ = self.type_of(first)
-        for link in links:
-            typ = self.combine(link, typ, self.type_of(link.right))
-            if link is not node:
-                self.checked.node_types[id(link)] = typ
-        return typ
+        def combine(link: A.Binary, lt: Type, rt: Type) -> Type:
+            typ = self.combine(link, lt, rt)
+            self.checked.node_types[id(link)] = typ   # every operator of the run, for the compiler
+            return typ
+        # a flat run (a + b + … + z) in a loop: only real nesting recurses
+        return A.fold_run(node, self.type_of, combine)
 
     def combine(self, node: A.Binary, lt: Type, rt: Type) -> Type:
         op = node.op

@@ -100,11 +100,7 @@ class Compiler(CallCompiler):
 
     @compile.register
     def _(self, node: A.Binary) -> Val:
-        first, links = A.unroll(node)   # a flat run in a loop: only real nesting recurses
-        value = self.compile(first)
-        for link in links:
-            value = self.binary(link, value, self.compile(link.right))
-        return value
+        return A.fold_run(node, self.compile, self.binary)   # a flat run in a loop: only real nesting recurses
 
     def binary(self, node: A.Binary, left: Val, right: Val) -> Val:
         op = node.op

@@ -110,11 +110,7 @@ class Walker:
         return broadcast((lambda x: not x) if node.op == "not" else (lambda x: -x), operand)
 
     def binary(self, node: A.Binary) -> Any:
-        first, links = A.unroll(node)   # a flat run in a loop: only real nesting recurses
-        value = self.value(first)
-        for link in links:
-            value = self.combine(link, value, self.value(link.right))
-        return value
+        return A.fold_run(node, self.value, self.combine)   # a flat run in a loop: only real nesting recurses
 
     def combine(self, node: A.Binary, left: Any, right: Any) -> Any:
         op = node.op

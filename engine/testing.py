@@ -107,7 +107,6 @@ def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None)
 def expectation_problems(workbook: Workbook, name: str, entry, whole_cell: bool) -> list[Diagnostic]:
     """The expectation's text parsed and compared with its cell's type, without evaluating:
     what `test` would refuse, `check` refuses too."""
-    from .expect import static_problem
     sheet = workbook.model.root.file  # type: ignore[union-attr]
     key = workbook.key_for(_STATISTIC.match(name).group(2) if not whole_cell else name)  # type: ignore[union-attr]
     typ = workbook.checked.cells[key].type if key else None
@@ -117,15 +116,21 @@ def expectation_problems(workbook: Workbook, name: str, entry, whole_cell: bool)
     items = [(entry.value, i) for i in range(len(entry.value))] if one_per_element else [(entry.node, name)]
     out = []
     for container, index in items:
-        text, span = raw_text(sheet, container, index)
-        try:
-            problem = static_problem(name, parse_expectation(text, span), typ)
-        except ExpectationError as e:
-            problem = e
+        problem = written_problem(sheet, container, index, name, typ)
         if problem is not None:
             out.append(Diagnostic(problem.code, problem.message, entry.span, hint=problem.hint))
             break
     return out
+
+
+def written_problem(sheet: Any, container: Any, index: Any, target: str, typ: Any) -> ExpectationError | None:
+    """What is wrong with one written expectation before any value is compared (None if nothing)."""
+    from .expect import static_problem
+    text, span = raw_text(sheet, container, index)
+    try:
+        return static_problem(target, parse_expectation(text, span), typ)
+    except ExpectationError as e:
+        return e
 
 
 def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str, cell: str, entry) -> TestReport:
