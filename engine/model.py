@@ -211,6 +211,11 @@ class _Loader:
                       {**base.use_files, **merged.use_files})
 
 
+def _first_cell_span(merged: Merged):
+    first = next(iter(merged.cells.values()), None) or next(iter(merged.checks.values()))
+    return first.span
+
+
 def _exists(path: Path) -> bool:
     try:
         return path.exists()
@@ -250,6 +255,12 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
         return model
     root = loader.merged(path, ())
     model.root = root
+    own = len(root.cells) + len(root.checks) if root is not None else 0
+    if own > loader.limits.max_cells:      # refused before the cells are resolved and checked
+        model.diagnostics.append(Diagnostic(
+            "E-SHEET", f"the sheet has {own:,} cells, over the limit of {loader.limits.max_cells:,} cells",
+            _first_cell_span(root), hint="raise the limit with --max-cells N"))
+        root = None
     if root is not None:
         root_sets: dict[str, CellSpec] = {}
         for name, text in (cell_overrides or {}).items():

@@ -148,6 +148,13 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
         sheet.diagnostics.append(merge)
         return sheet
     sheet.document = document
+    cells = document.get("cells") if isinstance(document, CommentedMap) else None
+    if isinstance(cells, CommentedMap) and len(cells) > limits.max_cells:   # before each cell is parsed
+        line, col = document.lc.key("cells")
+        sheet.diagnostics.append(Diagnostic(
+            "E-SHEET", f"the sheet has {len(cells):,} cells, over the limit of {limits.max_cells:,} cells",
+            Span(file, line + 1, col + 1, col + 6), hint="raise the limit with --max-cells N"))
+        return sheet
     _Reader(sheet, text.splitlines()).read(document)
     return sheet
 

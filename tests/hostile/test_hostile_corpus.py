@@ -82,6 +82,8 @@ CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
     "literal-array-50000": (lambda d: _write(d / "r.yaml", "cells:\n  a:\n" + "    - 7\n" * 50_000
                                               + "  s: = sum(a)\n"), "--max-array-length"),
     "import-fan-out": (_fan_out, "--max-cells"),
+    "60000-cells": (lambda d: _write(d / "c.yaml", "cells:\n" + "".join(f"  a{i}: {i}\n" for i in range(60_000))),
+                    "--max-cells"),
     "import-chain-1000": (_chain, "--max-import-depth"),
     "import-path-too-long": (lambda d: _write(d / "long.yaml", "use:\n  x: " + "d/" * 3000 + "x.yaml\n"
                                                                "cells:\n  a: 1\n"), "E-IMPORT: cannot read"),
