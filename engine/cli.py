@@ -333,6 +333,8 @@ def _edit(args: argparse.Namespace) -> int:
         path = Path(args.sheet)
         if path.is_dir():
             raise UsageError(f"{args.sheet} is a directory, not a sheet")
+        if not path.exists() and path.suffix in (".yaml", ".yml") and path.parent.is_dir():
+            return _edit_new(path)
         if not path.is_file():
             raise UsageError(f"no such sheet: {args.sheet}")
     else:
@@ -356,6 +358,17 @@ def _edit(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise UsageError(f"the terminal UI is not available: {e}") from None
     return SupersheetApp(path).run() or EXIT_OK
+
+
+def _edit_new(path: Path) -> int:
+    """`edit NEW.yaml`: the editor asks for a title and creates the sheet with one starter cell."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("edit needs a terminal (stdin and stdout must be a TTY)")
+    try:
+        from tui.app import SupersheetApp
+    except ImportError as e:
+        raise UsageError(f"the terminal UI is not available: {e}") from None
+    return SupersheetApp(path, new=True).run() or EXIT_OK
 
 
 def _calc(args: argparse.Namespace) -> int:

@@ -89,3 +89,11 @@ def delete(text: str, line: int) -> str:
     start, end = cell_block(lines, line)
     return "\n".join(lines[:start] + [ln for ln in lines[start + 1:end] if ln.strip().startswith("#")]
                      + lines[end:])
+
+
+def new_sheet(title: str) -> str:
+    """The text of a new sheet: its title and one starter cell to edit."""
+    yaml = make_yaml(2, 0)
+    out = io.StringIO()
+    yaml.dump({"title": title.strip() or "Untitled sheet"}, out)
+    return out.getvalue() + "cells:\n  x: 1\n"

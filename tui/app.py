@@ -51,9 +51,10 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, path: str | Path, *, watch_seconds: float = 1.0) -> None:
+    def __init__(self, path: str | Path, *, watch_seconds: float = 1.0, new: bool = False) -> None:
         super().__init__()
         self.path = Path(path)
+        self.new = new            # the sheet does not exist yet: ask for its title, then create it
         self.document: Document | None = None
         self.watch_seconds = watch_seconds
         self._warned_disk = False
@@ -105,7 +106,10 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
     def on_mount(self) -> None:
         for widget in (self.query_one("#filter"), self.inspector, self.sweep, self.diagnostics_panel, self.diff_view):
             widget.display = False
-        self.load(Document(self.path))
+        if self.new:
+            self.create_sheet()
+        else:
+            self.load(Document(self.path))
         if self.watch_seconds:
             self.set_interval(self.watch_seconds, self.check_disk)
 

@@ -6,13 +6,32 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from engine.edit import EditResult, StructureError
+from engine.edit import Document, EditResult, StructureError
+from engine.editcells import new_sheet
 
 from .screens import ChoiceScreen, PromptScreen
 
 
 class StructureActions:
     """Mixed into SupersheetApp."""
+
+    def create_sheet(self) -> None:
+        """`supersheet edit NEW.yaml`: ask for the title, write the sheet (never over
+        an existing file) with one starter cell, and open it."""
+        def answer(title: str | None) -> None:
+            if title is None:
+                self.exit(0)
+                return
+            try:
+                with open(self.path, "x", encoding="utf-8") as handle:
+                    handle.write(new_sheet(title))
+            except OSError as e:
+                self.notify(f"cannot create {self.path}: {e}", severity="error")
+                self.exit(1)
+                return
+            self.load(Document(self.path))
+            self.set_status(f"created {self.path} · edit x, Ctrl+N adds a cell after it")
+        self.push_screen(PromptScreen("A new sheet", f"{self.path} does not exist yet. Its title:"), answer)
 
     def _selected_own(self) -> str | None:
         document, key = self.document, self.grid.current_key

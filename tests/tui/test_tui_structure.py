@@ -86,3 +86,17 @@ def test_structure_is_refused_with_a_reason(library: Path) -> None:
             raise AssertionError("not refused")
     result = document.add_cell("context", "broken", "= nowhere * 2")
     assert not result.ok and "broken" not in document.workbook.model.cells and not document.dirty
+
+
+async def test_edit_a_new_sheet_asks_its_title_and_creates_it(tmp_path: Path) -> None:
+    path = tmp_path / "new.yaml"
+    app = SupersheetApp(path, watch_seconds=0, new=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen) and not path.exists()
+        app.screen.query_one(Input).value = "Ring vs tree: my notes"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.document is not None and app.document.title == "Ring vs tree: my notes"
+        assert app.grid.current_key == "x"
+    assert path.read_text(encoding="utf-8") == "title: 'Ring vs tree: my notes'\ncells:\n  x: 1\n"
