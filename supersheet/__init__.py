@@ -1,0 +1,24 @@
+"""supersheet from Python: load a sheet, read its values with units, set inputs,
+sweep to a Polars DataFrame, solve, choose, compare.
+
+    import supersheet as ss
+    sheet = ss.load("sheets/supernodes/6.1.2-running-example.yaml")
+    sheet["max_sessions"]                          # a value in its display unit
+    s2 = sheet.with_inputs(context="32768 token")  # a new Sheet; `sheet` is unchanged
+    df = sheet.sweep(tp=[1, 2, 4, 8], context=ss.range("4096 token", "131072 token", times=2))
+    ss.diff(sheet, s2)
+
+This is a facade over the engine the CLI runs (engine/): the same loading,
+checking, evaluation, sweeps and diagnostics. Every problem raises
+`SheetError`, which carries the CLI's `Diagnostic` objects. Importing this
+package loads neither Polars nor Pint; a sweep or a quantity does. See
+docs/python.md.
+"""
+from __future__ import annotations
+
+from .compare import Diff, diff
+from .errors import SheetError
+from .scenarios import Choice, Range, Solution
+from .sheet import Sheet, load, range
+
+__all__ = ["Choice", "Diff", "Range", "Sheet", "SheetError", "Solution", "diff", "load", "range"]

@@ -1,0 +1,53 @@
+"""`supersheet.diff(old, new)`: two sheets compared as `supersheet diff OLD NEW` compares them."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.diff import SheetDiff
+
+    from .sheet import Sheet
+
+
+@dataclass(frozen=True)
+class Diff:
+    """What changed from `old` to `new`: `sections` maps a section (results, checks,
+    inputs, formulas, ...) to its changes (`engine.diff.Change`: name, old, new,
+    delta, relative), the largest first. `str()` is the CLI's text."""
+
+    result: SheetDiff
+
+    @property
+    def differs(self) -> bool:
+        return self.result.differs
+
+    @property
+    def sections(self) -> dict[str, list]:
+        from engine.diffview import SECTIONS
+        return {key: list(getattr(self.result, key)) for key, _ in SECTIONS if getattr(self.result, key)}
+
+    def __str__(self) -> str:
+        from engine.diffview import render_text
+        return render_text([self.result])
+
+    def to_markdown(self) -> str:
+        from engine.diffview import render_markdown
+        return render_markdown([self.result])
+
+    def _repr_html_(self) -> str:
+        from .html import diff_html
+        return diff_html(self)
+
+
+def diff(old: Sheet, new: Sheet) -> Diff:
+    """Compare two sheets (each with the inputs set on it) as `supersheet diff` does."""
+    from engine.diff import diff_workbooks
+    name = str(new.path)
+    return Diff(diff_workbooks(name, old._scenario_workbook(), new._scenario_workbook(),
+                               _label(old), _label(new)))
+
+
+def _label(sheet: Sheet) -> str:
+    inputs = ", ".join(f"{k}={v}" for k, v in sheet.inputs.items())
+    return f"{sheet.path}" + (f" ({inputs})" if inputs else "")

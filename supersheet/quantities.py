@@ -1,0 +1,107 @@
+"""Engine values <-> Python values: Pint quantities, floats, booleans.
+
+The engine holds base-unit magnitudes (floats) and error values. A reader of
+the API gets the value in the cell's display unit (the unit `supersheet run`
+shows) as a quantity of the project's one Pint registry (`units.registry()`),
+a plain float for a dimensionless number (a fraction: 50 % is 0.5), a bool
+for a condition. Inputs go the other way as literal text the engine's own
+parser reads, so an input set from Python is checked exactly like `--set`.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import TYPE_CHECKING, Any
+
+from units import DIMENSIONLESS, parse_unit, registry
+
+from engine.evaluate import ErrorValue, Value
+from engine.present import show
+
+from .errors import SheetError, problem
+
+if TYPE_CHECKING:
+    import pint
+
+    from engine.check import Checked
+
+_GRAMS_PER_KILOGRAM = 1000.0   # Pint's root mass unit is the gram, ours the kilogram (units/parse.py)
+
+
+@functools.cache
+def pint_unit(text: str) -> pint.Unit:
+    """The Pint unit of a display unit, refused unless Pint and our parser agree on its size."""
+    ureg = registry()
+    ours = parse_unit(text)
+    try:
+        unit = ureg.Unit(text)
+        root = ureg.Quantity(1.0, unit).to_root_units()
+    except Exception:   # noqa: BLE001 - Pint raises several types for text it cannot read
+        unit, root = None, None
+    if root is not None:
+        grams = dict(root.dimensionality).get("[mass]", 0)
+        size = float(root.magnitude) * _GRAMS_PER_KILOGRAM ** -grams
+        if math.isclose(size, ours.factor, rel_tol=1e-12):
+            return unit   # type: ignore[return-value]
+    raise problem("E-UNIT", f"the unit {text!r} has no Pint equivalent of the same size",
+                  "read the value with Sheet.magnitude(name), which gives the number and the unit text")
+
+
+def python_value(checked: Checked, key: str, value: Value) -> Any:
+    """A cell's value for Python; an error value raises SheetError (E-VALUE) at the cell."""
+    cell = checked.cells[key]
+    typ = cell.type
+    if _has_error(value):
+        raise error_value(checked, key, value)
+    if value is None or typ is None:
+        raise problem("E-TYPE", f"{key} has no value (it is not evaluated)")
+    if typ.is_bool:
+        return [bool(v) for v in value] if isinstance(value, list) else bool(value)
+    if typ.dims == DIMENSIONLESS:
+        return [float(v) for v in value] if isinstance(value, list) else float(value)   # type: ignore[arg-type]
+    shown = show(checked, key, value)
+    unit = pint_unit(shown.unit) if shown.unit else None
+    magnitude = shown.value
+    if isinstance(magnitude, list):
+        import numpy as np
+        magnitude = np.array(magnitude, dtype=float)
+    return registry().Quantity(magnitude, unit) if unit is not None else magnitude
+
+
+def error_value(checked: Checked, key: str, value: Value) -> SheetError:
+    """The diagnostic of a cell that holds an error value (#DIV/0, #NUM, ...), at the cell's name."""
+    codes = [v.code for v in (value if isinstance(value, list) else [value]) if isinstance(v, ErrorValue)]
+    cell = checked.model.cells[key]
+    return problem("E-VALUE", f"{key} is {codes[0] if codes else '#ERROR'}", span=cell.spec.span,
+                   hint="Sheet.error(name) gives the code without raising; `supersheet explain` shows why")
+
+
+def _has_error(value: Value) -> bool:
+    items = value if isinstance(value, list) else [value]
+    return any(isinstance(v, ErrorValue) for v in items)
+
+
+def literal_text(checked: Checked, key: str, value: Any) -> str:
+    """The literal text of an input given from Python: text as written (`"32768 token"`),
+    a number, a bool, or a Pint quantity (converted to the cell's display unit by Pint,
+    which refuses other dimensions)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(float(value)) if isinstance(value, float) else str(value)
+    if hasattr(value, "units") and hasattr(value, "magnitude"):
+        shown = show(checked, key, 1.0)
+        if not shown.unit:
+            raise problem("E-UNIT", f"{key} is a plain number, not a quantity in {value.units}",
+                          "give a number")
+        try:
+            magnitude = value.to(pint_unit(shown.unit)).magnitude
+        except SheetError:
+            raise
+        except Exception as e:   # noqa: BLE001 - Pint's DimensionalityError and kin
+            raise problem("E-UNIT", f"{key} is in {shown.unit}: {e}") from None
+        return f"{float(magnitude)!r} {shown.unit}"
+    raise problem("E-TYPE", f"{key}: cannot use a {type(value).__name__} as an input",
+                  "give text such as '32768 token', a number, a bool or a Pint quantity")

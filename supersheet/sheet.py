@@ -1,0 +1,188 @@
+"""`Sheet`: one evaluated scenario of a sheet, immutable, read like a mapping.
+
+A Sheet is the engine's `Workbook` (loaded and checked once) with the inputs
+set on it from Python and the `Scenario` evaluated with them. `with_inputs`
+returns a new Sheet that re-evaluates only the changed cells and their
+dependents (`engine.evaluate.reevaluate`, as the editor does); the original
+keeps its values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
+
+from engine.evaluate import Scenario, error_code, reevaluate
+from engine.workbook import OverrideError, Workbook, apply_assignments, open_workbook
+
+from .errors import SheetError, from_engine, problem
+from .quantities import literal_text, python_value
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from .scenarios import Choice, Range, Solution
+
+
+def load(path: str | Path) -> Sheet:
+    """Load, check and evaluate a sheet (a YAML file); SheetError lists every problem."""
+    if not Path(path).is_file():
+        raise problem("E-IMPORT", f"no such sheet: {path}")
+    workbook = open_workbook(path)
+    if not workbook.ok:
+        raise SheetError(d for d in workbook.diagnostics if d.code != "E-EXPECT")
+    return Sheet(workbook, workbook, workbook.evaluate())
+
+
+@dataclass(frozen=True, eq=False)
+class Sheet:
+    """A loaded sheet evaluated with the inputs set on it; `sheet["name"]` is a cell's value.
+
+    Keys are cell names as the CLI spells them (`context`, `hgx.cards` for an
+    imported cell). Iterating yields every cell name, the sheet's own first."""
+
+    _base: Workbook        # the sheet as loaded (what `inputs` are set on)
+    _workbook: Workbook    # the workbook evaluated: the base, or a variant for inputs that reshape it
+    _scenario: Scenario
+    inputs: Mapping[str, str] = field(default_factory=dict)   # name -> literal text, as `--set` takes it
+
+    # -- reading ------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        return Path(self._base.model.path)
+
+    @property
+    def title(self) -> str:
+        return self._base.model.title or ""
+
+    def __getitem__(self, name: str) -> Any:
+        """The value in its display unit: a Pint quantity, a float (dimensionless), a bool
+        (a check or condition); a list or array for an array cell. An error value
+        (#DIV/0, #NUM, ...) raises SheetError with code E-VALUE at the cell."""
+        key = self._key(name)
+        if key in self._workbook.checked.uncertain:
+            raise problem("E-TYPE", f"{name} depends on random draws; the Python API reads one scenario",
+                          "use `supersheet run` for its mean and percentiles, or sweep it (mean/p5/p50/p95 "
+                          "columns)", span=self._workbook.model.cells[key].spec.span)
+        return python_value(self._workbook.checked, key, self._scenario.values.get(key))
+
+    def __iter__(self) -> Iterator[str]:
+        from engine.report import ordered_cells
+        return (cell.key for cell in ordered_cells(self._workbook))
+
+    def __len__(self) -> int:
+        return len(self._workbook.model.cells)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._workbook.key_for(name) is not None
+
+    def keys(self) -> list[str]:
+        return list(self)
+
+    def error(self, name: str) -> str | None:
+        """The error code a cell holds (`#DIV/0`, `#NUM`, ...), or None."""
+        return error_code(self._scenario.values.get(self._key(name)))
+
+    def display(self, name: str) -> str:
+        """The value as `supersheet run` shows it, e.g. `35 session`."""
+        from engine.present import show
+        key = self._key(name)
+        return show(self._workbook.checked, key, self._scenario.values.get(key)).text
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every cell as `supersheet run --format json` prints it (name, value, unit, display, kind, formula)."""
+        from engine.report import cell_record, ordered_cells, set_overrides
+        overrides = set_overrides(self._base, self._assignments()) if self.inputs else None
+        return [cell_record(self._workbook, self._scenario, c, overrides=overrides)
+                for c in ordered_cells(self._workbook)]
+
+    def _key(self, name: str) -> str:
+        key = self._workbook.key_for(name)
+        if key is None:
+            raise problem("E-NAME", f"unknown cell {name!r}", self._workbook.name_hint(name))
+        return key
+
+    # -- changing inputs ----------------------------------------------------
+    def with_inputs(self, **values: Any) -> Sheet:
+        """A new Sheet with cells set (as `--set NAME=VALUE`); this one is unchanged.
+
+        Values are literal text (`"32768 token"`), numbers, bools or Pint
+        quantities. Only the changed cells and their dependents are recomputed,
+        unless a value changes the sheet's shape (a range's length): then the
+        sheet is read again with it, as the CLI does. Use `**{"hgx.cards": 4}`
+        for an imported cell."""
+        texts = {name: literal_text(self._base.checked, self._base_key(name), value) for name, value in values.items()}
+        inputs = {**self.inputs, **texts}
+        try:
+            workbook, fixed = apply_assignments(self._base, [f"{k}={v}" for k, v in inputs.items()])
+        except OverrideError as e:
+            raise from_engine(e, f"{e.assignment}: " if e.assignment else "") from None
+        if workbook is self._workbook:
+            given = {self._base_key(name) for name in texts}
+            changed = {key: node for key, node in fixed.items() if key in given}
+            scenario, _ = reevaluate(self._scenario, changed)
+        else:
+            scenario = workbook.evaluate(fixed)
+        return Sheet(self._base, workbook, scenario, inputs)
+
+    def _base_key(self, name: str) -> str:
+        key = self._base.key_for(name)
+        if key is None:
+            raise problem("E-NAME", f"unknown cell {name!r}", self._base.name_hint(name))
+        return key
+
+    def _assignments(self) -> list[str]:
+        return [f"{k}={v}" for k, v in self.inputs.items()]
+
+    def _scenario_workbook(self) -> Workbook:
+        """The sheet with its inputs written in, for sweeps, solves, choices and diffs (which
+        evaluate the sheet as written): read again from the texts loaded, not from disk."""
+        if not self.inputs:
+            return self._workbook
+        from engine.check import check_model
+        from engine.model import build_model
+        texts = {path: sheet.text for path, sheet in self._base.model.files.items()}
+        model = build_model(self._base.model.path, texts=texts, cell_overrides=dict(self.inputs))
+        workbook = Workbook(model, check_model(model))
+        if not workbook.ok:
+            raise SheetError(d for d in workbook.diagnostics if d.code != "E-EXPECT")
+        return workbook
+
+    # -- scenarios ----------------------------------------------------------
+    def sweep(self, name: str | None = None, *, show: list[str] | None = None, where: str | None = None,
+              **axes: Any) -> pl.DataFrame:
+        """A sweep as a Polars DataFrame, the rows `supersheet sweep` prints.
+
+        `name` runs a sweep of the sheet; keyword axes add to or replace its axes:
+        a list of values (`tp=[1, 2, 4, 8]`) or `supersheet.range(...)`. Columns are
+        headed `name [unit]` in display units; `df.supersheet_units` maps each header
+        to its unit (an attribute Polars operations do not carry over)."""
+        from .scenarios import sweep
+        return sweep(self, name, axes, show, where)
+
+    def solve(self, name: str) -> Solution:
+        """Run the sheet's solve `name` (goal seeking)."""
+        from .scenarios import solve
+        return solve(self, name)
+
+    def choose(self, name: str, top: int | None = None) -> Choice:
+        """Run the sheet's choice `name`: the feasible rows ranked, the answer first."""
+        from .scenarios import choose
+        return choose(self, name, top)
+
+    # -- Jupyter ------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        from .html import sheet_html
+        return sheet_html(self)
+
+    def __repr__(self) -> str:
+        set_text = ", ".join(f"{k}={v!r}" for k, v in self.inputs.items())
+        return f"<Sheet {self.path}{' with ' + set_text if set_text else ''}>"
+
+
+def range(start: str, stop: str, *, times: float | None = None, step: str | None = None,
+          count: int | None = None, scale: str = "linear") -> Range:
+    """A sweep axis over a range, as a sweep's `vary: {from, to, times|step|count}`:
+    `range("4096 token", "131072 token", times=2)`."""
+    from .scenarios import Range
+    return Range(start, stop, times, step, count, scale)

@@ -1,0 +1,38 @@
+"""Jupyter renders a sheet and a diff as HTML tables (issue 17, item 2)."""
+from __future__ import annotations
+
+import html
+
+import supersheet as ss
+from conftest import REPO
+
+RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
+
+
+def test_a_sheet_is_an_html_table_of_every_cell():
+    sheet = ss.load(RUNNING)
+    page = sheet._repr_html_()
+    assert page.startswith('<table class="supersheet">') and page.endswith("</table>")
+    for name in sheet:
+        assert f"<tr><td>{html.escape(name)}</td><td>{html.escape(sheet.display(name))}</td>" in page
+    assert page.count("<tr>") == len(sheet) + 1
+
+
+def test_values_and_formulas_are_escaped(write_sheet):
+    path = write_sheet("""
+        title: "<b>bold</b> & co"
+        cells:
+          a: 2 GB
+          b: = a < 3 GB
+    """)
+    page = ss.load(path)._repr_html_()
+    assert "<b>" not in page and "&lt;b&gt;bold&lt;/b&gt; &amp; co" in page
+    assert "<td>a &lt; 3 GB</td>" in page
+
+
+def test_a_diff_is_an_html_table_of_its_changes():
+    sheet = ss.load(RUNNING)
+    page = ss.diff(sheet, sheet.with_inputs(context="32768 token"))._repr_html_()
+    assert "<td>results changed</td><td>max_sessions</td><td>47</td><td>11</td>" in page
+    assert "<td>inputs changed</td><td>context</td><td>8192 token</td><td>32768 token</td>" in page
+    assert "no differences" in ss.diff(sheet, sheet)._repr_html_()

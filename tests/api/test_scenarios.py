@@ -1,0 +1,81 @@
+"""Sweeps, solves, choices and diffs from Python give what the CLI gives (issue 17, item 2)."""
+from __future__ import annotations
+
+import io
+import json
+
+import polars as pl
+import pytest
+
+import supersheet as ss
+from conftest import REPO
+
+RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
+RING = REPO / "sheets/supernodes/6.4.2-ring-vs-tree.yaml"
+PARTITION = REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"
+
+
+def test_sweep_has_the_cli_rows_columns_and_units(run_cli):
+    sheet = ss.load(RUNNING)
+    df = sheet.sweep(cards=[1, 8], context=ss.range("4096 token", "131072 token", times=2))
+    result = run_cli("sweep", str(RUNNING), "--vary", "cards=1,8", "--vary", "context=4096token..131072token*2",
+                     "--format", "csv")
+    assert result.code == 0, result.err
+    cli = pl.read_csv(io.StringIO(result.out))
+    assert df.height == 2 * 6 and df.columns == cli.columns
+    assert df["context [token]"].to_list() == [4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0] * 2
+    assert df["cards"].to_list() == [1.0] * 6 + [8.0] * 6
+    for column in df.columns:
+        if df[column].dtype == pl.Float64:
+            assert df[column].to_list() == pytest.approx(cli[column].cast(pl.Float64).to_list(), rel=1e-12), column
+    assert df.supersheet_units["context [token]"] == "token"
+    assert df.supersheet_units["kv_per_card [GB]"] == "GB"
+    assert "cards" not in df.supersheet_units   # a plain number has no unit
+
+
+def test_named_sweep_with_show_and_where():
+    sheet = ss.load(RUNNING)
+    table = sheet.sweep("per_card_table")
+    assert table.columns == ["cards", "weights_per_card [GB]", "kv_per_card [GB]", "workspace [GiB]",
+                             "total_per_card [GB]", "outside [assumptions]"]
+    assert table["weights_per_card [GB]"].round(2).to_list() == [470.19, 58.96]
+    fits = sheet.sweep(cards=[1, 2, 4, 8], show=["max_sessions"], where="max_sessions > 0")
+    assert fits["cards"].to_list() == [c for c in [1.0, 2.0, 4.0, 8.0]
+                                       if sheet.with_inputs(cards=int(c))["max_sessions"] > 0]
+
+
+def test_sweep_of_a_sheet_with_inputs_uses_them():
+    sheet = ss.load(RUNNING)
+    swept = sheet.with_inputs(context="32768 token").sweep(cards=[1, 8], show=["max_sessions"])
+    direct = sheet.sweep(cards=[1, 8], context=["32768 token"], show=["max_sessions"])
+    assert swept["max_sessions"].to_list() == direct["max_sessions"].to_list()
+    assert swept["max_sessions"].to_list() != sheet.sweep(cards=[1, 8], show=["max_sessions"])["max_sessions"].to_list()
+
+
+def test_solve_gives_the_cli_solution(run_cli):
+    solution = ss.load(RING).solve("crossover")
+    cli = json.loads(run_cli("solve", str(RING), "crossover", "--format", "json").out)
+    assert solution.cell == cli["solution"]["name"] == "message"
+    assert cli["solution"]["unit"] == "KiB" and str(solution.value.units) == "kibibyte"
+    assert solution.value.magnitude == pytest.approx(cli["solution"]["value"], rel=1e-12)
+    assert solution.sheet["ring"].magnitude == pytest.approx(solution.sheet["tree"].magnitude, rel=1e-9)
+
+
+def test_choose_gives_the_cli_ranking(run_cli):
+    choice = ss.load(PARTITION).choose("four_sessions_128k_130ms")
+    cli = json.loads(run_cli("choose", str(PARTITION), "four_sessions_128k_130ms", "--format", "json").out)
+    assert choice.answer == cli["answer"]
+    assert choice.ranked.to_dicts() == cli["ranked"]
+    assert choice.excluded.to_dicts() == cli["excluded"]
+    assert choice.minimize and choice.objective == cli["objective"]
+
+
+def test_diff_reports_the_input_and_the_results_that_changed(run_cli):
+    sheet = ss.load(RUNNING)
+    changed = ss.diff(sheet, sheet.with_inputs(context="32768 token"))
+    assert changed.differs
+    names = {c.name: c for c in changed.sections["results"]}
+    assert names["max_sessions"].old == "47" and names["max_sessions"].new == "11"
+    assert [c.name for c in changed.sections["inputs"]] == ["context"]
+    assert "max_sessions: 47 → 11" in str(changed)
+    assert not ss.diff(sheet, sheet).differs
