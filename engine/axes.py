@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,8 @@ class Spaced:
     by: float = 0.0         # the step or the factor
     factor: float = 1.0     # written unit -> base unit
     unit: str | None = None
+    decimals: int | None = None   # places of the written decimals an arithmetic range steps through
+
 
     def values(self) -> np.ndarray:
         i = np.arange(self.count, dtype=np.float64)
@@ -66,6 +69,8 @@ class Spaced:
             written[-1] = self.stop if self.count > 1 else self.start
         else:
             written = np.linspace(self.start, self.stop, self.count)
+        if self.decimals is not None and self.kind in ("step", "lin"):
+            written = _on_decimals(written, self.decimals)
         return written * self.factor if self.factor != 1.0 else written
 
     def label(self, value: float) -> str:
@@ -272,16 +277,44 @@ def range_axis(workbook: Workbook, name: str, start: str, stop: str, *, times: s
         if not by > 0 or not math.isfinite(by):
             raise AxisError("E-SHEET", f"a linear range of {name} needs {words['step']} > 0")
         n = _count(name, (hi - lo) / by + 1e-9 + 1 if hi >= lo else 0, words)
-        spaced = Spaced(lo, hi, n, "step", by, factor, unit)
+        spaced = Spaced(lo, hi, n, "step", by, factor, unit, _places(lo, by))
     elif count is not None:
         if count < 1:
             raise AxisError("E-SHEET", f"range of {name} needs {words['count']} >= 1")
         if scale == "log" and (lo <= 0 or hi <= 0):
             raise AxisError("E-SHEET", f"a log-spaced range of {name} needs positive bounds")
-        spaced = Spaced(lo, hi, _count(name, count, words), "log" if scale == "log" else "lin", 0.0, factor, unit)
+        n = _count(name, count, words)
+        lin_step = (Decimal(repr(hi)) - Decimal(repr(lo))) / max(n - 1, 1)
+        spaced = Spaced(lo, hi, n, "log" if scale == "log" else "lin", 0.0, factor, unit, _places(lo, hi, lin_step))
     else:
         raise AxisError("E-SHEET", f"range of {name} needs {words['times']}, {words['step']} or {words['count']}")
     return Axis(name, key, shapes=shapes, spaced=spaced, type=typ)
+
+
+_MAX_PLACES = 12
+
+
+def _places(*numbers: float | Decimal) -> int | None:
+    """How many decimal places the written numbers need together, or None when one
+    is not a short decimal (1/3, 0.09999999999999999): then values stay as computed."""
+    places = 0
+    for x in numbers:
+        d = (x if isinstance(x, Decimal) else Decimal(repr(float(x)))).normalize()
+        exponent = d.as_tuple().exponent
+        if not isinstance(exponent, int) or -exponent > _MAX_PLACES:
+            return None
+        places = max(places, -exponent)
+    return places
+
+
+def _on_decimals(values: np.ndarray, places: int) -> np.ndarray:
+    """Values of an arithmetic range snapped to the written decimals, so that
+    0.1 + 2 * 0.1 is stored as 0.3 (the number a user types) and not as
+    0.30000000000000004. Only where scaling keeps whole numbers exact."""
+    scale = 10.0 ** places
+    if not np.all(np.abs(values) * scale < 2.0 ** 52):
+        return values
+    return np.rint(values * scale) / scale
 
 
 def _count(name: str, n: float, words: dict[str, str]) -> int:

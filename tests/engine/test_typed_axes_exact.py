@@ -49,3 +49,21 @@ def test_the_issue_example(tmp_path, run_cli):
     assert run_cli("sweep", str(sheet), "--vary", "alpha=0.1us,0.2us", "-o", str(out)).code == 0
     lines = out.read_text(encoding="utf-8").splitlines()
     assert [line.split(",")[0] for line in lines] == ["alpha [μs]", "0.1", "0.2"]
+
+
+def test_an_arithmetic_range_steps_through_the_written_decimals(tmp_path, run_cli):
+    """`0.1us..0.5us+0.1us` holds the numbers a user would type: 0.3, not
+    0.30000000000000004; a range through zero holds 0, not 5.55e-17; a step
+    that is no short decimal (1/3) is left as computed."""
+    sheet = tmp_path / "alpha.yaml"
+    sheet.write_text("title: a\ncells:\n  alpha: 0.5 us\n", encoding="utf-8")
+
+    def column(spec: str) -> list[str]:
+        out = tmp_path / "out.csv"
+        assert run_cli("sweep", str(sheet), "--vary", spec, "-o", str(out)).code == 0
+        return [line.split(",")[0] for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+
+    assert column("alpha=0.1us..0.5us+0.1us") == ["0.1", "0.2", "0.3", "0.4", "0.5"]
+    assert column("alpha=-0.3us..0.3us+0.1us") == ["-0.3", "-0.2", "-0.1", "0.0", "0.1", "0.2", "0.3"]
+    assert column("alpha=0us..0.3us:4") == ["0.0", "0.1", "0.2", "0.3"]
+    assert column("alpha=0us..1us:4") == ["0.0", "0.3333333333333333", "0.6666666666666666", "1.0"]
