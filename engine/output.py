@@ -64,8 +64,14 @@ def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
     return rows
 
 
-def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path, metadata: dict[str, str]) -> int:
-    """Stream chunks into one Parquet file through a lazy source (bounded memory)."""
+def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path, metadata: dict[str, str], *,
+                  held: set[str] | None = None) -> int:
+    """Stream chunks into one Parquet file through a lazy source (bounded memory).
+
+    Error columns that hold no error are dropped at the end, unless the file is
+    one part of a dataset (`held` given): parts keep one schema, and `held`
+    receives the error columns that held an error, for `drop_columns` once
+    every part is known."""
     from polars.io.plugins import register_io_source
     counter, watch = {"rows": 0}, _ErrorWatch()
 
@@ -79,7 +85,9 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path,
     tmp, cleaned = _temp_path(path), None
     try:
         lazy.sink_parquet(tmp, metadata=metadata)
-        if watch.clean:
+        if held is not None:
+            held.update(watch.held)
+        elif watch.clean:
             cleaned = _temp_path(path)
             pl.scan_parquet(tmp).drop(watch.clean).sink_parquet(cleaned, metadata=metadata)
             os.replace(cleaned, tmp)
@@ -89,6 +97,17 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path,
             if name and os.path.exists(name):
                 os.unlink(name)
     return counter["rows"]
+
+
+def drop_columns(path: Path, columns: list[str], metadata: dict[str, str]) -> None:
+    """Rewrite one Parquet file without `columns` (temp file, then rename)."""
+    tmp = _temp_path(path)
+    try:
+        pl.scan_parquet(path).drop(columns).sink_parquet(tmp, metadata=metadata)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 _EXACT_INTEGERS = 2.0 ** 53

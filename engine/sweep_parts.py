@@ -77,6 +77,7 @@ class PartDone:
     cpu: float         # CPU seconds of the worker process for this part
     peak_rss: int      # bytes: the worker process's peak resident memory so far
     host: str
+    errors_held: frozenset[str] = frozenset()   # the part's `name [error]` columns that hold an error
 
 
 def split(plans: int, value_rows: int, rows_per_part: int) -> list[Part]:
@@ -134,10 +135,23 @@ def write_part(job: SweepJob, part: Part, staging: str, count: int) -> PartDone:
         raise PartError(f"the output directory {os.path.dirname(staging)} is not visible on "
                         f"{socket.gethostname()}: -o must be on a file system every node mounts")
     plan = compiled_plan(job, part.plan)
+    held: set[str] = set()
     rows = write_parquet(chunks_of(job, plan, part), pl.Schema(job.schema), Path(staging) / part.name(count),
-                         job.metadata)
+                         job.metadata, held=held)
     return PartDone(part.index, rows, time.perf_counter() - started, time.process_time() - cpu, peak_rss(),
-                    socket.gethostname())
+                    socket.gethostname(), frozenset(held))
+
+
+def clean_error_columns(job: SweepJob, done: list[PartDone]) -> list[str]:
+    """The error columns no part holds an error in: dropped from every part, so the
+    dataset has the columns a local file of the same sweep has."""
+    held = set().union(*(d.errors_held for d in done))
+    return [name for name in job.schema if name.endswith(" [error]") and name not in held]
+
+
+def drop_from_part(columns: list[str], part: Part, staging: str, count: int, metadata: dict[str, str]) -> None:
+    from .output import drop_columns
+    drop_columns(Path(staging) / part.name(count), columns, metadata)
 
 
 def peak_rss() -> int:

@@ -17,7 +17,8 @@ from . import on_ray
 from .grid import Grid
 from .sheetbundle import SheetBundle
 from .sweep import Plan, iterate_chunks, units_metadata
-from .sweep_parts import PartDone, SweepJob, abort, commit, prepare, split, write_part
+from .sweep_parts import (PartDone, SweepJob, abort, clean_error_columns, commit, drop_from_part, prepare, split,
+                          write_part)
 
 MIN_PART_ROWS = 100_000        # below this a task's overhead (ms) outweighs its work
 MAX_PART_ROWS = 2_000_000      # a part file stays about 100 MB, a retry cheap, a worker's memory that of a small part
@@ -64,6 +65,9 @@ def sweep_to_dataset(plans: list[Plan], grid: Grid, show: list[str] | None, wher
 
     try:
         results = on_ray.run(write_part, job, parts, staging, len(parts), progress=completed)
+        clean = clean_error_columns(job, results)
+        if clean:
+            on_ray.run(drop_from_part, clean, parts, staging, len(parts), job.metadata)
         on_ray.call(commit, staging, target)
     except BaseException:
         try:
