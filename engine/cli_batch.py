@@ -136,7 +136,10 @@ def solve(args: argparse.Namespace) -> int:
             solution, _ = solve_entry(workbook, args.name)
         else:
             if not (args.vary and args.goal and args.between):
-                raise UsageError("give a solve NAME, or --vary CELL --goal 'A == B' --between LO,HI")
+                solves = list(workbook.model.root.solve) if workbook.model.root else []
+                raise UsageError("give a solve NAME, or --vary CELL --goal 'A == B' --between LO,HI"
+                                 + (f" (solves in this sheet: {', '.join(solves)})" if solves
+                                    else " (this sheet defines no solve)"))
             low, sep, high = args.between.partition(",")
             if not sep:
                 raise UsageError("--between takes LO,HI, e.g. --between 1KiB,1GiB")

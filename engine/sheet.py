@@ -427,7 +427,7 @@ class _Reader:
         formula = self.parse(text, origin)
         if formula is not None and not _is_literal(formula):
             self.error("E-SHEET", f"input {name!r} must be a number or quantity", origin.span(0, len(text)),
-                       f"formulas start with '=': {name}: = {text}")
+                       _input_hint(name, text))
             formula = None
         return CellSpec(name, "input", text, formula, origin, span)
 
@@ -492,6 +492,18 @@ def _kind(document: Any) -> str:
     if isinstance(document, str):
         return "text"
     return type(document).__name__
+
+
+def _input_hint(name: str, text: str) -> str:
+    """What the user most likely meant by an input that is not a literal."""
+    spaced = re.fullmatch(r"\s*([-+]?[\d_.]+(?:[eE][-+]?\d+)?)\s+([A-Za-zµμ%]\w*(?:\s*[/*]\s*[A-Za-zµμ]\w*)+)\s*", text)
+    if spaced:   # `3350 GB / s`: with spaces, / divides by a cell named s
+        unit = re.sub(r"\s+", "", spaced.group(2))
+        return f"write the unit without spaces: {name}: {spaced.group(1)} {unit}"
+    if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", text):   # `yes`, `on`, `fast`: a word is not a value
+        return (f"a value is a number, a quantity (80 GB) or true/false; to copy another cell write "
+                f"{name}: = {text.strip()}")
+    return f"formulas start with '=': {name}: = {text}"
 
 
 def _scalar_text(value: Any) -> str | None:

@@ -124,3 +124,21 @@ def test_choose_lists_every_failed_requirement_and_shows_cells(run_cli, write_sh
     reasons = {row["tp"]: row["excluded because"] for row in slow["excluded"]}
     assert reasons[1] == "fails fast; fails step < 2.5 us"        # 23.8 us: every requirement it fails
     assert reasons[4] == "fails step < 2.5 us; fails tp < 4"
+
+
+def test_solve_without_a_name_lists_the_sheets_solves(run_cli, write_sheet):
+    path = write_sheet(SHEET + """
+    solve:
+      two_us:
+        vary: tp
+        goal: step == 2 us
+        between: [1, 100]
+      three_us:
+        vary: tp
+        goal: step == 3 us
+        between: [1, 100]
+    """)
+    result = run_cli("solve", str(path))
+    assert result.code == 2 and "solves in this sheet: two_us, three_us" in result.err
+    bare = run_cli("solve", str(write_sheet(SHEET, "bare.yaml")))
+    assert bare.code == 2 and "this sheet defines no solve" in bare.err

@@ -301,3 +301,13 @@ def test_an_unexpected_os_error_is_one_line_not_a_traceback(monkeypatch, run_cli
     monkeypatch.setattr("engine.cli.open_valid", refuse)
     result = run_cli("run", str(write_sheet(SHEET)))
     assert result.code == 70 and "internal error: OSError" in result.err
+
+
+@pytest.mark.parametrize("value, hint", [
+    ("3350 GB / s", "write the unit without spaces: bw: 3350 GB/s"),
+    ("yes", "a value is a number, a quantity (80 GB) or true/false"),
+    ("1 + 2", "formulas start with '=': bw: = 1 + 2"),
+])
+def test_hints_for_inputs_that_are_not_values_lead_somewhere(value, hint, run_cli, write_sheet):
+    result = run_cli("check", str(write_sheet(f"cells:\n  bw: {value}\n")))
+    assert result.code == 2 and f"hint: {hint}" in result.err
