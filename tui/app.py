@@ -69,7 +69,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         yield Header(show_clock=False, icon="▦")
         with Horizontal(id="body"):
             with Vertical(id="main"):
-                yield Input(placeholder="filter cells by name (Esc clears)", id="filter")
+                yield Input(placeholder="filter cells by name, formula or value (Esc clears)", id="filter")
                 yield SheetGrid(id="grid")
                 yield CellEditor(id="editor")
             yield Inspector(id="inspector")

@@ -19,7 +19,7 @@ KEYS = [
     ("Enter, or type", "edit the cell: its value or formula as written (a paste too)"),
     ("Enter / Esc", "in the editor: commit / cancel; Ctrl+Z undoes typing"),
     ("Enter, Space", "on a group: fold or unfold it (imports start folded)"),
-    ("/", "filter cells by name (Esc clears)"),
+    ("/", "filter cells by name, formula or value (↑ ↓ step through them; Esc clears)"),
     ("Ctrl+C", "copy the cell's value (the palette also copies its formula)"),
     ("Ctrl+N / Ctrl+D / Del", "add a cell after this one / duplicate it / delete it"),
     ("Ctrl+Z / Ctrl+Y", "undo / redo an edit"),

@@ -92,3 +92,17 @@ async def test_80x24_with_a_panel_open_keeps_the_values_and_8_rows(example: Path
             line = "".join(segment.text for segment in grid.render_line(1 + grid.cursor - grid.scroll_offset.y))
             assert "1.577 GB" in line
             await pilot.press(panel)
+
+
+async def test_the_filter_finds_cells_by_formula_and_value(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        burst(app, "/", *"kv_split", "enter")
+        await settle(pilot, lambda: app.grid.filter_text == "kv_split" and app.focused is app.grid)
+        keys = [row.key for row in app.grid.rows if not row.key.startswith("§")]
+        assert "kv_split" in keys and "kv_per_card" in keys   # its name, and a formula using it
+        assert all("kv_split" in k or "kv_split" in app.document.raw_text(k) for k in keys)
+        burst(app, "escape", "/", *"1.577 gb")
+        await settle(pilot, lambda: app.grid.filter_text == "1.577 gb")
+        keys = [row.key for row in app.grid.rows if not row.key.startswith("§")]
+        assert "kv_total" in keys and "context" not in keys

@@ -18,6 +18,7 @@ from engine.edit import Change, Document, Section
 from engine.editsample import Samples
 
 from .messages import CellMessage
+from .render import value_text
 from .rows import HEADER, cell_texts, columns_for, header_texts, preferred
 from .rowsview import Row, RowsView
 
@@ -127,7 +128,7 @@ class SheetGrid(RowsView, can_focus=True):
             return
         needle = self.filter_text.lower()
         for section in self.sections:
-            keys = [k for k in section.keys if needle in k.lower()] if needle else section.keys
+            keys = [k for k in section.keys if self.matches(k, needle)] if needle else section.keys
             if needle and not keys:
                 continue
             self.rows.append(Row(HEADER + section.id, section))
@@ -216,13 +217,20 @@ class SheetGrid(RowsView, can_focus=True):
         if section is not None and section.id in self.folded:
             self.folded.discard(section.id)
             changed = True
-        if self.filter_text and self.filter_text.lower() not in key.lower():
+        if self.filter_text and not self.matches(key, self.filter_text.lower()):
             self.filter_text = ""
             changed = True
         if changed:
             self.populate()
         if key in self._index:
             self._set_cursor(self._index[key])
+
+    def matches(self, key: str, needle: str) -> bool:
+        """The filter finds a cell by its name, its formula or value as written, or its value as shown."""
+        document = self.document
+        if needle in key.lower() or document is None:
+            return needle in key.lower()
+        return needle in document.raw_text(key).lower() or needle in value_text(document, key).plain.lower()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text
