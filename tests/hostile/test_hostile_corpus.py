@@ -12,6 +12,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -90,20 +91,36 @@ CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
 }
 
 
+def _check_within_limits(sheet: Path, folder: Path) -> tuple[int, str, resource.struct_rusage]:
+    """`supersheet check SHEET` in a subprocess under the hard limits, with that one
+    child's own resource usage (os.wait4): RUSAGE_CHILDREN would also count every
+    earlier child of the test process (the suite's other subprocesses, Ray's workers)."""
+    out_path, err_path = folder / "stdout.txt", folder / "stderr.txt"
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "engine.cli", "check", str(sheet)], cwd=REPO,
+                                   stdout=out, stderr=err, stdin=subprocess.DEVNULL, preexec_fn=_limits,
+                                   env={**os.environ, "SUPERSHEET_CACHE_DIR": ""})
+        watchdog = threading.Timer(120, process.kill)   # a blocked read uses no CPU: the CPU limit cannot end it
+        watchdog.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            watchdog.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    output = out_path.read_text(encoding="utf-8", errors="replace") + err_path.read_text(encoding="utf-8",
+                                                                                        errors="replace")
+    return process.returncode, output, usage
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_hostile_sheet_is_refused_within_budget(name: str, tmp_path: Path) -> None:
     make, expected = CASES[name]
     sheet = make(tmp_path)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = subprocess.run([sys.executable, "-m", "engine.cli", "check", str(sheet)], cwd=REPO,
-                            capture_output=True, text=True, timeout=120, preexec_fn=_limits,
-                            env={**os.environ, "SUPERSHEET_CACHE_DIR": ""})
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    output = result.stdout + result.stderr
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    assert result.returncode == 2, output[-2000:]
+    code, output, usage = _check_within_limits(sheet, tmp_path)
+    cpu = usage.ru_utime + usage.ru_stime
+    assert code == 2, output[-2000:]
     assert expected in output, output[-2000:]
     assert "internal error" not in output and "Traceback" not in output
     assert cpu < CPU_BUDGET, f"{cpu:.2f} s of CPU"
-    assert after.ru_maxrss * 1024 < MEMORY_BUDGET, f"{after.ru_maxrss / 1024:.0f} MB peak"
+    assert usage.ru_maxrss * 1024 < MEMORY_BUDGET, f"{usage.ru_maxrss / 1024:.0f} MB peak"
     assert len(output) < 20_000          # a diagnostic, not a dump
