@@ -33,7 +33,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from . import ast as A, editcells, editsweep, sections as grouping
+from . import ast as A, editcells, editrename, editsweep, sections as grouping
 from .cellwrite import Refused, node_at, scalar_path, set_at, write_cell
 from .diagnostics import Diagnostic, SourceCache, render
 from .editdiff import workbook_from_text
@@ -394,6 +394,13 @@ class Document:
         editcells.check_name(name, self.workbook.model.cells)
         new = editcells.duplicate(self.text(), self.own_line(key), key, name)
         return self.restructure(name, f"duplicated {key} as {name}", new)
+
+    def rename_cell(self, key: str, name: str) -> EditResult:
+        """Rename one of this sheet's cells and every reference to it in this sheet (one undo step)."""
+        self.own_line(key)
+        editcells.check_name(name, self.workbook.model.cells)
+        new = editrename.rename(self.text(), key, name)
+        return self.restructure(name, f"renamed {key} to {name}", new)
 
     def delete_cell(self, key: str, force: bool = False) -> EditResult:
         """Delete a cell; refused (with its dependents) unless `force`, which

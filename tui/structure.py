@@ -1,5 +1,5 @@
 """Editing the sheet's structure from the grid: add a cell after the selected
-one (in its group), duplicate it, delete it. Each is one undo step, checked
+one (in its group), duplicate it, rename it (with its references), delete it. Each is one undo step, checked
 like any edit and saved through the round-trip writer (engine/editcells.py).
 A mixin of the app (tui/app.py)."""
 from __future__ import annotations
@@ -68,6 +68,18 @@ class StructureActions:
             if name:
                 self._structural(lambda: self.document.duplicate_cell(key, name.strip()), name.strip())
         self.push_screen(PromptScreen("Duplicate a cell", f"The name of the copy of {key}:", f"{key}_copy"), answer)
+
+    def action_rename_cell(self) -> None:
+        key = self._selected_own()
+        if key is None:
+            return
+
+        def answer(name: str | None) -> None:
+            if name and name.strip() != key:
+                self._structural(lambda: self.document.rename_cell(key, name.strip()), name.strip())
+        self.push_screen(PromptScreen(
+            "Rename a cell", f"The new name of {key}. Every formula, expect, check, assumption, sweep,\n"
+            "solve and choice of this sheet that names it follows (one undo step).", key), answer)
 
     def action_delete_cell(self) -> None:
         key = self._selected_own()

@@ -38,6 +38,7 @@ class SheetGrid(RowsView, can_focus=True):
         Binding("ctrl+n", "app.add_cell", "Add cell", show=False),
         Binding("ctrl+d", "app.duplicate_cell", "Duplicate cell", show=False),
         Binding("delete", "app.delete_cell", "Delete cell", show=False),
+        Binding("ctrl+r", "app.rename_cell", "Rename cell", show=False),
     ]
 
     COMPONENT_CLASSES = {
