@@ -400,6 +400,9 @@ class Document:
         self.own_line(key)
         editcells.check_name(name, self.workbook.model.cells)
         new = editrename.rename(self.text(), key, name)
+        if key in workbook_from_text(self.path, new).model.cells:
+            raise StructureError(f"{key} overrides the base sheet's {key}: renamed, the base's value "
+                                 "would come back; rename it in the base sheet")
         return self.restructure(name, f"renamed {key} to {name}", new)
 
     def delete_cell(self, key: str, force: bool = False) -> EditResult:

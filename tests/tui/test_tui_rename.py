@@ -112,6 +112,14 @@ def test_rename_refuses_a_reference_it_cannot_place_exactly(tmp_path: Path) -> N
     assert document.text() == folded
 
 
+def test_rename_refuses_an_override_of_the_base_sheet(library: Path) -> None:
+    path = library / "supernodes" / "6.4.2-ring-vs-tree-alpha-halved.yaml"
+    document = Document(path)
+    with pytest.raises(StructureError, match="overrides the base sheet's alpha"):
+        document.rename_cell("alpha", "startup_latency")
+    assert not document.dirty
+
+
 async def test_rename_from_the_grid_and_save(library: Path) -> None:
     path = library / "supernodes" / "6.4.2-ring-vs-tree.yaml"
     before = path.read_text(encoding="utf-8").splitlines()
