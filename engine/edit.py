@@ -38,6 +38,8 @@ from .cellwrite import Refused, node_at, scalar_path, set_at, write_cell
 from .diagnostics import Diagnostic, SourceCache, render
 from .editdiff import workbook_from_text
 from .editcells import StructureError
+from .expect import Outcome
+from .failing import failing_expectations
 from .editmerge import three_way
 from .editsweep import SweepRun
 from .evaluate import Scenario, Value, error_code, evaluate, reevaluate
@@ -105,6 +107,7 @@ class Document:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.history = History()
+        self._failing: tuple[Workbook, Scenario, dict[str, list[Outcome]]] | None = None
         self._read()
 
     # loading ------------------------------------------------------------------
@@ -166,10 +169,25 @@ class Document:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """The sheet's problems, and the assumptions its current values violate (E-ASSUME)."""
+        """The sheet's problems, the assumptions its current values violate (E-ASSUME)
+        and the expectations they fail (E-EXPECT)."""
         from .assume import diagnostics as outside_the_model
         return [d for d in self.workbook.diagnostics if d.code != "E-EXPECT"] + outside_the_model(
-            self.workbook, self.scenario)
+            self.workbook, self.scenario) + [o.diagnostic() for found in self.failing().values() for o in found]
+
+    def failing(self) -> dict[str, list[Outcome]]:
+        """Cell key -> its expectations the current values fail; recomputed only when the values change."""
+        if self._failing is None or self._failing[0] is not self.workbook or self._failing[1] is not self.scenario:
+            self._failing = (self.workbook, self.scenario, failing_expectations(self.workbook, self.scenario))
+        return self._failing[2]
+
+    def diagnostic_cell(self, diagnostic: Diagnostic) -> str | None:
+        """The cell a diagnostic is about: for E-EXPECT the expected cell, not the `expect:` line."""
+        if diagnostic.code == "E-EXPECT":
+            for key, found in self.failing().items():
+                if any(o.expectation.span == diagnostic.span for o in found):
+                    return key
+        return self.cell_at(diagnostic.span)
 
     def text(self) -> str:
         """The sheet as it would be saved (newlines normalised to \\n)."""

@@ -237,6 +237,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
             self._shown_model = document.workbook.model
         else:
             grid.show_changes(changes, also=[result.key] if result.key in document.workbook.model.cells else [])
+            self.diagnostics_panel.load(document)   # new values: assumptions and expectations may now fail
         changed = len([k for k in changes if k != result.key])
         self.set_status(f"{verb}: {changed} value{'s' if changed != 1 else ''} changed, "
                         f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")

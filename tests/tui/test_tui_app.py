@@ -305,3 +305,29 @@ async def test_done_when(example: Path, line_diff) -> None:
         await pilot.press("ctrl+s")
     assert line_diff(before, example.read_text(encoding="utf-8")) == [
         ("    value: 8192 token", "    value: 32768 token")]
+
+
+async def test_a_failing_expectation_marks_its_cell_until_undone(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "E-EXPECT" not in str([d.code for d in app.document.diagnostics])
+        assert app.grid.texts("kv_total")[0].plain.startswith("  ")
+        await edit(pilot, "context", "32768 token")   # kv_total: 1.58 GB is expected
+        name = app.grid.texts("kv_total")[0]
+        assert name.plain.startswith("✗ ") and value(app, "kv_total") == "6.308 GB"
+        assert app.grid.texts("weights_total")[0].plain.startswith("  ")
+        app.go_to("kv_total")
+        await pilot.pause()
+        assert "✗ expected 1.58 GB, got 6.308" in str(app.inspector._describe(app.document, "kv_total"))
+        panel = app.diagnostics_panel
+        rows = [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
+        expect_rows = [r for r in rows if r.startswith("E-EXPECT")]
+        assert any("kv_total: expected 1.58 GB, got 6.308" in r for r in expect_rows), rows
+        option_id = next(panel.get_option_at_index(i).id for i in range(panel.option_count)
+                         if str(panel.get_option_at_index(i).prompt).startswith("E-EXPECT")
+                         and "kv_total:" in str(panel.get_option_at_index(i).prompt))
+        assert panel.targets[option_id] == "kv_total"   # Enter on the row jumps to the cell
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert app.grid.texts("kv_total")[0].plain.startswith("  ")
+        assert not [d for d in app.document.diagnostics if d.code == "E-EXPECT"]

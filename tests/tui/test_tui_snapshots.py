@@ -134,3 +134,20 @@ def test_80x24_with_the_inspector_open(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_failing_expectation_marked(snap_compare) -> None:
+    """context 32768 token: kv_total and the cells after it fail their `expect` (✗, red,
+    the expected value in the inspector, E-EXPECT rows in the diagnostics panel)."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("context")
+        await pilot.press("enter")
+        pilot.app.query_one("#editor-input", Input).value = "32768 token"
+        await pilot.press("enter")
+        await pilot.pause()
+        pilot.app.go_to("kv_total")
+        await pilot.press("f2", "f4")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)

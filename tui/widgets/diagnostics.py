@@ -26,11 +26,11 @@ class DiagnosticsPanel(OptionList):
         self.border_title = f"diagnostics ({len(diagnostics)})"
         options = []
         for i, d in enumerate(diagnostics):
-            key = document.cell_at(d.span)
+            key = document.diagnostic_cell(d)
             where = f"{d.span.line}:{d.span.col}" if d.span else "-"
             text = Text(f"{d.code:<8} ", style="bold red")
             text.append(f"{where:<7} ", style="dim")
-            if key:
+            if key and not d.message.startswith(f"{key}:"):   # E-EXPECT names its cell already
                 text.append(f"{key}: ", style="bold")
             text.append(d.message)
             if d.hint:

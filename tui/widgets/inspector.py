@@ -83,6 +83,8 @@ class Inspector(Vertical):
         text.append_text(value_text(document, key))
         if key in document.workbook.checked.uncertain:
             text.append("  every random draw at its mean", style="dim")
+        for outcome in document.failing().get(key, []):
+            text.append(f"\n✗ expected {outcome.expectation.text}, got {outcome.actual}", style="bold red")
         text.append("\n")
         spec = cell.spec
         if spec.doc:

@@ -20,7 +20,15 @@ FAIL_STYLE = "bold red"
 
 
 def value_text(document: Document, key: str, changed: bool = False) -> Text:
-    """A cell's value in its display unit; errors and changes stand out."""
+    """A cell's value in its display unit; errors and changes stand out, and a
+    value that fails its `expect` is red (its name gets a ✗; the inspector says what was expected)."""
+    text = _plain_value_text(document, key, changed)
+    if key in document.failing():
+        return Text(text.plain, style=FAIL_STYLE)
+    return text
+
+
+def _plain_value_text(document: Document, key: str, changed: bool) -> Text:
     value = document.value(key)
     cell = document.cell(key)
     shown = show(document.workbook.checked, key, value)

@@ -131,10 +131,11 @@ def header_texts(document: Document, section: Section, folded: bool, columns: tu
 def cell_texts(document: Document, key: str, change: Change | None, bad: bool, samples: Samples | None,
                pending: bool, columns: tuple[Column, ...]) -> tuple[Text, ...]:
     cell = document.cell(key)
-    name = Text("! ", style="bold red") if bad else Text("  ")
+    failing = key in document.failing()   # a value its `expect` does not accept
+    name = Text("! " if bad else "✗ ", style="bold red") if bad or failing else Text("  ")
     if cell.scope.prefix:
         name.append(cell.scope.prefix, style="dim")
-    name.append(cell.name, style="bold red" if bad else "")
+    name.append(cell.name, style="bold red" if bad or failing else "")
     raw = document.raw_text(key)
     if cell.set_by is not None:
         written = Text("set: ", style="italic magenta") + Text(raw)
