@@ -127,8 +127,9 @@ def test_the_editor_marks_a_violated_assumption(write_sheet):
     from tui.widgets.render import value_text
     sheet = write_sheet(STEP.replace("tp: 4", "tp: 16", 1))
     document = Document(sheet)
-    assert [d.code for d in document.diagnostics] == ["E-ASSUME"]
+    assert [d.code for d in document.diagnostics] == ["E-ASSUME", "E-EXPECT"]   # step: 2.5 ms fails at tp 16
     assert document.cell_at(document.diagnostics[0].span) == "within_server"
+    assert document.diagnostic_cell(document.diagnostics[1]) == "step"
     assert value_text(document, "within_server").plain == "✗ OUTSIDE"
     assert value_text(document, "positive").plain == "✓ holds"
     assert any(s.title == "assumptions" for s in document.sections())
