@@ -48,8 +48,7 @@ def pint_vectorised():
     ureg = pint.UnitRegistry()
     ureg.define("token = [token]")
     q = ureg.Quantity
-    t, c, b = (a.ravel() for a in np.meshgrid(np.array([1.0, 2.0, 4.0, 8.0]), np.linspace(1024.0, 131072.0, 2500),
-                                               np.arange(1.0, 101.0), indexing="ij"))
+    t, c, b = hand_written_sweep.grid()
     ctx = q(c, "token")
     kv = q(256, "KiB/token") * ctx * b
     read = (q(65.52, "GB") + kv) / t
@@ -67,8 +66,7 @@ def pint_vectorised():
 
 
 def numpy_only():
-    t, c, b = (a.ravel() for a in np.meshgrid(np.array([1.0, 2.0, 4.0, 8.0]), np.linspace(1024.0, 131072.0, 2500),
-                                               np.arange(1.0, 101.0), indexing="ij"))
+    t, c, b = hand_written_sweep.grid()
     kv = 262144.0 * c * b
     read = (65.52e9 + kv) / t
     local = read / 3350e9
