@@ -1,7 +1,7 @@
 """What `Sheet.with_inputs` costs against evaluating the whole sheet again.
 
 `with_inputs` re-evaluates only the set cells and their dependents
-(engine.evaluate.reevaluate). The alternative is the engine's full one-
+(supersheet.engine.compile.evaluate.reevaluate). The alternative is the engine's full one-
 scenario path on the same loaded, checked workbook: the same `--set` parsing
 (apply_assignments), then `Workbook.evaluate(fixed)`, every cell with Python
 floats. Both sides run interleaved (paired.py); loading is outside the timing.
@@ -18,11 +18,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generate import write_fanin_sheet   # noqa: E402
-from paired import in_process, interleave, load_average, table   # noqa: E402
+from generate import write_fanin_sheet  # noqa: E402
+from paired import in_process, interleave, load_average, table  # noqa: E402
 
-import supersheet as ss   # noqa: E402
-from engine.workbook import apply_assignments   # noqa: E402
+import supersheet as ss  # noqa: E402
+from supersheet.engine.workbook import apply_assignments  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,5 +1,5 @@
 """Cost of writing sweep columns in their display unit without conversion noise
-(engine.values.in_unit, used for axis and input columns only) against the plain
+(supersheet.engine.compile.values.in_unit, used for axis and input columns only) against the plain
 quotient (computed columns), on 2,000,000 rows x 4
 columns, paired and interleaved (ABAB...), min and median of wall and CPU.
 
@@ -14,7 +14,7 @@ import time
 import numpy as np
 import polars as pl
 
-from engine.values import in_unit
+from supersheet.engine.compile.values import in_unit
 
 ROWS, REPEATS, FACTOR = 2_000_000, 7, 1e-6
 

@@ -26,8 +26,8 @@ sys.path.insert(0, str(HERE))
 from generate import write_chain_sheet  # noqa: E402
 from paired import child, in_process, interleave, load_average, table  # noqa: E402
 
-from engine.evaluate import evaluate, evaluate_with_polars, literal_for, reevaluate  # noqa: E402
-from engine.workbook import open_workbook  # noqa: E402
+from supersheet.engine.compile.evaluate import evaluate, evaluate_with_polars, literal_for, reevaluate  # noqa: E402
+from supersheet.engine.workbook import open_workbook  # noqa: E402
 
 
 def blocks_sheet(blocks: int, length: int) -> str:

@@ -39,12 +39,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.axes import cli_axis  # noqa: E402
-from engine.grid import Grid  # noqa: E402
-from engine.output import write_parquet  # noqa: E402
-from engine.sweep import iterate_chunks, plans_for, units_metadata  # noqa: E402
-from engine.sweep_ray import sweep_to_dataset  # noqa: E402
-from engine.workbook import open_workbook  # noqa: E402
+from supersheet.engine.scenarios.axes import cli_axis  # noqa: E402
+from supersheet.engine.scenarios.grid import Grid  # noqa: E402
+from supersheet.engine.scenarios.output import write_parquet  # noqa: E402
+from supersheet.engine.scenarios.sweep import iterate_chunks, plans_for, units_metadata  # noqa: E402
+from supersheet.engine.scenarios.sweep_ray import sweep_to_dataset  # noqa: E402
+from supersheet.engine.workbook import open_workbook  # noqa: E402
 
 SHEET = ROOT / "bench" / "tp-step.yaml"
 SHOW = ["kv", "read_per_card", "local", "message", "rounds", "allreduce", "step", "tokens_per_s", "comm_share",

@@ -28,7 +28,7 @@ from paired import Series, child, interleave, load_average  # noqa: E402
 # One child: import, then load+check+evaluate; prints nothing. Its CPU minus
 # the import-only child's is the work on the sheet.
 # The load limits (docs/security.md) are raised as --max-file-size / --max-cells would: 50,000 cells are 1.8 MB.
-IMPORT = ("from engine.workbook import open_workbook\nfrom engine.limits import set_limits\n"
+IMPORT = ("from supersheet.engine.workbook import open_workbook\nfrom supersheet.engine.base.limits import set_limits\n"
           "set_limits(max_file_size=10**8, max_cells=10**6)\n")
 WORK = IMPORT + "import sys\nw = open_workbook(sys.argv[1])\nassert w.ok, w.diagnostics[:1]\nw.evaluate()\n"
 

@@ -27,15 +27,14 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
+import hand_written_sweep  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
-
-import hand_written_sweep  # noqa: E402
 from paired import child, in_process, interleave, load_average, table  # noqa: E402
 
-from engine.axes import cli_axis  # noqa: E402
-from engine.sweep import Grid, SweepSpec, run_in_memory  # noqa: E402
-from engine.workbook import open_workbook  # noqa: E402
+from supersheet.engine.scenarios.axes import cli_axis  # noqa: E402
+from supersheet.engine.scenarios.sweep import Grid, SweepSpec, run_in_memory  # noqa: E402
+from supersheet.engine.workbook import open_workbook  # noqa: E402
 
 SHEET = HERE / "tp-step.yaml"
 SHOW = ["kv", "read_per_card", "local", "message", "rounds", "allreduce", "step", "tokens_per_s", "comm_share",
@@ -131,7 +130,7 @@ def main() -> None:
         finally:
             spent[0] += time.perf_counter() - began
     Grid.chunk = timed_chunk  # type: ignore[method-assign]
-    from engine.cli import main as cli
+    from supersheet.cli.main import main as cli
     big = folder / "big.parquet"
     print(f"\n3. {rows:,} rows to Parquet in process; {load_average()}")
     began_wall, began_cpu = time.perf_counter(), time.process_time()

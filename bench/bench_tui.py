@@ -78,7 +78,7 @@ def generate_sheet(cells: int = 300, draws: int = 0, samples: int = 10_000) -> s
 
 
 async def edit_latency(path: Path, edits: int, key: str = "x0", texts=None) -> dict[str, float]:
-    from tui.app import SupersheetApp
+    from supersheet.tui.app import SupersheetApp
 
     texts = texts or (lambda i: f"{100 + (i + 1) * 3} GB")
     app = SupersheetApp(path, watch_seconds=0)
@@ -154,7 +154,7 @@ async def edit_latency(path: Path, edits: int, key: str = "x0", texts=None) -> d
 def largest_library_sheet() -> tuple[Path, str, int]:
     """The library sheet with the most cells (imports included), and one of its
     own numeric inputs to edit."""
-    from engine.edit import Document
+    from supersheet.editor.document import Document
 
     best = None
     for path in sorted((REPO / "sheets").rglob("*.yaml")):
@@ -178,7 +178,7 @@ async def echo_latency(path: Path, keys: int) -> dict[str, float]:
     from sending the key to the first screen update after it was typed."""
     from textual import events
 
-    from tui.app import SupersheetApp
+    from supersheet.tui.app import SupersheetApp
 
     app = SupersheetApp(path, watch_seconds=0)
     paints: list[float] = []
@@ -233,7 +233,7 @@ def open_time(runs: int) -> list[float]:
     import termios
 
     exe = REPO / ".venv" / "bin" / "supersheet"
-    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "engine.cli"]
+    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "supersheet.cli.main"]
     times = []
     for _ in range(runs):
         pid, fd = pty.fork()
@@ -326,7 +326,7 @@ def run_all(args, largest: Path, key: str, count: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "generated.yaml"
         path.write_text(generate_sheet(args.cells), encoding="utf-8")
-        from engine.edit import Document
+        from supersheet.editor.document import Document
         started = time.perf_counter()
         document = Document(path)
         assert not document.diagnostics, document.diagnostics

@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.axes import value_axis  # noqa: E402
-from engine.sweep import Grid, iterate_chunks, plans_for  # noqa: E402
-from engine.uncertainty import evaluate_samples  # noqa: E402
-from engine.workbook import open_workbook  # noqa: E402
+from supersheet.engine.scenarios.axes import value_axis  # noqa: E402
+from supersheet.engine.scenarios.sweep import Grid, iterate_chunks, plans_for  # noqa: E402
+from supersheet.engine.scenarios.uncertainty import evaluate_samples  # noqa: E402
+from supersheet.engine.workbook import open_workbook  # noqa: E402
 
 
 def uncertain_sheet() -> str:

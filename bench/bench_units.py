@@ -16,7 +16,7 @@ import time
 t0 = time.perf_counter()
 import pint
 t1 = time.perf_counter()
-import units
+import supersheet.units
 t2 = time.perf_counter()
 units.registry()
 t3 = time.perf_counter()
@@ -47,7 +47,7 @@ def best(cache_dir: str, fresh: bool) -> tuple[float, float, float]:
 def main() -> None:
     import timeit
 
-    import units
+    import supersheet.units
 
     print(f"registry() in a fresh process, best of {RUNS} (import pint itself not included):")
     for label, cache, fresh in (

@@ -7,14 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ast as A
-from .check import Checked, check_model
-from .diagnostics import Diagnostic, did_you_mean, sort_key
-from .evaluate import Scenario, evaluate
-from .model import Model, build_model
-from .parser import ParseError, parse_formula
-from .sheet import _is_literal
-from .types import Type
+from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, sort_key
+from supersheet.engine.base.types import Type
+from supersheet.engine.check.check import check_model
+from supersheet.engine.check.checked import Checked
+from supersheet.engine.compile.evaluate import Scenario, evaluate
+from supersheet.engine.formula import ast as A
+from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.load.model import Model, build_model
+from supersheet.engine.load.sheet import _is_literal
 
 
 @dataclass
@@ -142,7 +143,7 @@ def _checked_literal(workbook: Workbook, key: str, value: str, lengths: bool) ->
 
 
 def literal_type_of(node: A.Node) -> Type:
-    from units import DIMENSIONLESS, multiply, parse_unit, UnitError
+    from supersheet.units import DIMENSIONLESS, UnitError, multiply, parse_unit
     try:
         if isinstance(node, A.Bool):
             return Type("bool")

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.diff import SheetDiff
+    from supersheet.engine.diff.diff import SheetDiff
 
     from .sheet import Sheet
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Diff:
     """What changed from `old` to `new`: `sections` maps a section (results, checks,
-    inputs, formulas, ...) to its changes (`engine.diff.Change`: name, old, new,
+    inputs, formulas, ...) to its changes (`supersheet.engine.diff.diff.Change`: name, old, new,
     delta, relative), the largest first. `str()` is the CLI's text."""
 
     result: SheetDiff
@@ -24,15 +24,15 @@ class Diff:
 
     @property
     def sections(self) -> dict[str, list]:
-        from engine.diffview import SECTIONS
+        from supersheet.engine.diff.diffview import SECTIONS
         return {key: list(getattr(self.result, key)) for key, _ in SECTIONS if getattr(self.result, key)}
 
     def __str__(self) -> str:
-        from engine.diffview import render_text
+        from supersheet.engine.diff.diffview import render_text
         return render_text([self.result])
 
     def to_markdown(self) -> str:
-        from engine.diffview import render_markdown
+        from supersheet.engine.diff.diffview import render_markdown
         return render_markdown([self.result])
 
     def _repr_html_(self) -> str:
@@ -42,7 +42,7 @@ class Diff:
 
 def diff(old: Sheet, new: Sheet) -> Diff:
     """Compare two sheets (each with the inputs set on it) as `supersheet diff` does."""
-    from engine.diff import diff_workbooks
+    from supersheet.engine.diff.diff import diff_workbooks
     name = str(new.path)
     return Diff(diff_workbooks(name, old._scenario_workbook(), new._scenario_workbook(),
                                _label(old), _label(new)))

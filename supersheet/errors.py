@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from engine.diagnostics import Diagnostic, SourceCache, render
-from engine.span import Span
+from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render
+from supersheet.engine.base.span import Span
 
 
 class SheetError(Exception):

@@ -19,7 +19,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[object]], caption: str
 
 def sheet_html(sheet: Sheet) -> str:
     """Every cell as `supersheet run` lists it: name, value as displayed, formula (or the input set)."""
-    from engine.report import override_note
+    from supersheet.engine.present.report import override_note
     rows = [(r["name"], r["display"], override_note(r) or r.get("formula", ""), r.get("error", ""))
             for r in sheet.records()]
     caption = sheet.title or str(sheet.path)
@@ -27,7 +27,7 @@ def sheet_html(sheet: Sheet) -> str:
 
 
 def diff_html(diff: Diff) -> str:
-    from engine.diffview import SECTIONS, percent_text
+    from supersheet.engine.diff.diffview import SECTIONS, percent_text
     titles = dict(SECTIONS)
     rows = [(titles[section], c.name, c.old, c.new, c.delta, percent_text(c), c.note)
             for section, changes in diff.sections.items() for c in changes]

@@ -13,17 +13,16 @@ import functools
 import math
 from typing import TYPE_CHECKING, Any
 
-from units import DIMENSIONLESS, parse_unit, registry
-
-from engine.evaluate import ErrorValue, Value
-from engine.present import show
+from supersheet.engine.compile.evaluate import ErrorValue, Value
+from supersheet.engine.present.present import show
+from supersheet.units import DIMENSIONLESS, parse_unit, registry
 
 from .errors import SheetError, problem
 
 if TYPE_CHECKING:
     import pint
 
-    from engine.check import Checked
+    from supersheet.engine.check.checked import Checked
 
 _GRAMS_PER_KILOGRAM = 1000.0   # Pint's root mass unit is the gram, ours the kilogram (units/parse.py)
 

@@ -2,7 +2,7 @@
 
 `Sheet.sweep`/`solve`/`choose` land here: the axes given in Python become the
 engine's `Axis` objects through the same constructors `--vary` and a sheet's
-`vary:` use (`engine.axes`), so their values are checked the same way, and the
+`vary:` use (`supersheet.engine.scenarios.axes`), so their values are checked the same way, and the
 rows come from the same plans and chunks as `supersheet sweep`.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.axes import AxisError, axis_cell, import_axis, range_axis, value_axis
+from supersheet.engine.scenarios.axes import AxisError, axis_cell, import_axis, range_axis, value_axis
 
 from .errors import SheetError, from_engine
 from .quantities import literal_text, python_value
@@ -19,7 +19,7 @@ from .quantities import literal_text, python_value
 if TYPE_CHECKING:
     import polars as pl
 
-    from engine.workbook import Workbook
+    from supersheet.engine.workbook import Workbook
 
     from .sheet import Sheet
 
@@ -61,9 +61,17 @@ def _axis(workbook: Workbook, name: str, values: Any):
 def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] | None, where: str | None,
           max_rows: int = MAX_ROWS) -> pl.DataFrame:
     import polars as pl
-    from engine.grid import Grid
-    from engine.span import Origin
-    from engine.sweep import SweepSpec, drop_clean_error_columns, iterate_chunks, load_sweep, plans_for, units_metadata
+
+    from supersheet.engine.base.span import Origin
+    from supersheet.engine.scenarios.grid import Grid
+    from supersheet.engine.scenarios.sweep import (
+        SweepSpec,
+        drop_clean_error_columns,
+        iterate_chunks,
+        load_sweep,
+        plans_for,
+        units_metadata,
+    )
     workbook = sheet._scenario_workbook()
     try:
         if name is None and not axes:
@@ -110,9 +118,9 @@ class Solution:
 
 
 def solve(sheet: Sheet, name: str) -> Solution:
-    from engine.diagnostics import Diagnostic
-    from engine.present import show
-    from engine.solve import SolveError, solve_entry
+    from supersheet.engine.base.diagnostics import Diagnostic
+    from supersheet.engine.present.present import show
+    from supersheet.engine.scenarios.solve import SolveError, solve_entry
     workbook = sheet._scenario_workbook()
     try:
         solution, _ = solve_entry(workbook, name)
@@ -149,7 +157,8 @@ class Choice:
 
 def choose(sheet: Sheet, name: str, top: int | None = None) -> Choice:
     import polars as pl
-    from engine.solve import choice_entry
+
+    from supersheet.engine.scenarios.solve import choice_entry
     try:
         choice, _ = choice_entry(sheet._scenario_workbook(), name, top)
     except AxisError as e:

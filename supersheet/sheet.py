@@ -3,7 +3,7 @@
 A Sheet is the engine's `Workbook` (loaded and checked once) with the inputs
 set on it from Python and the `Scenario` evaluated with them. `with_inputs`
 returns a new Sheet that re-evaluates only the changed cells and their
-dependents (`engine.evaluate.reevaluate`, as the editor does); the original
+dependents (`supersheet.engine.compile.evaluate.reevaluate`, as the editor does); the original
 keeps its values.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from engine.evaluate import Scenario, error_code, reevaluate
-from engine.workbook import OverrideError, Workbook, apply_assignments, open_workbook
+from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
+from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments, open_workbook
 
 from .errors import SheetError, from_engine, problem
 from .quantities import literal_text, python_value
@@ -67,7 +67,7 @@ class Sheet:
         return python_value(self._workbook.checked, key, self._scenario.values.get(key))
 
     def __iter__(self) -> Iterator[str]:
-        from engine.report import ordered_cells
+        from supersheet.engine.present.report import ordered_cells
         return (cell.key for cell in ordered_cells(self._workbook))
 
     def __len__(self) -> int:
@@ -85,13 +85,13 @@ class Sheet:
 
     def display(self, name: str) -> str:
         """The value as `supersheet run` shows it, e.g. `35 session`."""
-        from engine.present import show
+        from supersheet.engine.present.present import show
         key = self._key(name)
         return show(self._workbook.checked, key, self._scenario.values.get(key)).text
 
     def records(self) -> list[dict[str, Any]]:
         """Every cell as `supersheet run --format json` prints it (name, value, unit, display, kind, formula)."""
-        from engine.report import cell_record, ordered_cells, set_overrides
+        from supersheet.engine.present.report import cell_record, ordered_cells, set_overrides
         overrides = set_overrides(self._base, self._assignments()) if self.inputs else None
         return [cell_record(self._workbook, self._scenario, c, overrides=overrides)
                 for c in ordered_cells(self._workbook)]
@@ -139,8 +139,8 @@ class Sheet:
         evaluate the sheet as written): read again from the texts loaded, not from disk."""
         if not self.inputs:
             return self._workbook
-        from engine.check import check_model
-        from engine.model import build_model
+        from supersheet.engine.check.check import check_model
+        from supersheet.engine.load.model import build_model
         texts = {path: sheet.text for path, sheet in self._base.model.files.items()}
         model = build_model(self._base.model.path, texts=texts, cell_overrides=dict(self.inputs))
         workbook = Workbook(model, check_model(model))

@@ -29,8 +29,8 @@ class CliResult:
 
 @pytest.fixture
 def run_cli(capsys) -> Callable[..., CliResult]:
-    """Run `supersheet ARGS...` in-process (engine.cli.main) and capture its output."""
-    from engine.cli import main
+    """Run `supersheet ARGS...` in-process (supersheet.cli.main.main) and capture its output."""
+    from supersheet.cli.main import main
 
     def run(*argv: str) -> CliResult:
         capsys.readouterr()
@@ -61,7 +61,7 @@ def write_sheet(tmp_path: Path) -> Callable[..., Path]:
 def allow_path():
     """Let in-process loads (open_workbook, Document) import from folders outside
     the sheet root, as `--allow-path DIR` does for a command; undone afterwards."""
-    from engine.sheetroot import allow_paths
+    from supersheet.engine.base.sheetroot import allow_paths
 
     def allow(*folders: Path) -> None:
         allow_paths([str(f) for f in folders])

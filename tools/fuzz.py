@@ -259,7 +259,7 @@ def _alarm(signum, frame):  # noqa: ANN001
 
 def run_command(argv: list[str], seconds: int) -> tuple[int | str, str]:
     """Run `supersheet ARGV` in-process: (exit code or 'timeout', stdout + stderr)."""
-    from engine.cli import main
+    from supersheet.cli.main import main
     out, err = io.StringIO(), io.StringIO()
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(seconds)

@@ -1,5 +1,5 @@
 """`supersheet edit`: the Textual app. Wiring only — the document model is
-engine.edit.Document, the widgets live in tui/widgets, the look in app.tcss;
+supersheet.editor.document.Document, the widgets live in tui/widgets, the look in app.tcss;
 the file actions (save, reload, quit) are in files.py, the panels around the
 grid (inspector, diagnostics, sweep, diff, samples) in panels.py."""
 from __future__ import annotations
@@ -13,23 +13,23 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Header, Input, Static
 
-from engine.edit import Document, EditResult
-from engine.editdiff import Baselines
-from engine.editsample import Samples
+from supersheet.editor.baselines import Baselines
+from supersheet.editor.document import Document, EditResult
+from supersheet.editor.sample import Samples
 
 from .commands import SheetCommands
 from .files import FileActions
 from .keys import KeyRouting
-from .structure import StructureActions
 from .panels import PanelActions
 from .screens import HelpScreen
+from .structure import StructureActions
 from .widgets.diagnostics import DiagnosticsPanel
 from .widgets.diff import DiffView
 from .widgets.editor import CellEditor
 from .widgets.footer import KeyFooter
 from .widgets.grid import SheetGrid
-from .widgets.render import value_text, visible_changes
 from .widgets.inspector import Inspector
+from .widgets.render import value_text, visible_changes
 from .widgets.sweep import SweepView
 
 

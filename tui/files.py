@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from engine.edit import Document, ExternalChange, FileDeleted, MergeConflict, SaveRefused, library_dir
+from supersheet.editor.document import Document, ExternalChange, FileDeleted, MergeConflict, SaveRefused, library_dir
 
 from .screens import ChoiceScreen
 

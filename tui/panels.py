@@ -8,8 +8,8 @@ import threading
 
 from rich.text import Text
 
-from engine.editdiff import HEAD, SAVED, Comparison
-from engine.editsample import Samples, has_draws, sample_sheet
+from supersheet.editor.baselines import HEAD, SAVED, Comparison
+from supersheet.editor.sample import Samples, has_draws, sample_sheet
 
 from .widgets.diagnostics import DiagnosticsPanel
 from .widgets.diff import DiffView

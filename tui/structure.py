@@ -1,13 +1,13 @@
 """Editing the sheet's structure from the grid: add a cell after the selected
 one (in its group), duplicate it, rename it (with its references), delete it. Each is one undo step, checked
-like any edit and saved through the round-trip writer (engine/editcells.py).
+like any edit and saved through the round-trip writer (editor/cells.py).
 A mixin of the app (tui/app.py)."""
 from __future__ import annotations
 
 from rich.text import Text
 
-from engine.edit import Document, EditResult, StructureError
-from engine.editcells import new_sheet
+from supersheet.editor.cells import new_sheet
+from supersheet.editor.document import Document, EditResult, StructureError
 
 from .screens import ChoiceScreen, PromptScreen
 

@@ -12,10 +12,10 @@ the engine or the TUI.
 
 from __future__ import annotations
 
-from units._registry import registry
-from units.dimensions import DIMENSIONLESS, Dimensions, describe, divide, multiply, power
-from units.display import compact_unit, convert, format_number, format_quantity, in_unit
-from units.parse import Unit, UnitError, parse_unit
+from supersheet.units._registry import registry
+from supersheet.units.dimensions import DIMENSIONLESS, Dimensions, describe, divide, multiply, power
+from supersheet.units.display import compact_unit, convert, format_number, format_quantity, in_unit
+from supersheet.units.parse import Unit, UnitError, parse_unit
 
 __all__ = [
     "DIMENSIONLESS",

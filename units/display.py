@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from units.dimensions import Dimensions, format_exponent
-from units.parse import UnitError, parse_unit
+from supersheet.units.dimensions import Dimensions, format_exponent
+from supersheet.units.parse import UnitError, parse_unit
 
 # Outside [1e-9, 1e15] positional notation gets unreadable: use "1.235e-12".
 _SMALLEST_POSITIONAL = 1e-9

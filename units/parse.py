@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from units._registry import registry
-from units.dimensions import Dimensions, make_dimensions
-from units.traps import domain_trap
+from supersheet.units._registry import registry
+from supersheet.units.dimensions import Dimensions, make_dimensions
+from supersheet.units.traps import domain_trap
 
 if TYPE_CHECKING:
     import pint

@@ -13,7 +13,7 @@ whatever the spelling: it does not exist.
 
 from __future__ import annotations
 
-from units.dimensions import Dimensions, describe, make_dimensions
+from supersheet.units.dimensions import Dimensions, describe, make_dimensions
 
 # The dimensions of this domain: information, time, frequency, FLOP, token,
 # request, session, GPU, money, power, energy, length, area, dimensionless --

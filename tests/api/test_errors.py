@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import REPO
 
 import supersheet as ss
-from conftest import REPO
 
 RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 
@@ -60,7 +60,7 @@ def test_bad_inputs_raise_one_exception_type(inputs, code, text):
 
 
 def test_a_quantity_of_the_wrong_dimension_is_refused():
-    from units import registry
+    from supersheet.units import registry
     with pytest.raises(ss.SheetError) as caught:
         ss.load(RUNNING).with_inputs(context=registry().Quantity(3, "GB"))
     assert caught.value.code == "E-UNIT"

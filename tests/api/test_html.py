@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import html
 
-import supersheet as ss
 from conftest import REPO
+
+import supersheet as ss
 
 RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 

@@ -6,9 +6,9 @@ import json
 
 import polars as pl
 import pytest
+from conftest import REPO
 
 import supersheet as ss
-from conftest import REPO
 
 RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 RING = REPO / "sheets/supernodes/6.4.2-ring-vs-tree.yaml"

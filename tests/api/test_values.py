@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO
 
 import supersheet as ss
-from conftest import REPO
 
 RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 LIBRARY = ["sheets/supernodes/6.1.2-running-example.yaml", "sheets/supernodes/6.4.2-ring-vs-tree.yaml",
@@ -55,14 +55,14 @@ def test_every_cell_has_the_value_the_cli_prints(run_cli, path):
             continue
         if record["unit"] and not hasattr(value, "magnitude"):
             # dimensionless shown in a unit such as %: the API gives the plain fraction
-            from units import parse_unit
+            from supersheet.units import parse_unit
             assert value == pytest.approx(record["value"] * parse_unit(record["unit"]).factor, rel=1e-12), name
             continue
         assert magnitude_in(value, record["unit"]) == pytest.approx(record["value"], rel=1e-12), name
 
 
 def test_a_quantity_is_in_the_display_unit_of_the_project_registry():
-    from units import registry
+    from supersheet.units import registry
     sheet = ss.load(RUNNING)
     weights = sheet["weights_total"]
     assert isinstance(weights, registry().Quantity)
@@ -84,7 +84,7 @@ def test_with_inputs_matches_the_cli_set_and_leaves_the_original_unchanged(run_c
 
 
 def test_with_inputs_recomputes_only_the_dependents(monkeypatch):
-    import engine.evaluate as evaluate
+    import supersheet.engine.compile.evaluate as evaluate
     sheet = ss.load(RUNNING)
     seen: list[list[str]] = []
     original = evaluate.evaluate_cells
@@ -93,14 +93,14 @@ def test_with_inputs_recomputes_only_the_dependents(monkeypatch):
         seen.append(list(keys))
         return original(checked, keys, values, fixed)
 
-    monkeypatch.setattr("engine.evaluate.evaluate_cells", spy)
+    monkeypatch.setattr("supersheet.engine.compile.evaluate.evaluate_cells", spy)
     sheet.with_inputs(context="32768 token")
     assert len(seen) == 1 and "context" in seen[0]
     assert "weights_total" not in seen[0] and "max_sessions" in seen[0]
 
 
 def test_inputs_accumulate_and_take_quantities_numbers_and_imported_cells(run_cli):
-    from units import registry
+    from supersheet.units import registry
     sheet = ss.load(RUNNING)
     both = sheet.with_inputs(context=registry().Quantity(32768, "token")).with_inputs(cards=4)
     cells = cli_cells(run_cli, RUNNING, "context=32768 token", "cards=4")
@@ -118,8 +118,8 @@ def test_import_of_supersheet_loads_neither_polars_nor_pint():
 
 
 def test_the_pint_unit_of_every_display_unit_has_the_engines_size():
-    from units import parse_unit
     from supersheet.quantities import pint_unit
+    from supersheet.units import parse_unit
     for text in ("GB", "GiB", "token/s", "USD/GPU/h", "μs", "GB/s", "Gbit/s", "MFLOP", "GPU*s/session"):
         q = (1.0 * pint_unit(text)).to_root_units()
         grams = dict(q.dimensionality).get("[mass]", 0)

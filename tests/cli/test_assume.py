@@ -123,8 +123,8 @@ def test_an_assumption_must_be_a_condition_with_its_own_name(run_cli, write_shee
 
 
 def test_the_editor_marks_a_violated_assumption(write_sheet):
-    from engine.edit import Document
-    from tui.widgets.render import value_text
+    from supersheet.editor.document import Document
+    from supersheet.tui.widgets.render import value_text
     sheet = write_sheet(STEP.replace("tp: 4", "tp: 16", 1))
     document = Document(sheet)
     assert [d.code for d in document.diagnostics] == ["E-ASSUME", "E-EXPECT"]   # step: 2.5 ms fails at tp 16
@@ -136,7 +136,7 @@ def test_the_editor_marks_a_violated_assumption(write_sheet):
 
 
 def test_an_edit_in_the_editor_moves_the_sheet_outside_and_an_assumption_is_written_back(write_sheet):
-    from engine.edit import Document
+    from supersheet.editor.document import Document
     sheet = write_sheet("cells:\n  tp: 4\n  cards: 8\nassume:\n  within: tp <= cards   # no cross-server term\n")
     document = Document(sheet)
     assert document.diagnostics == []

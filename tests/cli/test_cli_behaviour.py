@@ -1,6 +1,6 @@
 """Behaviour of the `supersheet` command: exit codes, messages, output files.
 
-Exit codes (engine/cli.py): 0 fine; 1 a finding (an error value, a failed
+Exit codes (cli/main.py): 0 fine; 1 a finding (an error value, a failed
 expectation, no feasible row, no root); 2 an invalid sheet or bad usage. No
 input ever produces a traceback.
 """

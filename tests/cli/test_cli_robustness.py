@@ -227,7 +227,7 @@ def test_monte_carlo_memory_is_estimated_before_allocating(run_cli, write_sheet)
 
 
 def test_default_memory_limit_refuses_what_no_machine_holds(run_cli, write_sheet):
-    from engine.uncertainty import default_memory_limit
+    from supersheet.engine.scenarios.uncertainty import default_memory_limit
     limit = default_memory_limit()
     if limit is None or limit > 10_000_000 * 8 * 5000:
         pytest.skip("a machine this large holds the run")
@@ -243,7 +243,7 @@ def test_a_full_disk_on_stdout_is_a_diagnostic(write_sheet):
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full")
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "engine.cli", "run", str(path)], stdout=full,
+        done = subprocess.run([sys.executable, "-m", "supersheet.cli.main", "run", str(path)], stdout=full,
                               stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 2, done.stderr
     assert "cannot write the output: No space left on device" in done.stderr
@@ -292,13 +292,13 @@ def test_output_files_get_the_umask_mode(suffix, run_cli, write_sheet, tmp_path)
 
 def test_an_unexpected_os_error_is_one_line_not_a_traceback(monkeypatch, run_cli, write_sheet):
     """Errors that are not about writing the output still end as one line (exit 70), never escape main()."""
-    import engine.cli_support as support
+    import supersheet.cli.support as support
 
     def refuse(*args, **kwargs):
         raise OSError(36, "File name too long")
 
     monkeypatch.setattr(support, "open_valid", refuse)
-    monkeypatch.setattr("engine.cli.open_valid", refuse)
+    monkeypatch.setattr("supersheet.cli.main.open_valid", refuse)
     result = run_cli("run", str(write_sheet(SHEET)))
     assert result.code == 70 and "internal error: OSError" in result.err
 

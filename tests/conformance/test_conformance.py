@@ -13,7 +13,7 @@ errors/: the `# error: CODE at LINE[:COL]` headers name every diagnostic: `check
 The v1 cases are in conformance/{valid,errors}, the format 9 additions in
 conformance/v1.1/{valid,errors}, under the same rules.
 
-The CLI runs in-process (engine.cli.main) for speed; one subprocess test runs
+The CLI runs in-process (supersheet.cli.main.main) for speed; one subprocess test runs
 the installed `supersheet` console script end to end.
 """
 from __future__ import annotations

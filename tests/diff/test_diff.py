@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from supersheet.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANT = "sheets/supernodes/6.1.2-running-example-32k.yaml"
@@ -280,7 +280,7 @@ def test_a_revision_cannot_inject_git_options(argv, repo, tmp_path, run_cli) -> 
 
 
 def test_commit_of_passes_only_verified_hashes(repo) -> None:
-    from engine.gitrev import GitError, commit_of
+    from supersheet.engine.diff.gitrev import GitError, commit_of
     head = commit_of("HEAD", repo)
     assert len(head) == 40 and int(head, 16) >= 0
     for bad in ("--output=/tmp/x", "-p", "", "HEAD\n--output=x", "no-such-branch"):

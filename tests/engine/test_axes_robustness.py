@@ -7,10 +7,9 @@ import io
 import pytest
 from ruamel.yaml import YAML
 
-from engine.blocks import test_blocks as run_block_expectations
-from engine.blocks import validate_blocks
-from engine.diagnostics import CODES
-from engine.workbook import open_workbook
+from supersheet.engine.base.diagnostics import CODES
+from supersheet.engine.verify.blocks import test_blocks as run_block_expectations, validate_blocks
+from supersheet.engine.workbook import open_workbook
 
 BAD_VARY = {
     "count-formula": ({"a": {"from": 1, "to": 4, "count": "= a + 1"}}, "'count' of a must be a whole number"),

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import axes
-from engine.blocks import validate_blocks
-from engine.workbook import open_workbook
+from supersheet.engine.scenarios import axes
+from supersheet.engine.verify.blocks import validate_blocks
+from supersheet.engine.workbook import open_workbook
 
 SHEET = """
     cells:

@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import contextlib, io, json, sys
-from engine.cli import main
+from supersheet.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     code = main({argv!r})
 print(json.dumps([code, "polars" in sys.modules]))

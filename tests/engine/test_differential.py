@@ -1,5 +1,5 @@
 """Differential test: every operator and function of spec §3.5/§3.6, evaluated
-by the Polars compiler (engine/compile.py) and by a plain-Python reference
+by the Polars compiler (engine/compile/compile.py) and by a plain-Python reference
 written here, over interesting numbers (0, -0, negatives, 1e-300, 1e300, inf,
 nan, halves for round). They must agree: the same value (NaN == NaN, inf ==
 inf, otherwise within a relative 1e-12) or the same error value.
@@ -36,11 +36,11 @@ from typing import Any, Callable
 import polars as pl
 import pytest
 
-from engine import ast as A
-from engine.values import Source
-from engine.evaluate import ErrorValue, compile_program, evaluate, evaluate_with_polars, read_value
-from engine.workbook import open_workbook
-from units import parse_unit
+from supersheet.engine.compile.evaluate import ErrorValue, compile_program, evaluate, evaluate_with_polars, read_value
+from supersheet.engine.compile.values import Source
+from supersheet.engine.formula import ast as A
+from supersheet.engine.workbook import open_workbook
+from supersheet.units import parse_unit
 
 DIV0, NUM = "#DIV/0", "#NUM"
 INF, NAN = math.inf, math.nan
@@ -478,7 +478,7 @@ def test_engine_agrees_with_reference(case, mismatches):
 
 
 def test_every_function_is_covered():
-    from engine.functions import FUNCTIONS
+    from supersheet.engine.formula.functions import FUNCTIONS
     formulas = " ".join(f for f, _ in CELLS.values()) + " " + " ".join(t for t, _ in LITERAL_FORMULAS.values())
     missing = [name for name in FUNCTIONS if name != "range" and f"{name}(" not in formulas]
     assert missing == []
@@ -527,8 +527,8 @@ def test_range_of_an_array_count_follows_the_array(write_sheet):
 def test_sweep_division_by_a_constant_is_exact(write_sheet):
     """Polars computes column / scalar as column * (1/scalar), 1 ulp off: in a sweep floor(x, 49)
     at x = 49 was 0 and x / 49 * 49 was 48.99999999999999 (from 3 rows on) while `run` gave 49."""
-    from engine.sweep import Grid, SweepSpec, run_in_memory
-    from engine.axes import cli_axis
+    from supersheet.engine.scenarios.axes import cli_axis
+    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, run_in_memory
     path = write_sheet("""
         cells:
           x: 1

@@ -1,4 +1,4 @@
-"""The fast read path (engine/fastyaml.py) builds exactly the document the
+"""The fast read path (engine/load/fastyaml.py) builds exactly the document the
 round-trip loader builds — values, their YAML 1.2 types, positions — or
 declines, and the round-trip loader reads the text."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from engine import fastyaml
-from engine.sheet import yaml_loader
+from supersheet.engine.load import fastyaml
+from supersheet.engine.load.sheet import yaml_loader
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not fastyaml.available(), reason="PyYAML's libyaml parser is not installed")

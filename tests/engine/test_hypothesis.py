@@ -13,16 +13,15 @@ import itertools
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from ruamel.yaml import YAML
 
-from engine.blocks import validate_blocks
-from engine.diagnostics import CODES, Diagnostic, SourceCache, render
-from engine.evaluate import ErrorValue
-from engine.parser import ParseError, parse_formula
-from engine.testing import test_workbook as run_expectations
-from engine.workbook import open_workbook
+from supersheet.engine.base.diagnostics import CODES, Diagnostic, SourceCache, render
+from supersheet.engine.compile.evaluate import ErrorValue
+from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.verify.blocks import validate_blocks
+from supersheet.engine.verify.testing import test_workbook as run_expectations
+from supersheet.engine.workbook import open_workbook
 
 SETTINGS = dict(derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -208,7 +207,7 @@ def test_raw_formula_text_in_a_sheet(text, workdir):
 @settings(max_examples=80, **SETTINGS)
 @given(text=st.text(max_size=40))
 def test_calc_of_raw_text(text):
-    from engine.calc import calc_workbook
+    from supersheet.cli.calc import calc_workbook
     workbook, diagnostics = calc_workbook(text)
     for d in diagnostics:
         assert d.code in CODES

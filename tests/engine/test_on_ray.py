@@ -18,7 +18,7 @@ DECODE_STEP = REPO / "sheets" / "supernodes" / "6.2.2-qwen3-32b-decode-step.yaml
 
 @pytest.fixture(scope="session")
 def ray_runtime():
-    from engine import on_ray
+    from supersheet.engine.scenarios import on_ray
     on_ray.connect(num_cpus=2)
     yield
     ray.shutdown()
@@ -106,11 +106,11 @@ def test_named_sweep_of_a_library_sheet_on_ray(run_cli, ray_runtime, tmp_path):
 
 
 def _job(sheet: Path, tmp_path: Path, fault=None, progress=None):
-    from engine.axes import cli_axis
-    from engine.grid import Grid
-    from engine.sweep import plans_for
-    from engine.sweep_ray import sweep_to_dataset
-    from engine.workbook import open_workbook
+    from supersheet.engine.scenarios.axes import cli_axis
+    from supersheet.engine.scenarios.grid import Grid
+    from supersheet.engine.scenarios.sweep import plans_for
+    from supersheet.engine.scenarios.sweep_ray import sweep_to_dataset
+    from supersheet.engine.workbook import open_workbook
     workbook = open_workbook(sheet)
     grid = Grid([cli_axis(workbook, "tp=1..8"), cli_axis(workbook, "bytes=1GB..100GB:500")])
     units: dict = {}
@@ -144,7 +144,7 @@ def test_a_worker_killed_mid_write_is_retried_and_leaves_no_partial_part(run_cli
 
 
 def test_a_failing_task_leaves_no_dataset(ray_runtime, import_axis_sheet, tmp_path):
-    from engine.on_ray import TaskFailed
+    from supersheet.engine.scenarios.on_ray import TaskFailed
 
     def disk_full(part: int, chunk: int) -> None:
         if part == 1:
@@ -158,7 +158,7 @@ def test_a_failing_task_leaves_no_dataset(ray_runtime, import_axis_sheet, tmp_pa
 
 def test_sheet_errors_are_reported_once_before_any_task(run_cli, write_sheet, import_axis_sheet, tmp_path,
                                                          monkeypatch):
-    from engine import on_ray
+    from supersheet.engine.scenarios import on_ray
 
     def no_ray(*args, **kwargs):
         raise AssertionError("Ray was started for an invalid sweep")
@@ -199,9 +199,9 @@ MONTE_CARLO = """
 
 
 def test_monte_carlo_on_ray_gives_the_same_samples_for_any_number_of_workers(ray_runtime, write_sheet):
-    from engine.sample_ray import sample_on_ray, spans
-    from engine.uncertainty import evaluate_samples
-    from engine.workbook import open_workbook
+    from supersheet.engine.scenarios.sample_ray import sample_on_ray, spans
+    from supersheet.engine.scenarios.uncertainty import evaluate_samples
+    from supersheet.engine.workbook import open_workbook
     workbook = open_workbook(write_sheet(MONTE_CARLO))
     assert spans(150_000, 2) == [(0, 131072), (131072, 150000)]   # whole stream blocks per task
     local = evaluate_samples(workbook, fixed={})
@@ -254,9 +254,9 @@ CHOICE = IMPORTING + """
 
 
 def test_choose_on_ray_ranks_as_the_local_path(run_cli, ray_runtime, import_axis_sheet, write_sheet):
-    from engine.choice_ray import choose_on_ray
-    from engine.solve import choice_entry
-    from engine.workbook import open_workbook
+    from supersheet.engine.scenarios.choice_ray import choose_on_ray
+    from supersheet.engine.scenarios.solve import choice_entry
+    from supersheet.engine.workbook import open_workbook
     sheet = write_sheet(CHOICE, "choice.yaml")
     workbook = open_workbook(sheet)
     everything, _ = choice_entry(workbook, "cheapest")

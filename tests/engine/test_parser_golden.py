@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import ast as A
-from engine.parser import ParseError, parse_formula
+from supersheet.engine.formula import ast as A
+from supersheet.engine.formula.parser import ParseError, parse_formula
 
 
 def golden(text: str) -> str:

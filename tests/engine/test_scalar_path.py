@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import scalar
-from engine.evaluate import affected_cells, evaluate, evaluate_with_polars, literal_for, reevaluate
-from engine.graph import _strongly_connected
-from engine.workbook import open_workbook
+from supersheet.engine.check.graph import _strongly_connected
+from supersheet.engine.compile import scalar
+from supersheet.engine.compile.evaluate import affected_cells, evaluate, evaluate_with_polars, literal_for, reevaluate
+from supersheet.engine.workbook import open_workbook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import chain_sheet, fanin_sheet  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.workbook import open_workbook
+from supersheet.engine.workbook import open_workbook
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "supersheet-test-secret-7f3a9c"
@@ -31,7 +31,7 @@ def test_secrets_devices_and_fifos_are_refused_fast_and_never_shown(tmp_path):
     env = {**os.environ, "SUPERSHEET_SECRET": SECRET}
     for command in ("check", "run", "test"):
         started = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "engine.cli", command, str(sheet)], cwd=REPO, env=env,
+        result = subprocess.run([sys.executable, "-m", "supersheet.cli.main", command, str(sheet)], cwd=REPO, env=env,
                                 capture_output=True, text=True, timeout=30)
         output = result.stdout + result.stderr
         assert result.returncode == 2, output

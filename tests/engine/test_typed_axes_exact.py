@@ -6,10 +6,9 @@ from __future__ import annotations
 import csv
 from decimal import Decimal
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from units import parse_unit
+from supersheet.units import parse_unit
 
 UNITS = ["us", "ms", "ns", "min", "h", "GB", "GiB", "KiB/token", "Gbps", "%", "‰", "USD/h", "TFLOP/s", "kW",
          "kWh", "GHz", "ktoken", "token/s"]

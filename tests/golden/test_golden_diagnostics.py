@@ -1,5 +1,5 @@
 """Golden diagnostics: one minimal failing sheet per file, rendered exactly as
-the CLI prints it (engine.diagnostics.render), stored as a text snapshot.
+the CLI prints it (supersheet.engine.base.diagnostics.render), stored as a text snapshot.
 
 The sheets are the conformance `errors/` cases and the extra ones in
 tests/golden/sheets/. Paths are relative (the test runs from the folder that
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.blocks import validate_blocks
-from engine.diagnostics import SourceCache, render
-from engine.testing import test_workbook as run_expectations
-from engine.workbook import open_workbook
+from supersheet.engine.base.diagnostics import SourceCache, render
+from supersheet.engine.verify.blocks import validate_blocks
+from supersheet.engine.verify.testing import test_workbook as run_expectations
+from supersheet.engine.workbook import open_workbook
 
 HERE = Path(__file__).resolve().parent
 CONFORMANCE = (HERE.parents[2] / "shared" / "conformance").resolve()

@@ -97,7 +97,7 @@ def _check_within_limits(sheet: Path, folder: Path) -> tuple[int, str, resource.
     earlier child of the test process (the suite's other subprocesses, Ray's workers)."""
     out_path, err_path = folder / "stdout.txt", folder / "stderr.txt"
     with open(out_path, "w") as out, open(err_path, "w") as err:
-        process = subprocess.Popen([sys.executable, "-m", "engine.cli", "check", str(sheet)], cwd=REPO,
+        process = subprocess.Popen([sys.executable, "-m", "supersheet.cli.main", "check", str(sheet)], cwd=REPO,
                                    stdout=out, stderr=err, stdin=subprocess.DEVNULL, preexec_fn=_limits,
                                    env={**os.environ, "SUPERSHEET_CACHE_DIR": ""})
         watchdog = threading.Timer(120, process.kill)   # a blocked read uses no CPU: the CPU limit cannot end it

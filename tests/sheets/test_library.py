@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.blocks import validate_blocks
-from engine.diagnostics import render_all
-from engine.testing import test_workbook as run_expectations
-from engine.workbook import open_workbook
+from supersheet.engine.base.diagnostics import render_all
+from supersheet.engine.verify.blocks import validate_blocks
+from supersheet.engine.verify.testing import test_workbook as run_expectations
+from supersheet.engine.workbook import open_workbook
 
 ROOT = Path(__file__).resolve().parents[2]
 SHEETS = sorted((ROOT / "sheets").rglob("*.yaml"))
@@ -48,8 +48,8 @@ def test_the_book_rows_lie_inside_the_model(path: Path) -> None:
     """Every row of a sheet's own sweeps - the book's worked cases - satisfies the
     sheet's assumptions (format 9.2): an example the model cannot describe is a bug
     in the example or in the assumption."""
-    from engine.assume import OUTSIDE_HEADER
-    from engine.sweep import load_sweep, run_in_memory, sweep_specs
+    from supersheet.engine.expect.assume import OUTSIDE_HEADER
+    from supersheet.engine.scenarios.sweep import load_sweep, run_in_memory, sweep_specs
     workbook = open_workbook(path)
     for name in sweep_specs(workbook):
         frame = run_in_memory(workbook, load_sweep(workbook, name))

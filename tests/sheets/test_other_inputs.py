@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.diagnostics import render_all
-from engine.workbook import open_workbook
-from units.display import convert
+from supersheet.engine.base.diagnostics import render_all
+from supersheet.engine.workbook import open_workbook
+from supersheet.units.display import convert
 
 SHEETS = Path(__file__).resolve().parents[2] / "sheets"
 
@@ -244,7 +244,7 @@ def test_q4_monte_carlo_compares_with_the_closed_form_at_its_own_batch() -> None
     ("supernodes/6.2.4-causal-balance.yaml", {"positions": "10"}, {"whole_chunks"}),
 ])
 def test_leaving_the_model_is_reported(sheet: str, inputs: dict[str, str], violated: set[str]) -> None:
-    from engine.assume import violations
+    from supersheet.engine.expect.assume import violations
     workbook = open_workbook(SHEETS / sheet, cell_overrides=inputs)
     assert not workbook.diagnostics, render_all(workbook.diagnostics)
     assert {v.key for v in violations(workbook, workbook.evaluate())} == violated

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import ast as A
-from engine.evaluate import error_code
-from engine.workbook import Workbook, open_workbook
-from units import DIMENSIONLESS, parse_unit
+from supersheet.engine.compile.evaluate import error_code
+from supersheet.engine.formula import ast as A
+from supersheet.engine.workbook import Workbook, open_workbook
+from supersheet.units import DIMENSIONLESS, parse_unit
 
 ROOT = Path(__file__).resolve().parents[2] / "sheets"
 SCENARIOS = sorted(p for folder in ("supernodes", "questions", "lessons") for p in (ROOT / folder).glob("*.yaml"))

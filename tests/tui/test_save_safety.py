@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.edit import Document, ExternalChange, FileDeleted, SaveRefused
-from engine.safesave import STALE_AFTER, remove_stale_temporaries
+from supersheet.editor.document import Document, ExternalChange, FileDeleted, SaveRefused
+from supersheet.editor.safesave import STALE_AFTER, remove_stale_temporaries
 
 SHEET = "title: t\ncells:\n  a: 2 GB\n  b: 3 GB\n  total: = a + b\n"
 

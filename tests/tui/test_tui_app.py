@@ -5,9 +5,9 @@ from pathlib import Path
 
 from textual.widgets import Button, Input, OptionList, Static
 
-from tui.app import SupersheetApp
-from tui.commands import SheetCommands
-from tui.screens import ChoiceScreen, HelpScreen
+from supersheet.tui.app import SupersheetApp
+from supersheet.tui.commands import SheetCommands
+from supersheet.tui.screens import ChoiceScreen, HelpScreen
 
 SIZE = (120, 36)
 

@@ -7,13 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
-
-from engine.editdiff import HEAD, Baselines
-from tui.app import SupersheetApp
-
 from conftest import SHEETS
 from test_tui_app import SIZE, edit
+from textual.widgets import Static
+
+from supersheet.editor.baselines import HEAD, Baselines
+from supersheet.tui.app import SupersheetApp
 
 EXAMPLE = Path("supernodes") / "6.1.2-running-example.yaml"
 

@@ -1,4 +1,4 @@
-"""engine.edit.Document: the editing model, without the UI."""
+"""supersheet.editor.document.Document: the editing model, without the UI."""
 from __future__ import annotations
 
 import os
@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from engine import ast as A
-from engine.edit import Document, ExternalChange, detect_indent, running_example
-from engine.parser import parse_formula
-from engine.workbook import open_workbook
-
 from conftest import REPO, SHEETS
+
+from supersheet.editor.document import Document, ExternalChange, detect_indent, running_example
+from supersheet.engine.formula import ast as A
+from supersheet.engine.formula.parser import parse_formula
+from supersheet.engine.workbook import open_workbook
 
 ALL_SHEETS = sorted(SHEETS.rglob("*.yaml"))
 
@@ -310,21 +309,21 @@ def test_sweeps_run_on_the_unsaved_values(example: Path) -> None:
 
 
 def test_the_engine_does_not_import_textual() -> None:
-    code = "import sys, engine.cli, engine.edit; sys.exit('textual' in sys.modules)"
+    code = "import sys, supersheet.cli.main, supersheet.editor.document; sys.exit('textual' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
 
 
 def test_edit_needs_a_terminal_and_an_existing_sheet(tmp_path: Path) -> None:
-    from engine.cli import main
+    from supersheet.cli.main import main
     assert main(["edit", str(tmp_path / "missing.yaml")]) == 2
-    result = subprocess.run([sys.executable, "-m", "engine.cli", "edit"], cwd=REPO, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "supersheet.cli.main", "edit"], cwd=REPO, capture_output=True,
                             text=True, stdin=subprocess.DEVNULL)
     assert result.returncode == 2 and "needs a terminal" in result.stderr
 
 
 def test_a_missing_library_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys) -> None:
-    import engine.edit
-    from engine.cli import main
-    monkeypatch.setattr(engine.edit, "library_dir", lambda: tmp_path)
+    import supersheet.editor.document
+    from supersheet.cli.main import main
+    monkeypatch.setattr(supersheet.editor.document, "library_dir", lambda: tmp_path)
     assert main(["edit"]) == 2
     assert "bundled running example is not installed" in capsys.readouterr().err

@@ -10,8 +10,8 @@ from pathlib import Path
 from textual import events
 from textual.widgets import Input
 
-from engine.edit import Document
-from tui.app import SupersheetApp
+from supersheet.editor.document import Document
+from supersheet.tui.app import SupersheetApp
 
 SIZE = (120, 36)
 

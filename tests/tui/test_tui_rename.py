@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from engine.edit import Document, StructureError
-from tui.app import SupersheetApp
-from tui.screens import PromptScreen
+from supersheet.editor.document import Document, StructureError
+from supersheet.tui.app import SupersheetApp
+from supersheet.tui.screens import PromptScreen
 
 SHEET = """\
 title: Ring vs tree (rename test)

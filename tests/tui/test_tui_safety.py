@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_tui_input import burst, settle, value
 from textual.widgets import Input
 
-from tui.app import SupersheetApp
-from tui.screens import ChoiceScreen
-
-from test_tui_input import burst, settle, value
+from supersheet.tui.app import SupersheetApp
+from supersheet.tui.screens import ChoiceScreen
 
 SIZE = (120, 36)
 

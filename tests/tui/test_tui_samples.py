@@ -5,11 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from test_tui_app import SIZE, edit, value
 from textual.widgets import Static
 
-from tui.app import SupersheetApp
-
-from test_tui_app import SIZE, edit, value
+from supersheet.tui.app import SupersheetApp
 
 UNCERTAIN = Path(__file__).parent / "sheets" / "uncertain-step.yaml"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from engine.edit import Document, StructureError
-from tui.app import SupersheetApp
-from tui.screens import ChoiceScreen, PromptScreen
+from supersheet.editor.document import Document, StructureError
+from supersheet.tui.app import SupersheetApp
+from supersheet.tui.screens import ChoiceScreen, PromptScreen
 
 SIZE = (120, 36)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.app import SupersheetApp
-
 from test_tui_input import burst, settle
+
+from supersheet.tui.app import SupersheetApp
 
 SIZE = (120, 36)
 
@@ -55,7 +55,7 @@ async def test_open_sheet_lists_sheets_beside_the_open_one_and_under_the_working
 
 
 async def test_the_help_screen_scrolls_at_80x24(example: Path) -> None:
-    from tui.screens import HelpScreen
+    from supersheet.tui.screens import HelpScreen
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")

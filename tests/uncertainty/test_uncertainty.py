@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cli import main
-from engine.distributions import routing_samples
-from engine.uncertainty import evaluate_samples, sensitivity
-from engine.workbook import open_workbook
+from supersheet.cli.main import main
+from supersheet.engine.formula.distributions import routing_samples
+from supersheet.engine.scenarios.uncertainty import evaluate_samples, sensitivity
+from supersheet.engine.workbook import open_workbook
 
 N = 200_000
 

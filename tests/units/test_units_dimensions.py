@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from units import DIMENSIONLESS, describe, divide, multiply, parse_unit, power
+from supersheet.units import DIMENSIONLESS, describe, divide, multiply, parse_unit, power
 
 
 def dims(text: str) -> tuple[tuple[str, float], ...]:

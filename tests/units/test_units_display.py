@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from units import DIMENSIONLESS, UnitError, compact_unit, convert, format_number, format_quantity, parse_unit
+from supersheet.units import DIMENSIONLESS, UnitError, compact_unit, convert, format_number, format_quantity, parse_unit
 
 
 def dims(text: str) -> tuple[tuple[str, float], ...]:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from units import DIMENSIONLESS, Unit, UnitError, parse_unit
+from supersheet.units import DIMENSIONLESS, Unit, UnitError, parse_unit
 
 INFORMATION = (("information", 1.0),)
 TIME = (("time", 1.0),)

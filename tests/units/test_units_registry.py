@@ -7,8 +7,8 @@ import pathlib
 import subprocess
 import sys
 
-from units import registry
-from units._registry import CACHE_ENV, DEFINITIONS, build_registry, cache_folder
+from supersheet.units import registry
+from supersheet.units._registry import CACHE_ENV, DEFINITIONS, build_registry, cache_folder
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

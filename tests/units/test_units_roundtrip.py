@@ -6,11 +6,10 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from units import compact_unit, convert, in_unit, parse_unit
-from units.parse import prefix_family
+from supersheet.units import compact_unit, convert, in_unit, parse_unit
+from supersheet.units.parse import prefix_family
 
 UNITS = ["us", "μs", "ms", "ns", "min", "h", "GB", "GiB", "KiB/token", "MB/s", "Gbps", "%", "‰", "USD/h",
          "USD/GPU/h", "TFLOP/s", "W", "kW", "kWh", "MJ", "GHz", "km", "m^2", "token/s", "ktoken"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from units import parse_unit
-from units.parse import UnitError
-from units.traps import in_domain
+from supersheet.units import parse_unit
+from supersheet.units.parse import UnitError
+from supersheet.units.traps import in_domain
 
 # symbol -> (words the message must contain, words the hint must contain)
 REFUSED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

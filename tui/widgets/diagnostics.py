@@ -5,7 +5,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from engine.edit import Document
+from supersheet.editor.document import Document
 
 from .messages import CellMessage
 

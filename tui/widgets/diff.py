@@ -1,7 +1,7 @@
 """The diff view: what the unsaved sheet changes against the saved file or
 git HEAD, grouped as `supersheet diff` groups it (results first, the largest
 relative change first), one row per cell; choosing a row jumps to its cell.
-The app computes the comparison (engine.editdiff) in a worker and reruns it
+The app computes the comparison (supersheet.editor.baselines) in a worker and reruns it
 after every edit while the view is open."""
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Select, Static
 
-from engine.diff import Change
-from engine.diffview import SECTIONS, arrowed
-from engine.diffview import percent_text as percent
-from engine.diagnostics import render
-from engine.editdiff import HEAD, SAVED, Comparison
+from supersheet.editor.baselines import HEAD, SAVED, Comparison
+from supersheet.engine.base.diagnostics import render
+from supersheet.engine.diff.diff import Change
+from supersheet.engine.diff.diffview import SECTIONS, arrowed, percent_text as percent
 
 from .messages import CellMessage
 from .render import DOWN_STYLE, FAIL_STYLE, UP_STYLE

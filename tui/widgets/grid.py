@@ -14,13 +14,14 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 
-from engine.edit import Change, Document, Section
-from engine.editsample import Samples
+from supersheet.editor.document import Change, Document, Section
+from supersheet.editor.sample import Samples
 
 from .messages import CellMessage
 from .render import value_text
 from .rows import HEADER, cell_texts, columns_for, header_texts, preferred
 from .rowsview import Row, RowsView
+
 
 class SheetGrid(RowsView, can_focus=True):
     """Rows of cells with folding sections; a cursor row; Enter or typing edits."""

@@ -15,10 +15,10 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine.edit import Document
-from engine.editsample import Samples
-from engine.present import show
-from units import describe
+from supersheet.editor.document import Document
+from supersheet.editor.sample import Samples
+from supersheet.engine.present.present import show
+from supersheet.units import describe
 
 from .messages import CellMessage
 from .render import value_text

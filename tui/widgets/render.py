@@ -1,15 +1,15 @@
 """Rich text for values, changes and diagnostics: how the widgets show engine results.
 
-Presentation only: the numbers come from `engine.present.show`; this module
+Presentation only: the numbers come from `supersheet.engine.present.present.show`; this module
 picks colours and arrows.
 """
 from __future__ import annotations
 
 from rich.text import Text
 
-from engine.edit import Change, Document, error_code
-from engine.present import show
-from units import format_number
+from supersheet.editor.document import Change, Document, error_code
+from supersheet.engine.present.present import show
+from supersheet.units import format_number
 
 ERROR_STYLE = "bold red"
 CHANGED_STYLE = "bold yellow"

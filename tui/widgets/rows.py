@@ -17,8 +17,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from engine.edit import Change, Document, Section
-from engine.editsample import Samples, has_draws
+from supersheet.editor.document import Change, Document, Section
+from supersheet.editor.sample import Samples, has_draws
 
 from .render import change_text, value_text
 from .samples import range_text

@@ -18,7 +18,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.edit import Section
+from supersheet.editor.document import Section
 
 from .rows import HEADER, PAD, Column, Preferred, compose_line, fit
 

@@ -1,4 +1,4 @@
-"""How the editor shows a sheet's samples (engine.editsample): the range
+"""How the editor shows a sheet's samples (supersheet.editor.sample): the range
 beside an uncertain value in the grid, and in the inspector a histogram of
 the selected cell's samples and the draws that drive it, ranked by rank
 correlation. Presentation only."""
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from engine.edit import Document
-from engine.editsample import Histogram, Samples
-from engine.present import digits_of
-from units import format_number
+from supersheet.editor.document import Document
+from supersheet.editor.sample import Histogram, Samples
+from supersheet.engine.present.present import digits_of
+from supersheet.units import format_number
 
 from .render import ERROR_STYLE
 

@@ -9,8 +9,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Select, Static
 from textual_plotext import PlotextPlot
 
-from engine.edit import Document, SweepRun
-from units import format_number
+from supersheet.editor.document import Document, SweepRun
+from supersheet.units import format_number
 
 ADHOC = "\0adhoc"
 MAX_TABLE_ROWS = 500

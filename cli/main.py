@@ -1,0 +1,401 @@
+"""The `supersheet` command: parses arguments, calls the engine, prints.
+
+Exit codes: 0 fine; 1 a finding (an error value, a failed expectation, a
+difference, no feasible row); 2 an invalid sheet or bad usage. No input ever
+produces a traceback: internal errors are reported in one line (set
+SUPERSHEET_DEBUG=1 to see the traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from supersheet.cli import batch as cli_batch, versions as cli_compare
+from supersheet.cli.support import (
+    EXIT_FINDING,
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    configure_loading,
+    fixed_overrides,
+    loading_options,
+    open_valid,
+    print_diagnostics,
+    sample,
+    sampling_options,
+    sheet_paths,
+    shown_overrides,
+)
+from supersheet.engine.base.diagnostics import SourceCache, render
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_INVALID
+    try:
+        configure_loading(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # a full disk shows here, inside the handler below, not at interpreter exit
+        return code
+    except UsageError as e:
+        print(f"supersheet: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("supersheet: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_OK
+    except Exception as e:  # noqa: BLE001 - the promise is: never a traceback for any input
+        if isinstance(e, OSError) and e.errno in _OUTPUT_ERRORS:   # stdout on a full disk, a broken device
+            _silence_stdout()
+            print(f"supersheet: cannot write the output: {e.strerror or e}", file=sys.stderr)
+            return EXIT_INVALID
+        if os.environ.get("SUPERSHEET_DEBUG"):
+            raise
+        print(f"supersheet: internal error: {type(e).__name__}: {e}\n"
+              "(this is a bug in supersheet; rerun with SUPERSHEET_DEBUG=1 for details)", file=sys.stderr)
+        return 70
+
+
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that Python's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="supersheet",
+        description="Declarative spreadsheet-style scenarios with real units: sheets are YAML files of named "
+                    "cells (inputs and formulas), checked for dimensions and evaluated with Polars.",
+        epilog="Exit codes: 0 ok, 1 a finding (error value, failed expectation, difference, nothing feasible), "
+               "2 invalid sheet or usage. See README.md and docs/format.md.")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name: str, handler: Callable[[argparse.Namespace], int], help: str, description: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=description)
+        p.set_defaults(handler=handler)
+        if name != "calc":
+            loading_options(p)
+        return p
+
+    run = command("run", _run, "evaluate a sheet and print every cell",
+                  "Evaluate SHEET and print every cell with its value, unit and formula, and every check with "
+                  "pass/fail. Exit 0, 1 when a cell holds an error value (#DIV/0, #NUM), 2 for an invalid sheet.")
+    run.add_argument("sheet", metavar="SHEET", help="the sheet (a YAML file)")
+    run.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                     help="override a cell for this run, e.g. --set context=32768token or --set gpu.hbm_capacity=141GB "
+                          "(repeatable)")
+    run.add_argument("--format", choices=("text", "json", "csv", "markdown"), default="text",
+                     help="output format (default: text)")
+    sampling_options(run)
+    on_options(run, "the samples of a sheet with random draws are split over Ray tasks (the same samples "
+                    "and percentiles as locally)")
+
+    check = command("check", _check, "report every diagnostic of sheets",
+                    "Load and check sheets without evaluating them: every diagnostic (file:line:col: CODE: message, "
+                    "the line, a hint). Directories are searched recursively for *.yaml. Exit 2 when any sheet is invalid.")
+    check.add_argument("paths", metavar="PATH", nargs="+", help="sheet files or directories")
+
+    test = command("test", _test, "check every expectation of sheets",
+                   "Evaluate sheets and check every `expect` (top level, and inside sweeps, solves and choices), "
+                   "each reported pass/fail with the computed value and the tolerance used. Ends with "
+                   "'N passed, M failed'. Exit 1 when any expectation fails, 2 when a sheet is invalid.")
+    test.add_argument("paths", metavar="PATH", nargs="+", help="sheet files or directories")
+    test.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    sampling_options(test)
+
+    explain = command("explain", _explain, "why a cell has its value",
+                      "Print CELL's formula, value and unit, and the tree of its precedents down to the inputs, "
+                      "each with its value.")
+    explain.add_argument("sheet", metavar="SHEET")
+    explain.add_argument("cell", metavar="CELL", help="a cell name (alias.name for an imported cell)")
+    explain.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[])
+    explain.add_argument("--sensitivity", action="store_true",
+                         help="rank the random draws CELL depends on by how strongly each moves it "
+                              "(Spearman rank correlation over the samples)")
+    sampling_options(explain)
+
+    sweep = command("sweep", cli_batch.sweep, "evaluate a grid of scenarios (a sweep)",
+                    "Run the sweep NAME of SHEET, or an ad hoc sweep from --vary axes (which add to or replace the "
+                    "named sweep's axes). Axis values: a list 'tp=1,2,4,8'; a geometric range "
+                    "'context=4096token..131072token*2'; a linear range 'message=10KiB..30KiB+10KiB'; a count "
+                    "'message=1KiB..1GiB:50log' (or :50lin); an import axis 'model=a.yaml,b.yaml' swaps the sheet "
+                    "an alias points to. Rows are the Cartesian product, first axis slowest (import axes slowest of "
+                    "all). Columns are headed 'name [unit]' in display units. With -o the rows stream to a CSV or "
+                    "Parquet file in chunks (bounded memory); otherwise a table goes to stdout.")
+    sweep.add_argument("sheet", metavar="SHEET")
+    sweep.add_argument("name", metavar="NAME", nargs="?", help="a sweep defined in the sheet")
+    sweep.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
+    sweep.add_argument("--vary", metavar="AXIS=VALUES", action="append", default=[], help="an axis (repeatable)")
+    sweep.add_argument("--show", metavar="CELLS", help="comma-separated cells to output (default: the sweep's "
+                                                      "'show', else every cell of the sheet)")
+    sweep.add_argument("--where", metavar="COND", help="keep only rows where this condition holds, e.g. 'fits'")
+    sweep.add_argument("-o", "--output", metavar="FILE", help="write to FILE (.csv or .parquet)")
+    sweep.add_argument("--format", choices=("csv", "parquet", "json", "text", "markdown"),
+                       help="output format (default: from -o's extension, else text)")
+    sweep.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
+                       help="refuse grids larger than N rows (default 10,000,000)")
+    sweep.add_argument("--chunk-rows", type=int, default=1_000_000, metavar="N", help=argparse.SUPPRESS)
+    on_options(sweep, "row ranges of the grid run as Ray tasks, each writing one file of the Parquet dataset "
+                      "directory -o DIR/")
+    sweep.add_argument("--rows-per-task", type=int, metavar="N", help=argparse.SUPPRESS)
+    sampling_options(sweep)
+
+    solve = command("solve", cli_batch.solve, "goal seek: find the input value that meets a goal",
+                    "Run the solve NAME of SHEET, or an ad hoc one: --vary CELL --goal 'A == B' --between LO,HI. "
+                    "Prints the solution and the value of every cell there; E-SOLVE with the difference at both "
+                    "ends when the goal has no sign change in the bracket.")
+    solve.add_argument("sheet", metavar="SHEET")
+    solve.add_argument("name", metavar="NAME", nargs="?")
+    solve.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
+    solve.add_argument("--vary", metavar="CELL")
+    solve.add_argument("--goal", metavar="'A == B'")
+    solve.add_argument("--between", metavar="LO,HI")
+    solve.add_argument("--format", choices=("text", "json"), default="text")
+
+    choose = command("choose", cli_batch.choose, "choose the best row under requirements",
+                     "Run the choice NAME of SHEET: every row of its grid, the rows that fail a requirement "
+                     "(with the requirement), and the feasible rows ranked by the objective, the answer first. "
+                     "Exit 1 when no row is feasible.")
+    choose.add_argument("sheet", metavar="SHEET")
+    choose.add_argument("name", metavar="NAME")
+    choose.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
+    choose.add_argument("--show", metavar="CELLS", help="comma-separated cells to show beside each row (the values "
+                                                       "behind the ranking)")
+    choose.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    choose.add_argument("--top", type=int, metavar="N",
+                        help="rank only the N best feasible rows and count the excluded rows per reason "
+                             "(for large grids; default: every row, or 10 with --on ray)")
+    on_options(choose, "row ranges of the grid are reduced by Ray tasks; only the N best rows of each travel back")
+
+    diff = command("diff", cli_compare.diff, "compare scenarios: two sheets, git revisions, or a variant and its base",
+                   "Compare two versions of a sheet: `diff OLD NEW` (paths or git specs REV:path, e.g. "
+                   "HEAD~1:sheets/hardware/h100-sxm.yaml); `diff --rev [REV] [PATH...]` compares the working tree with "
+                   "REV (default HEAD) over every changed sheet and every sheet that imports or extends one; "
+                   "`diff --base VARIANT` compares a variant with the base it extends. Reports inputs changed, "
+                   "formulas changed, cells added/removed/renamed, results changed (old -> new, delta, delta %, "
+                   "largest first), checks flipped, expectations that now fail. Exit 0 no differences, 1 differences, "
+                   "2 error.")
+    diff.add_argument("sides", metavar="OLD NEW", nargs="*", help="two sheets (paths or REV:path)")
+    diff.add_argument("--rev", metavar="REV", nargs="?", const="HEAD", help="compare the working tree with REV "
+                                                                            "(default HEAD); PATHs limit the search")
+    diff.add_argument("--base", metavar="VARIANT", help="compare VARIANT with the sheet it extends")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    diff.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                      help="colour the text format (default: when stdout is a terminal)")
+
+    textconv = command("textconv", cli_compare.textconv, "a sheet as evaluated text, for git's diff driver",
+                       "Print a sheet's YAML followed by its evaluated cells as comments. Used as git's textconv: "
+                       "`git config diff.supersheet.textconv 'supersheet textconv'` with `*.yaml diff=supersheet` "
+                       "in .gitattributes makes `git diff` show evaluated values.")
+    textconv.add_argument("file", metavar="FILE")
+
+    calc = command("calc", _calc, "evaluate one formula without a sheet",
+                   'Evaluate one formula, e.g. supersheet calc "470.2 GB -> GiB" or '
+                   'supersheet calc "2 * 94 * 4 * 128 * 2 B -> KiB".')
+    calc.add_argument("expression", metavar="EXPR")
+
+    edit = command("edit", _edit, "edit a sheet in the terminal UI",
+                   "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
+                   "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "
+                   "value that changed shows its old value and the change. Ctrl+S saves (comments and layout "
+                   "kept), Ctrl+Z/Ctrl+Y undo/redo, ? shows every key. Without SHEET, opens the bundled running "
+                   "example (sheets/supernodes/6.1.2-running-example.yaml).")
+    edit.add_argument("sheet", metavar="SHEET", nargs="?", help="the sheet (a YAML file); default: the running example")
+    return parser
+
+
+def on_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--on", choices=("local", "ray"), default="local",
+                   help=f"where to evaluate: this process (local, the default) or Ray: {what}")
+    p.add_argument("--address", metavar="ray://HOST:PORT|auto",
+                   help="with --on ray: the Ray cluster to use (default: start a local Ray runtime)")
+
+
+# -- commands -----------------------------------------------------------------
+def _run(args: argparse.Namespace) -> int:
+    from supersheet.engine.present.report import render_run
+    if args.address and args.on != "ray":
+        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
+    workbook = open_valid(args.sheet)
+    if workbook is None:
+        return EXIT_INVALID
+    overrides = shown_overrides(workbook, args.sets)
+    workbook, fixed = fixed_overrides(workbook, args.sets)
+    sampled = sample(workbook, args, fixed)
+    scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
+    print(render_run(workbook, scenario, args.format, sampled, overrides=overrides))
+    from supersheet.engine.expect.assume import diagnostics as outside_the_model
+    outside = outside_the_model(workbook, scenario, sampled)
+    print_diagnostics(outside)
+    errors = scenario.has_errors() or (sampled is not None and any(s.errors for s in sampled.summaries.values()))
+    return EXIT_FINDING if errors or outside else EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from supersheet.engine.workbook import open_workbook
+    sources = SourceCache()
+    invalid = 0
+    paths = sheet_paths(args.paths)
+    for path in paths:
+        workbook = open_workbook(path)
+        problems = [d for d in workbook.diagnostics if d.code != "E-EXPECT"]
+        if not problems:
+            from supersheet.engine.verify.blocks import validate_blocks
+            problems = validate_blocks(workbook)
+        if problems:
+            invalid += 1
+            print_diagnostics(problems, sources)
+    print(f"{len(paths)} sheet{'s' if len(paths) != 1 else ''} checked, {invalid} invalid")
+    return EXIT_INVALID if invalid else EXIT_OK
+
+
+def _test(args: argparse.Namespace) -> int:
+    from supersheet.engine.verify.testing import test_workbook
+    from supersheet.engine.workbook import open_workbook
+    sources = SourceCache()
+    passed = failed = invalid = 0
+    for path in sheet_paths(args.paths):
+        workbook = open_workbook(path)
+        report = test_workbook(workbook, args.samples, args.seed, args.max_memory)
+        broken = [d for d in report.diagnostics if d.code not in ("E-EXPECT", "E-ASSUME")]
+        if broken:
+            invalid += 1
+            print(f"{path}: INVALID")
+            print_diagnostics(broken, sources)
+        for outside in report.outside:
+            print(f"FAIL  {path}:{outside.span.line}  {outside.message}")
+            print(render(outside, sources))
+        for outcome in report.outcomes:
+            if outcome.passed and args.quiet:
+                continue
+            status = "pass" if outcome.passed else "FAIL"
+            expected = outcome.expectation.text
+            if "±" not in expected and "+/-" not in expected and "+-" not in expected:  # else it is written there
+                expected += f", {outcome.expectation.describe_tolerance()}"
+            print(f"{status}  {path}:{outcome.expectation.span.line}  {outcome.target} = {outcome.actual}"
+                  f"  (expected {expected})")
+            if not outcome.passed:
+                print(render(outcome.diagnostic(), sources))
+        passed += report.passed
+        failed += sum(not o.passed for o in report.outcomes) + len(report.outside)
+    print(f"{passed} passed, {failed + invalid} failed")
+    if invalid:
+        return EXIT_INVALID
+    return EXIT_FINDING if failed else EXIT_OK
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from supersheet.engine.present.report import render_explain
+    workbook = open_valid(args.sheet)
+    if workbook is None:
+        return EXIT_INVALID
+    key = workbook.key_for(args.cell)
+    if key is None:
+        hint = workbook.name_hint(args.cell)
+        raise UsageError(f"unknown cell {args.cell!r}" + (f"; {hint}" if hint else ""))
+    overrides = shown_overrides(workbook, args.sets)
+    workbook, fixed = fixed_overrides(workbook, args.sets)
+    if args.sensitivity:
+        return _sensitivity(workbook, args, fixed, key)
+    # Reductions over samples (p95, prob …) are only what they say over the samples, not at the mean.
+    sampled = sample(workbook, args, fixed) if workbook.checked.reduced else None
+    scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
+    print(render_explain(workbook, scenario, key, overrides=overrides))
+    return EXIT_OK
+
+
+def _sensitivity(workbook, args: argparse.Namespace, fixed: dict, key: str) -> int:
+    from supersheet.engine.scenarios.uncertainty import sensitivity
+    sampled = sample(workbook, args, fixed)
+    if sampled is None or key not in sampled.summaries:
+        raise UsageError(f"{key} depends on no random draw: there is nothing to rank")
+    from supersheet.engine.present.report import uncertain_record
+    record = uncertain_record(workbook, key, sampled.summaries[key])
+    print(f"{key} = {record['display']}   ({sampled.samples} samples, seed {sampled.seed})")
+    print()
+    print(f"{'uncertain input':<32} {'rank correlation':>16} {'share (rho^2)':>14}")
+    for influence in sensitivity(sampled, key):
+        print(f"{influence.draw:<32} {influence.rank_correlation:>+16.3f} {influence.share:>14.1%}")
+    return EXIT_OK
+
+
+def _edit(args: argparse.Namespace) -> int:
+    from supersheet.editor.document import running_example
+    if args.sheet:
+        path = Path(args.sheet)
+        if path.is_dir():
+            raise UsageError(f"{args.sheet} is a directory, not a sheet")
+        if not path.exists() and path.suffix in (".yaml", ".yml") and path.parent.is_dir():
+            return _edit_new(path)
+        if not path.is_file():
+            raise UsageError(f"no such sheet: {args.sheet}")
+    else:
+        try:
+            path = running_example()
+        except FileNotFoundError as e:
+            raise UsageError(str(e)) from None
+        try:
+            path = path.relative_to(Path.cwd())
+        except ValueError:
+            pass
+    from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_text
+    try:
+        read_sheet_text(path)          # a regular file of text within the size limit (a FIFO would block)
+    except (OSError, UnreadableSheet) as e:
+        raise UsageError(f"cannot read {path}: {e}") from None
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("edit needs a terminal (stdin and stdout must be a TTY)")
+    try:
+        from supersheet.tui.app import SupersheetApp  # imported here: the engine never imports textual
+    except ImportError as e:
+        raise UsageError(f"the terminal UI is not available: {e}") from None
+    return SupersheetApp(path).run() or EXIT_OK
+
+
+def _edit_new(path: Path) -> int:
+    """`edit NEW.yaml`: the editor asks for a title and creates the sheet with one starter cell."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("edit needs a terminal (stdin and stdout must be a TTY)")
+    try:
+        from supersheet.tui.app import SupersheetApp
+    except ImportError as e:
+        raise UsageError(f"the terminal UI is not available: {e}") from None
+    return SupersheetApp(path, new=True).run() or EXIT_OK
+
+
+def _calc(args: argparse.Namespace) -> int:
+    from supersheet.cli.calc import CALC_FILE, calc_workbook
+    from supersheet.engine.present.present import show
+    sources = SourceCache({CALC_FILE: [args.expression]})
+    workbook, diagnostics = calc_workbook(args.expression)
+    if workbook is None or diagnostics:
+        print_diagnostics(diagnostics, sources)
+        return EXIT_INVALID
+    scenario = workbook.evaluate()
+    shown = show(workbook.checked, "result", scenario.values["result"])
+    print(shown.text)
+    return EXIT_FINDING if scenario.has_errors() else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

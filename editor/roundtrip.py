@@ -1,0 +1,325 @@
+"""Round-trip YAML for the editor: a sheet's text loaded into a ruamel
+document and written back so that an unchanged sheet is byte-identical and
+changing one value changes one line.
+
+ruamel is set up with the file's own indentation (the first setting that
+reproduces the file wins); what ruamel would still write differently is kept
+as the file has it by a three-way line merge (`merge`). New values are
+written as the user typed them (`scalar_for`). `SheetText` holds one file's
+text, its round-trip document and what is on disk, and saves atomically
+(temporary file, fsync, rename). Before every save the file's content hash is
+compared with what was read (a same-size rewrite with its modification time
+restored is still seen); a deleted file is said to be deleted and recreated
+with the mode it had; a read-only file and a file with several hard links
+(which the rename would break) are refused with the reason; temporary files
+of ours left by a killed save are removed when the sheet is next opened or
+saved. Pure Python: no UI imports.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+from collections import Counter
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
+
+from supersheet.editor.safesave import (
+    ExternalChange,
+    FileDeleted,
+    atomic_write,
+    fingerprint,
+    refuse_unsafe,
+    remove_stale_temporaries,
+    stat_key,
+)
+
+BOM = "\ufeff"
+
+
+class Unmergeable(Exception):
+    """An edit that cannot be written without reformatting other lines of the file."""
+
+
+class SheetText:
+    """One sheet file as the editor holds it: the text as read (BOM and CRLF
+    remembered), the round-trip document (loaded on the first edit or save,
+    not to slow opening), the text as it would be saved, and what is on disk."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.read()
+
+    def read(self) -> None:
+        remove_stale_temporaries(self.path)
+        data = self.path.read_bytes()
+        self._disk = fingerprint(self.path, data)
+        text = data.decode("utf-8")
+        self._bom = text.startswith(BOM)
+        text = text.removeprefix(BOM)
+        self._crlf = "\r\n" in text
+        text = text.replace("\r\n", "\n")
+        self.original = text
+        self._rt: tuple[YAML, Any, str] | None = None
+        self._text: str | None = text
+
+    def _round_trip(self) -> tuple[YAML, Any, str]:
+        if self._rt is None:
+            self._rt = yaml_for(self.original)
+        return self._rt
+
+    @property
+    def yaml(self) -> YAML:
+        return self._round_trip()[0]
+
+    @property
+    def doc(self) -> Any:
+        """The round-trip document (None when the file is not YAML ruamel can write back)."""
+        return self._round_trip()[1]
+
+    def text(self) -> str:
+        """The sheet as it would be saved (newlines normalised to \\n)."""
+        if self._text is None:
+            self._text = self.merged()
+        return self._text
+
+    def known_text(self) -> str:
+        """The text as last known, without writing the document out."""
+        return self._text if self._text is not None else self.original
+
+    def merged(self) -> str:
+        """The document as it now is, merged into the text as read."""
+        return merge(self.original, self._round_trip()[2], self.dump())
+
+    def dump(self) -> str:
+        out = io.StringIO()
+        self.yaml.dump(self.doc, out)
+        return out.getvalue()
+
+    def changed(self, text: str | None = None) -> None:
+        """The document was changed in place (`text`: and this is how it reads)."""
+        self._text = text
+
+    def restore(self, text: str) -> None:
+        """Make the document the one `text` loads to."""
+        yaml, _, base = self._round_trip()
+        self._rt = (yaml, load_yaml(yaml, text), base)
+        self._text = text
+
+    def deleted(self) -> bool:
+        return not os.path.lexists(self.path)
+
+    def disk_changed(self, thorough: bool = False) -> bool:
+        """Whether the file on disk differs from what was read or last saved.
+
+        Cheap by default (for watching): the content is hashed only when the
+        inode, size, modification or change time moved (a program can restore
+        the modification time, not the change time). `thorough` always hashes."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return True
+        if not thorough and stat_key(st) == self._disk.stat_key:
+            return False
+        try:
+            data = self.path.read_bytes()
+        except OSError:
+            return True
+        if hashlib.sha256(data).hexdigest() == self._disk.digest:
+            self._disk = fingerprint(self.path, data)
+            return False
+        return True
+
+    def save(self, force: bool = False) -> bool:
+        """Write the text back; False when the file already holds it.
+
+        Raises `FileDeleted` when the file was deleted and `ExternalChange` when
+        its content changed on disk since it was read (both unless `force`: the
+        user chose to recreate or overwrite), `SaveRefused` for a read-only
+        file or one with several hard links, `Unmergeable` for an edit that
+        would reformat other lines."""
+        remove_stale_temporaries(self.path)
+        if not force and self.deleted():
+            raise FileDeleted(f"{self.path} was deleted since it was opened")
+        if not force and self.disk_changed(thorough=True):
+            raise ExternalChange(f"{self.path} changed on disk since it was opened")
+        refuse_unsafe(self.path)
+        text = self.text()
+        out = text.replace("\n", "\r\n") if self._crlf else text
+        data = ((BOM if self._bom else "") + out).encode("utf-8")
+        try:
+            same = self.path.read_bytes() == data
+        except OSError:
+            same = False
+        if not same:
+            atomic_write(self.path, data, self._disk.mode)
+        self._disk = fingerprint(self.path, data)
+        yaml, doc, _ = self._round_trip()
+        self.original, self._rt, self._text = text, (yaml, doc, self.dump()), text
+        return not same
+
+
+# -- YAML ----------------------------------------------------------------------------
+def yaml_for(text: str) -> tuple[YAML, Any, str]:
+    """A round-trip YAML set up with the file's own indentation, the loaded
+    document, and how that YAML writes it back. The detected indentation is
+    tried first; the first setting that reproduces the file exactly wins."""
+    detected = detect_indent(text)
+    candidates = [detected] + [c for c in ((2, 0), (2, 2), (4, 0), (4, 2), (4, 4), (3, 0)) if c != detected]
+    first: tuple[YAML, Any, str] | None = None
+    for mapping, offset in candidates:
+        yaml = make_yaml(mapping, offset)
+        doc = load_yaml(yaml, text)
+        if doc is None:
+            return yaml, None, text
+        out = io.StringIO()
+        try:
+            yaml.dump(doc, out)
+        except Exception:  # noqa: BLE001 - a document ruamel cannot write back: edits are refused
+            return yaml, None, text
+        if out.getvalue() == text:
+            return yaml, doc, text
+        first = first or (yaml, doc, out.getvalue())
+    assert first is not None
+    return first
+
+
+def make_yaml(mapping: int, offset: int) -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(mapping=mapping, sequence=offset + 2, offset=offset)
+    return yaml
+
+
+def load_yaml(yaml: YAML, text: str) -> Any:
+    try:
+        return yaml.load(text)
+    except Exception:  # noqa: BLE001 - the sheet's diagnostics already say what is wrong
+        return None
+
+
+_BLOCK_SCALAR = re.compile(r"^(?:- )?[^#]*:\s+[|>][-+0-9]*\s*(?:#.*)?$")
+_NESTED_KEY = re.compile(r"^[^\s#\-\[{][^#]*:\s*(?:#.*)?$")
+
+
+def detect_indent(text: str) -> tuple[int, int]:
+    """(mapping indent, block-sequence dash offset) as the file writes them."""
+    lines = text.splitlines()
+    maps: Counter[int] = Counter()
+    offsets: Counter[int] = Counter()
+    skip_deeper_than: int | None = None
+    for i, line in enumerate(lines):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(stripped)
+        if skip_deeper_than is not None:
+            if indent > skip_deeper_than:
+                continue
+            skip_deeper_than = None
+        if _BLOCK_SCALAR.match(stripped):
+            skip_deeper_than = indent
+            continue
+        if not _NESTED_KEY.match(stripped):
+            continue
+        following = next((l for l in lines[i + 1:] if l.strip() and not l.lstrip().startswith("#")), None)
+        if following is None:
+            continue
+        deeper = len(following) - len(following.lstrip(" "))
+        if following.lstrip(" ").startswith("- ") or following.strip() == "-":
+            offsets[deeper - indent] += 1
+        elif deeper > indent:
+            maps[deeper - indent] += 1
+    mapping = maps.most_common(1)[0][0] if maps else 2
+    offset = offsets.most_common(1)[0][0] if offsets else 0
+    return mapping, max(offset, 0)
+
+
+def scalar_for(text: str, old: Any, yaml: YAML) -> Any:
+    """The YAML value for a cell's new raw text, written as the user typed it:
+    numbers and booleans as YAML numbers, lists as flow sequences, the rest as
+    strings (quoted the way the old value was, when it was quoted)."""
+    if not text.startswith("="):
+        value = _yaml_value(text)
+        if value is not None:
+            return value
+    return string_like(text, old)
+
+
+def _yaml_value(text: str) -> Any:
+    yaml = make_yaml(2, 0)
+    try:
+        value = yaml.load(text)
+    except Exception:  # noqa: BLE001 - not YAML on its own: a string
+        return None
+    if isinstance(value, CommentedSeq):
+        if not all(isinstance(v, (int, float, str)) for v in value):
+            return None
+        value.fa.set_flow_style()
+    elif not isinstance(value, (int, float, bool)):
+        return None
+    out = io.StringIO()
+    yaml.dump({"a": value}, out)
+    return value if out.getvalue() == f"a: {text}\n" else None
+
+
+def string_like(text: str, old: Any) -> Any:
+    if isinstance(old, SingleQuotedScalarString) and "\n" not in text:
+        return SingleQuotedScalarString(text)
+    if isinstance(old, DoubleQuotedScalarString):
+        return DoubleQuotedScalarString(text)
+    return text
+
+
+def flow(items: dict) -> CommentedMap:
+    node = CommentedMap(items)
+    node.fa.set_flow_style()
+    return node
+
+
+def merge(original: str, base: str, edited: str) -> str:
+    """Apply the line changes base -> edited to original (base is how ruamel
+    writes original): lines ruamel would reformat stay as the file has them."""
+    if original == base or base == edited:
+        return edited if original == base else original
+    a = original.splitlines(keepends=True)
+    b = base.splitlines(keepends=True)
+    c = edited.splitlines(keepends=True)
+    # Lines are matched by their non-blank characters: ruamel drops trailing
+    # spaces and respaces flow lists and comments, which must not stop a line
+    # from being recognised (and the whole file from being kept as written).
+    where: dict[int, int] = {}
+    for a0, b0, n in SequenceMatcher(None, _shapes(a), _shapes(b), autojunk=False).get_matching_blocks():
+        for k in range(n):
+            where[b0 + k] = a0 + k
+    pieces: list[tuple[int, int, list[str]]] = []
+    for tag, b1, b2, c1, c2 in SequenceMatcher(None, b, c, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if b1 < b2:
+            if any(k not in where for k in range(b1, b2)) or where[b2 - 1] - where[b1] != b2 - 1 - b1:
+                raise Unmergeable("the edit cannot be written without reformatting other lines of the file")
+            a1, a2 = where[b1], where[b2 - 1] + 1
+        elif b1 in where:
+            a1 = a2 = where[b1]
+        elif b1 - 1 in where:
+            a1 = a2 = where[b1 - 1] + 1
+        elif b1 == 0:
+            a1 = a2 = 0
+        else:
+            raise Unmergeable("the edit cannot be written without reformatting other lines of the file")
+        pieces.append((a1, a2, c[c1:c2]))
+    for a1, a2, new in reversed(pieces):
+        a[a1:a2] = new
+    return "".join(a)
+
+
+def _shapes(lines: list[str]) -> list[str]:
+    return ["".join(line.split()) for line in lines]

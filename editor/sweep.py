@@ -1,0 +1,85 @@
+"""The editor's sweeps: one of the sheet's sweeps, or an ad hoc axis over a
+cell (in the `--vary` syntax), run on the open sheet's current (unsaved)
+values, small enough to show in a table and a plot. Problems come back as
+`SweepRun.error`, never as exceptions. Pure Python: no UI imports.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from supersheet.engine.compile.evaluate import Value
+from supersheet.engine.workbook import Workbook
+
+MAX_ROWS = 100_000
+
+
+@dataclass
+class SweepRun:
+    title: str
+    frame: Any                    # a polars DataFrame in display units, None when the sweep failed
+    axes: list[str]               # the axis columns ("context [token]")
+    cells: list[str]              # the shown cells' columns
+    error: str = ""
+
+
+def sweep_names(workbook: Workbook) -> list[str]:
+    root = workbook.model.root
+    return list(root.sweeps) if root is not None else []
+
+
+def suggest_axis(workbook: Workbook, key: str, value: Value) -> str:
+    """An ad hoc axis around a cell's current value, in the `--vary` syntax:
+    from an eighth to eight times the value, doubling."""
+    from supersheet.engine.present.present import show
+    if isinstance(value, bool):
+        return f"{key}=false,true"
+    shown = show(workbook.checked, key, value)
+    number = shown.value
+    suffix = f" {shown.unit}" if shown.unit else ""
+    if not isinstance(number, float) or isinstance(number, bool) or not math.isfinite(number) or number <= 0:
+        return f"{key}=" + (f"{_plain_number(number)}{suffix}" if isinstance(number, float) else "1")
+    return f"{key}={_plain_number(number / 8)}{suffix}..{_plain_number(number * 8)}{suffix}*2"
+
+
+def run_sweep(workbook: Workbook, name: str | None = None, axis: str | None = None,
+              max_rows: int = MAX_ROWS) -> SweepRun:
+    """The sweep `name` of the sheet, or an ad hoc one over `axis`."""
+    from supersheet.engine.scenarios.axes import AxisError, cli_axis
+    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, load_sweep, run_in_memory
+    title = f"sweep {name}" if name else f"ad hoc {axis or ''}".strip()
+    if not workbook.ok:
+        return SweepRun(title, None, [], [], "the sheet has problems; fix them first (see the diagnostics)")
+    try:
+        if name:
+            spec = load_sweep(workbook, name)
+        else:
+            parsed = cli_axis(workbook, axis or "")
+            spec = SweepSpec("ad hoc", Grid([parsed]), _downstream(workbook, parsed.key) if parsed.key else None)
+        size = spec.grid.size()
+        if size > max_rows:
+            return SweepRun(title, None, [], [], f"{size:,} rows is more than the {max_rows:,} shown here; "
+                                                 "use `supersheet sweep` for large grids")
+        frame = run_in_memory(workbook, spec)
+    except AxisError as e:
+        return SweepRun(title, None, [], [], f"{e.code}: {e.message}" + (f" (hint: {e.hint})" if e.hint else ""))
+    except Exception as e:  # noqa: BLE001 - a sweep that cannot run is reported, never fatal to the editor
+        return SweepRun(title, None, [], [], f"cannot run {title}: {type(e).__name__}: {e}")
+    n_axes = len(spec.grid.import_axes) + len(spec.grid.value_axes)
+    return SweepRun(title, frame, frame.columns[:n_axes], frame.columns[n_axes:])
+
+
+def _downstream(workbook: Workbook, key: str) -> list[str] | None:
+    """This sheet's own cells computed from `key`, in sheet order (None: none are)."""
+    from supersheet.engine.check.graph import dependents
+    checked = workbook.checked
+    below = set(dependents({key}, {k: c.deps for k, c in checked.cells.items()}, checked.order))
+    keys = [k for k, c in workbook.model.cells.items() if k in below and not c.scope.prefix]
+    return keys or None
+
+
+def _plain_number(x: float) -> str:
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.6g}"

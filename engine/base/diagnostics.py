@@ -1,0 +1,150 @@
+"""The one diagnostic type of every pipeline stage, and its plain-text rendering.
+
+Stages return lists of `Diagnostic` instead of raising, so a sheet reports all
+of its problems at once and the UI can keep its last good values.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_text
+from supersheet.engine.base.span import Span
+
+CODES = (
+    "E-YAML", "E-SHEET", "E-PARSE", "E-NAME", "E-UNIT", "E-TYPE",
+    "E-CYCLE", "E-IMPORT", "E-SOLVE", "E-EXPECT",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    span: Span
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span | None
+    labels: tuple[Label, ...] = ()
+    hint: str | None = None
+    quote: bool = True      # False: never print the file's line (a file that is not a sheet)
+
+    def headline(self) -> str:
+        where = f"{self.span}: " if self.span else ""
+        return f"{where}{self.code}: {self.message}"
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    """The closest candidate to a misspelt word, as a hint, or None."""
+    pool = sorted(set(candidates))
+    match = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
+    if not match:
+        lowered = {c.lower(): c for c in pool}
+        match = [lowered[word.lower()]] if word.lower() in lowered else []
+    return f"did you mean {match[0]}?" if match else None
+
+
+def escaped(text: object, limit: int = 120) -> str:
+    """`text` with control and other unprintable characters escaped, cut at `limit`."""
+    text = str(text)
+    short = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return short + ("…" if len(text) > limit else "")
+
+
+def excerpt(value: object, limit: int = 40) -> str:
+    """A value from a file, quoted for a message: short and escaped."""
+    return f"'{escaped(value, limit)}'" if isinstance(value, str) else escaped(repr(value), limit)
+
+
+SHOWN_LINE = 160     # characters of a source line a diagnostic shows around its column
+
+
+@dataclass
+class SourceCache:
+    """Lines of the files diagnostics point into, read once."""
+
+    texts: dict[str, list[str]] = field(default_factory=dict)
+
+    def line(self, file: str, line: int) -> str | None:
+        if file not in self.texts:
+            try:
+                self.texts[file] = read_sheet_text(Path(file)).splitlines()
+            except (OSError, UnreadableSheet):
+                self.texts[file] = []
+        lines = self.texts[file]
+        return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def render(diagnostic: Diagnostic, sources: SourceCache | None = None) -> str:
+    """`path:line:col: CODE: message`, the source line with the span
+    underlined (^ for the problem, ~ for secondary labels), label texts, hint."""
+    sources = sources or SourceCache()
+    out = [diagnostic.headline()]
+    span = diagnostic.span
+    if span is not None and diagnostic.quote:
+        text = sources.line(span.file, span.line)
+        if text is not None:
+            text, shift = _shown(text, span.col)
+            gutter = f"{span.line:>5} | "
+            out.append(gutter + text)
+            marks = [" "] * max(len(text), min(span.end_col - shift, len(text) + 1))
+            same_line = [l for l in diagnostic.labels
+                         if l.span.file == span.file and l.span.line == span.line]
+            for label in same_line:
+                for i in range(max(0, label.span.col - 1 - shift), label.span.end_col - 1 - shift):
+                    if i < len(marks) and marks[i] == " ":
+                        marks[i] = "~"
+            for i in range(max(0, span.col - 1 - shift), span.end_col - 1 - shift):
+                if i < len(marks):
+                    marks[i] = "^"
+            out.append(" " * (len(gutter) - 2) + "| " + "".join(marks).rstrip())
+            notes = _label_row(same_line) if not shift else ""
+            if notes:
+                out.append(" " * (len(gutter) - 2) + "| " + notes)
+    for label in diagnostic.labels:
+        if label.text and span is not None and (label.span.line != span.line or label.span.file != span.file):
+            out.append(f"note: {label.span}: {label.text}")
+    if diagnostic.hint:
+        out.append(f"hint: {diagnostic.hint}")
+    return "\n".join(out)
+
+
+def _shown(text: str, col: int) -> tuple[str, int]:
+    """The line as shown and how many characters were cut from its start: control
+    characters replaced (same width, so the marks stay aligned), and a long line
+    cut to a window around column `col`."""
+    shift = 0
+    if len(text) > SHOWN_LINE:
+        shift = max(0, min(col - 1 - SHOWN_LINE // 4, len(text) - SHOWN_LINE))
+        text = text[shift:shift + SHOWN_LINE]
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else "?" for c in text)
+    return text, shift
+
+
+def _label_row(labels: list[Label]) -> str:
+    """Label texts placed under their spans where they do not collide."""
+    row = ""
+    for label in sorted((l for l in labels if l.text), key=lambda l: l.span.col):
+        start = label.span.col - 1
+        if len(row) > start - 1 and row:
+            row += "  " + label.text
+        else:
+            row = row.ljust(start) + label.text
+    return row
+
+
+def render_all(diagnostics: Iterable[Diagnostic], sources: SourceCache | None = None) -> str:
+    sources = sources or SourceCache()
+    return "\n\n".join(render(d, sources) for d in diagnostics)
+
+
+def sort_key(d: Diagnostic) -> tuple:
+    if d.span is None:
+        return ("", 0, 0, d.code)
+    return (d.span.file, d.span.line, d.span.col, d.code)

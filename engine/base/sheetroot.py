@@ -1,0 +1,177 @@
+"""Where sheets may be read from, and how a sheet file is read.
+
+Sheets travel (pull requests checked in CI, shared folders), so what a sheet
+names is not trusted: `use:`, `extends:` and import axes resolve only inside
+the *sheet root* — the git work tree holding the sheet named on the command
+line (or that sheet's folder when there is no repository), the bundled
+library `sheets/`, and folders the user allows with `--allow-path DIR`.
+Symbolic links are followed before the check, so a link cannot lead out.
+
+Only regular files are read (a FIFO would block, a device never ends), opened
+without blocking and re-checked on the open descriptor, and never more than
+the file-size limit.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from supersheet.engine.base.limits import current_limits
+
+# The bundled library: `sheets/` at the top of the package. In a checkout that is the
+# repository's own sheets/ folder; an installed wheel carries it as supersheet/sheets.
+LIBRARY = Path(__file__).resolve().parents[2] / "sheets"
+SHEET_SUFFIXES = (".yaml", ".yml")
+ALLOW_HINT = "pass --allow-path DIR to permit"
+
+_lock = threading.Lock()
+_allowed: list[Path] = []        # --allow-path folders, for the whole process
+_trees: set[Path] = set()        # revisions materialised in temporary folders (gitrev.snapshot)
+
+
+class UnreadableSheet(ValueError):
+    """A file that is not read: not a regular file, too large, or not text."""
+
+
+@dataclass(frozen=True)
+class SheetRoot:
+    """The folders a sheet and its imports may be read from."""
+
+    folders: tuple[Path, ...]
+
+    def allows(self, path: Path) -> bool:
+        resolved = _resolve(path)
+        return any(resolved.is_relative_to(folder) for folder in self.folders)
+
+    def describe(self) -> str:
+        return ", ".join(str(f) for f in self.folders)
+
+
+def allow_paths(folders: list[str]) -> None:
+    """Folders outside the sheet root that imports may read (--allow-path)."""
+    with _lock:
+        _allowed[:] = [_resolve(Path(f)) for f in folders]
+
+
+def register_tree(folder: Path) -> None:
+    """A revision materialised under `folder`: its sheets are rooted there."""
+    with _lock:
+        _trees.add(_resolve(folder))
+
+
+def unregister_tree(folder: Path) -> None:
+    with _lock:
+        _trees.discard(_resolve(folder))
+
+
+def root_for(sheet: Path) -> SheetRoot:
+    """The sheet root of the sheet named on the command line (or opened in the editor)."""
+    resolved = _resolve(sheet)
+    folder = resolved.parent
+    with _lock:
+        trees = sorted(_trees)
+        allowed = list(_allowed)
+    tree = next((t for t in trees if resolved.is_relative_to(t)), None) or git_work_tree(folder) or folder
+    return SheetRoot(tuple(dict.fromkeys([tree, _resolve(LIBRARY), *allowed])))
+
+
+def git_work_tree(folder: Path) -> Path | None:
+    """The nearest folder at or above `folder` with a `.git` (a directory, or a
+    file for worktrees and submodules). No git process: this runs on every load."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def import_problem(path: Path, root: SheetRoot, shown: str) -> str | None:
+    """Why an imported sheet `path` (written `shown` in the sheet) may not be
+    read, or None (also when it does not exist: the caller reports that, with
+    a did-you-mean). Checked before anything opens the file."""
+    if not root.allows(path):
+        return f"{shown} is outside the sheet root ({root.describe()}); {ALLOW_HINT}"
+    if not path.name.endswith(SHEET_SUFFIXES):
+        return f"{shown} is not a sheet: sheet files end in .yaml or .yml"
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:        # a name too long for the OS, a loop of links, no permission
+        return f"cannot read {shown}: {e.strerror or e}"
+    try:
+        _check_kind(Path(shown), st)
+    except UnreadableSheet as e:
+        return str(e)
+    return None
+
+
+def read_sheet_text(path: Path) -> str:
+    """The text of a sheet file: a regular file of at most the size limit, UTF-8.
+
+    Raises FileNotFoundError, or UnreadableSheet with a message that names the
+    file and never quotes its contents."""
+    limit = current_limits().max_file_size
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise UnreadableSheet(f"cannot read {path}: {e.strerror or e}") from None
+    _check_kind(path, before)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise UnreadableSheet(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        _check_kind(path, st)          # the file may have been swapped since the stat
+        if st.st_size > limit:
+            raise UnreadableSheet(_too_large(path, st.st_size, limit))
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as e:
+        raise UnreadableSheet(f"cannot read {path}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if total > limit:
+        raise UnreadableSheet(_too_large(path, total, limit))
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise UnreadableSheet(f"{path} is not a sheet: not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})") \
+            from None
+
+
+def _check_kind(path: Path, st: os.stat_result) -> None:
+    if stat.S_ISREG(st.st_mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode)
+            else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+            or stat.S_ISBLK(st.st_mode) else "not a regular file")
+    raise UnreadableSheet(f"{path} is {kind}: only regular files are read as sheets")
+
+
+def _too_large(path: Path, size: int, limit: int) -> str:
+    return (f"{path} is larger than the file-size limit ({_megabytes(size)} > {_megabytes(limit)}); "
+            f"raise it with --max-file-size BYTES")
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+
+
+def _resolve(path: Path) -> Path:
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        return Path(os.path.abspath(path))

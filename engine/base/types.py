@@ -1,0 +1,35 @@
+"""The static type of a value: number or boolean, its dimensions, scalar or array."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from supersheet.units import DIMENSIONLESS, Dimensions, describe
+
+
+@dataclass(frozen=True, slots=True)
+class Type:
+    kind: str                   # "number" | "bool"
+    dims: Dimensions = DIMENSIONLESS
+    length: int | None = None   # None for a scalar, n for an array of n elements
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "bool"
+
+    @property
+    def is_array(self) -> bool:
+        return self.length is not None
+
+    def scalar(self) -> "Type":
+        return Type(self.kind, self.dims, None)
+
+    def with_length(self, length: int | None) -> "Type":
+        return Type(self.kind, self.dims, length)
+
+    def describe(self) -> str:
+        base = "boolean" if self.is_bool else describe(self.dims)
+        return f"array of {self.length} {base}" if self.is_array else base
+
+
+BOOL = Type("bool")
+NUMBER = Type("number")

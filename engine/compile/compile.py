@@ -1,0 +1,229 @@
+"""Formula trees -> Polars expressions over float64 magnitudes in base units.
+
+Units were checked once (check.py); here every literal is converted to its base
+magnitude and nothing touches Pint again. A scalar cell is one column named by
+its key; an array cell of n elements is n columns `key[0]` … `key[n-1]`.
+
+Error values: an operation that has no value (x / 0, sqrt(-1), ln(0)) yields
+null, and nulls propagate through arithmetic. Next to the value, each such
+operation contributes an "error site" expression giving its code ("#DIV/0",
+"#NUM") where it fails; a cell's error column is the first non-null of its
+precedents' errors and its own sites. Guards and null checks are only emitted
+where a value can actually be null, so the common path stays plain arithmetic.
+"""
+from __future__ import annotations
+
+import math
+from functools import singledispatchmethod
+from typing import Callable
+
+import polars as pl
+
+from supersheet.engine.check.checked import Checked
+from supersheet.engine.check.reductions import REDUCTIONS, varies_over_samples
+from supersheet.engine.compile.compile_calls import CallCompiler
+from supersheet.engine.compile.reduce import compile_reduction
+from supersheet.engine.compile.values import (
+    DIV0,
+    NUM,
+    CompiledCell,
+    Source,
+    Val,
+    element_column,
+    elementwise,
+    error_column,
+)
+from supersheet.engine.formula import ast as A
+from supersheet.engine.formula.distributions import DISTRIBUTIONS
+from supersheet.units import parse_unit
+
+
+class Compiler(CallCompiler):
+    def __init__(self, checked: Checked, sources: dict[str, Source],
+                 samples: dict[int, str | list[str]] | None = None, divisors: dict[str, float] | None = None) -> None:
+        self.checked = checked
+        self.sources = sources
+        self.sites: list[pl.Expr] = []
+        self.samples = samples or {}   # id(draw node) -> its column(s) of variates or samples
+        self.divisors = divisors if divisors is not None else {}   # column name -> constant divisor
+        self.sample_group: str | None = None   # with samples of many sweep rows: the column naming the row
+
+    # -- cells ------------------------------------------------------------
+    def compile_cell(self, key: str, expr: A.Node | None = None) -> CompiledCell:
+        cell = self.checked.model.cells[key]
+        node = expr if expr is not None else cell.formula.expr  # type: ignore[union-attr]
+        self.sites = []
+        val = self.compile(node)
+        deps = self.checked.cells[key].deps if expr is None else ()
+        errors = [pl.col(self.sources[d].error_column) for d in deps   # type: ignore[arg-type]
+                  if d in self.sources and self.sources[d].error_column]
+        errors += self.sites
+        nullable = val.nullable
+        if isinstance(val.expr, list):
+            columns = [(element_column(key, i), e.alias(element_column(key, i))) for i, e in enumerate(val.expr)]
+        else:
+            columns = [(key, val.expr.alias(key))]
+        error = None
+        if nullable:
+            error = (pl.coalesce(errors) if errors else pl.lit(None, pl.String)).cast(pl.String).alias(error_column(key))
+        return CompiledCell(key, columns, nullable, error)
+
+    def compile_expression(self, node: A.Node) -> tuple[Val, list[pl.Expr]]:
+        """A free-standing formula (where, require, goal): value and error sites."""
+        self.sites = []
+        val = self.compile(node)
+        return val, list(self.sites)
+
+    # -- nodes ------------------------------------------------------------
+    @singledispatchmethod
+    def compile(self, node: A.Node) -> Val:
+        raise TypeError(type(node))
+
+    @compile.register
+    def _(self, node: A.Number) -> Val:
+        factor = parse_unit(node.unit).factor if node.unit else 1.0
+        value = node.value * factor
+        return Val(pl.lit(value, dtype=pl.Float64), constant=value)
+
+    @compile.register
+    def _(self, node: A.Bool) -> Val:
+        return Val(pl.lit(node.value, dtype=pl.Boolean), constant=node.value)
+
+    @compile.register
+    def _(self, node: A.Array) -> Val:
+        items = [self.compile(i) for i in node.items]
+        factor = parse_unit(node.unit).factor if node.unit else 1.0
+        exprs = [i.expr * factor if factor != 1.0 else i.expr for i in items]  # type: ignore[operator]
+        return Val(exprs, any(i.nullable for i in items))
+
+    @compile.register
+    def _(self, node: A.Name) -> Val:
+        return self.sources[self.checked.bindings[id(node)]].val()
+
+    @compile.register
+    def _(self, node: A.Unary) -> Val:
+        operand = self.compile(node.operand)
+        if node.op == "not":
+            return elementwise(lambda x: ~x, operand)
+        return elementwise(lambda x: -x, operand)
+
+    @compile.register
+    def _(self, node: A.Binary) -> Val:
+        return A.fold_run(node, self.compile, self.binary)   # a flat run in a loop: only real nesting recurses
+
+    def binary(self, node: A.Binary, left: Val, right: Val) -> Val:
+        op = node.op
+        if op == "/":
+            return self.divide(left, right, _nonzero(right))
+        if op == "^":
+            return self.power(left, right, node.right)
+        if op in ("and", "or"):
+            combine = (lambda a, b: a & b) if op == "and" else (lambda a, b: a | b)
+            if left.nullable or right.nullable:
+                return elementwise(lambda a, b: pl.when(a.is_null() | b.is_null()).then(None).otherwise(combine(a, b)),
+                                   left, right)
+            return elementwise(combine, left, right)
+        if op in _COMPARISONS:
+            left_type = self.checked.node_types.get(id(node.left))
+            if left_type is not None and not left_type.is_bool:
+                return elementwise(_ieee_comparison(op, left, right), left, right)
+        return elementwise(_BINARY[op], left, right)
+
+    def divide(self, left: Val, right: Val, safe: bool) -> Val:
+        if safe and left.constant is None and not _exact_reciprocal(right.constant):  # type: ignore[arg-type]
+            # Polars divides a column by a scalar as a product with its reciprocal,
+            # up to 1 ulp off: 49 / 49 may be 0.9999999999999999, and floor() then
+            # gives 0. Dividing by a column of the constant is exact IEEE division.
+            column = divisor_column(right.constant)  # type: ignore[arg-type]
+            self.divisors[column] = right.constant  # type: ignore[assignment]
+            return elementwise(lambda a, b: a / pl.col(column), left, right)
+        if safe:
+            return elementwise(lambda a, b: a / b, left, right)
+
+        def guarded(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+            self.sites.append(pl.when(b == 0).then(pl.lit(DIV0)))
+            return pl.when(b == 0).then(None).otherwise(a / b)
+        return elementwise(guarded, left, right, nullable=True)
+
+    def power(self, left: Val, right: Val, exponent_node: A.Node) -> Val:
+        exponent = self.checked.constants.get(id(exponent_node))
+        if exponent is None and isinstance(exponent_node, A.Number):
+            exponent = exponent_node.value
+        if exponent is not None and exponent >= 0 and float(exponent).is_integer():
+            return elementwise(lambda a, b: a.pow(b), left, right)
+
+        def guarded(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+            negative_base = (a < 0) & (b.round(0) != b)
+            zero_base = (a == 0) & (b < 0)
+            self.sites.append(pl.when(zero_base).then(pl.lit(DIV0)).when(negative_base).then(pl.lit(NUM)))
+            return pl.when(zero_base | negative_base).then(None).otherwise(a.pow(b))
+        return elementwise(guarded, left, right, nullable=True)
+
+    @compile.register
+    def _(self, node: A.Call) -> Val:
+        name = node.func
+        if name == "range":
+            start = self.checked.constants[id(node)]
+            length = self.checked.node_types[id(node)].length or 0
+            return Val([pl.lit(start + i, dtype=pl.Float64) for i in range(length)])
+        args = [self.compile(a) for a in node.args]
+        types = [self.checked.node_types[id(a)] for a in node.args]
+        if name in DISTRIBUTIONS:
+            return self.draw(node, args)
+        if name in REDUCTIONS:
+            over = bool(self.samples) and varies_over_samples(node.args[0], self.checked)
+            return compile_reduction(node, args[0], self.checked, over, self.sample_group)
+        return getattr(self, "fn_" + name)(args, types, node)
+
+_BINARY: dict[str, Callable[[pl.Expr, pl.Expr], pl.Expr]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
+
+
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+
+
+def _not_nan(val: Val) -> bool:
+    return isinstance(val.constant, float) and val.constant == val.constant
+
+
+def _ieee_comparison(op: str, left: Val, right: Val) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
+    """Polars orders NaN above every number and equal to itself; a sheet's numbers
+    compare as IEEE 754 floats (as in Python): with a NaN, every comparison is
+    false except `!=`. An error value (null) on either side stays an error."""
+    raw = _BINARY[op]
+    check_left, check_right = not _not_nan(left), not _not_nan(right)
+    nullable = left.nullable or right.nullable
+
+    def compare(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        nans = [x.is_nan() for x, check in ((a, check_left), (b, check_right)) if check]
+        if not nans:
+            return raw(a, b)
+        unordered = nans[0] | nans[1] if len(nans) == 2 else nans[0]
+        result = pl.when(unordered).then(pl.lit(op == "!=")).otherwise(raw(a, b))
+        if nullable:
+            result = pl.when(a.is_null() | b.is_null()).then(None).otherwise(result)
+        return result
+    return compare
+
+
+def divisor_column(value: float) -> str:
+    return f"#divisor {value!r}"
+
+
+def _exact_reciprocal(value: float) -> bool:
+    """1/value is exact for powers of two: multiplying by it is exact division."""
+    return math.frexp(value)[0] == 0.5
+
+
+def _nonzero(val: Val) -> bool:
+    """A divisor known not to be zero needs no guard (and adds no null)."""
+    return isinstance(val.constant, float) and val.constant != 0

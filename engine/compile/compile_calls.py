@@ -1,0 +1,149 @@
+"""Compiling calls: the built-in functions of spec §3.6 and random draws, as
+Polars expressions. A mixin of compile.Compiler (it uses its `divide`,
+`sites`, `samples` and `checked`)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import polars as pl
+
+from supersheet.engine.compile.values import DIV0, NUM, Val, elementwise, ieee_less, null_if_any
+from supersheet.engine.formula import ast as A
+from supersheet.engine.formula.distributions import DISCRETE, mean_of, transform
+
+
+class CallCompiler:
+    def draw(self, node: A.Call, args: list[Val]) -> Val:
+        """A sample column (transformed, for continuous draws), or the mean without samples."""
+        name = node.func
+        columns = self.samples.get(id(node))
+        if name == "routing_loads":
+            if columns is not None:
+                return Val([pl.col(c) for c in columns])
+            ranks = int(self.checked.node_types[id(node)].length or 1)
+            share = args[0].expr * args[1].expr / ranks  # type: ignore[operator]
+            return Val([share] * ranks, args[0].nullable or args[1].nullable)
+        if name in DISCRETE:
+            if columns is not None:
+                return Val(pl.col(columns))  # type: ignore[arg-type]
+            return elementwise(lambda *a: mean_of(name, list(a)), *args)  # type: ignore[arg-type]
+        if columns is None:
+            result = elementwise(lambda *a: mean_of(name, list(a)), *args)  # type: ignore[arg-type]
+            return Val(result.expr, True) if name in ("lognormal",) else result
+        variates = columns if isinstance(columns, list) else [columns]
+        length = next((len(v.expr) for v in args if isinstance(v.expr, list)), None)
+        out: list[pl.Expr] = []
+        for i in range(length or 1):
+            parts = [v.expr[i] if isinstance(v.expr, list) else v.expr for v in args]
+            value, invalid = transform(name, parts, pl.col(variates[i]))
+            if invalid is not None:
+                self.sites.append(pl.when(invalid).then(pl.lit(NUM)))
+                value = pl.when(invalid).then(None).otherwise(value)
+            out.append(value)
+        return Val(out if length is not None else out[0], True)
+
+    # -- functions ----------------------------------------------------------
+    def fn_min(self, args: list[Val], types, node) -> Val:
+        return self._extreme(args, pl.min_horizontal)
+
+    def fn_max(self, args: list[Val], types, node) -> Val:
+        return self._extreme(args, pl.max_horizontal)
+
+    def _extreme(self, args: list[Val], horizontal: Callable[..., pl.Expr]) -> Val:
+        """Python's min/max: keep the first unless a later one compares strictly
+        better, so a NaN first stays and a NaN later is skipped — that is, the
+        first if it is NaN, else the extreme of the numbers. Built from one
+        horizontal reduction, so its size grows linearly with the arguments."""
+        items = [Val(e, args[0].nullable) for e in args[0].expr] if len(args) == 1 and args[0].is_array else args
+        if len(items) == 1:
+            return items[0]
+
+        def extreme(first: pl.Expr, *rest: pl.Expr) -> pl.Expr:
+            numbers = horizontal([first.fill_nan(None), *(x.fill_nan(None) for x in rest)])
+            return pl.when(first.is_nan()).then(first).otherwise(numbers)
+        return null_if_any(elementwise(extreme, *items), items)
+
+    def fn_sum(self, args, types, node) -> Val:
+        arg = args[0]
+        exprs = arg.expr if arg.is_array else [arg.expr]
+        if types[0].is_bool:
+            exprs = [e.cast(pl.Float64) for e in exprs]
+        if len(exprs) == 1:
+            return Val(exprs[0], arg.nullable)
+        return Val(pl.sum_horizontal(exprs, ignore_nulls=False), arg.nullable)
+
+    def fn_mean(self, args, types, node) -> Val:
+        total = self.fn_sum(args, types, node)
+        n = types[0].length or 1
+        return Val(total.expr / n, total.nullable)  # type: ignore[operator]
+
+    def fn_count(self, args, types, node) -> Val:
+        if types[0].is_bool:
+            return self.fn_sum(args, types, node)
+        return Val(pl.lit(float(types[0].length or 1), dtype=pl.Float64))
+
+    def fn_abs(self, args, types, node) -> Val:
+        return elementwise(lambda x: x.abs(), args[0])
+
+    def fn_sqrt(self, args, types, node) -> Val:
+        def guarded(x: pl.Expr) -> pl.Expr:
+            self.sites.append(pl.when(x < 0).then(pl.lit(NUM)))
+            return pl.when(x < 0).then(None).otherwise(x.sqrt())
+        return elementwise(guarded, args[0], nullable=True)
+
+    def _round_to(self, args, rounder: Callable[[pl.Expr], pl.Expr]) -> Val:
+        if len(args) == 1:
+            return elementwise(rounder, args[0])
+        value, step = args
+        if isinstance(step.constant, float) and step.constant != 0:
+            ratio = self.divide(value, step, safe=True)   # exact division by a constant step
+            return elementwise(lambda r, s: rounder(r) * s, ratio, step)
+
+        def stepped(x: pl.Expr, step: pl.Expr) -> pl.Expr:
+            self.sites.append(pl.when(step == 0).then(pl.lit(DIV0)))
+            return pl.when(step == 0).then(None).otherwise(rounder(x / step) * step)
+        return elementwise(stepped, args[0], args[1], nullable=True)
+
+    def fn_ceil(self, args, types, node) -> Val:
+        return self._round_to(args, lambda x: x.ceil())
+
+    def fn_floor(self, args, types, node) -> Val:
+        return self._round_to(args, lambda x: x.floor())
+
+    def fn_round(self, args, types, node) -> Val:
+        # Half away from zero, exactly: floor(|x| + 0.5) is wrong for 0.49999999999999994
+        # (the sum rounds up to 1) and for odd integers above 2^52 (the sum rounds to even).
+        def rounded(x: pl.Expr) -> pl.Expr:
+            whole = x.abs().floor()
+            return x.sign() * pl.when(x.abs() - whole >= 0.5).then(whole + 1).otherwise(whole)
+        return self._round_to(args, rounded)
+
+    def _log(self, args, log: Callable[[pl.Expr], pl.Expr]) -> Val:
+        def guarded(x: pl.Expr) -> pl.Expr:
+            self.sites.append(pl.when(x <= 0).then(pl.lit(NUM)))
+            return pl.when(x <= 0).then(None).otherwise(log(x))
+        return elementwise(guarded, args[0], nullable=True)
+
+    def fn_ln(self, args, types, node) -> Val:
+        return self._log(args, lambda x: x.log())
+
+    def fn_log2(self, args, types, node) -> Val:
+        return self._log(args, lambda x: x.log(2))
+
+    def fn_log10(self, args, types, node) -> Val:
+        return self._log(args, lambda x: x.log10())
+
+    def fn_exp(self, args, types, node) -> Val:
+        return elementwise(lambda x: x.exp(), args[0])
+
+    def fn_clamp(self, args, types, node) -> Val:
+        result = elementwise(lambda x, lo, hi: pl.when(ieee_less(x, lo)).then(lo).when(ieee_less(hi, x)).then(hi)
+                             .otherwise(x), *args)
+        return null_if_any(result, args)
+
+    def fn_if(self, args, types, node) -> Val:
+        cond, a, b = args
+        if cond.nullable:
+            return elementwise(lambda c, x, y: pl.when(c.is_null()).then(None).when(c).then(x).otherwise(y),
+                               cond, a, b, nullable=True)
+        return elementwise(lambda c, x, y: pl.when(c).then(x).otherwise(y), cond, a, b)

@@ -1,0 +1,219 @@
+"""What `supersheet diff` compares: two files or `REV:path` specs, the working
+tree against a revision (every changed sheet and every sheet that imports or
+extends one), or a variant against its base. Also the git textconv view."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from supersheet.engine.base.sheetroot import read_sheet_text, root_for
+from supersheet.engine.diff.diff import SheetDiff, diff_workbooks
+from supersheet.engine.diff.gitrev import (
+    GitError,
+    Snapshot,
+    changed_files,
+    is_revision_spec,
+    repo_path,
+    repo_root,
+    snapshot,
+)
+from supersheet.engine.load.sheet import load_sheet
+from supersheet.engine.workbook import Workbook, open_workbook
+
+
+@dataclass
+class Revisions:
+    """Snapshots of revisions, made once each and removed at the end."""
+
+    cwd: Path
+    snapshots: dict[str, Snapshot] = field(default_factory=dict)
+
+    def get(self, revision: str) -> Snapshot:
+        if revision not in self.snapshots:
+            self.snapshots[revision] = snapshot(revision, self.cwd)
+        return self.snapshots[revision]
+
+    def close(self) -> None:
+        for snap in self.snapshots.values():
+            snap.close()
+
+
+def open_side(spec: str, revisions: Revisions, as_path: str | None = None) -> tuple[Workbook | None, str]:
+    """A workbook for a path or a `REV:path` spec (None when the file is absent)."""
+    if is_revision_spec(spec):
+        revision, _, path = spec.partition(":")
+        snap = revisions.get(revision)
+        relative = repo_path(revisions.cwd / path, snap.root) if path.startswith(("./", "../")) else path
+        target = snap.path_of(relative)
+        return (open_workbook(target) if target.exists() else None), spec
+    path = Path(spec)
+    if not path.exists():
+        raise FileNotFoundError(spec)
+    if as_path is not None:
+        return _open_as(path, Path(as_path)), spec
+    return open_workbook(path), spec
+
+
+def _open_as(text_file: Path, path: Path) -> Workbook:
+    """Evaluate the text of `text_file` as if it were `path` (so relative imports resolve)."""
+    from supersheet.engine.check.check import check_model
+    from supersheet.engine.load.model import build_model
+    model = build_model(path, texts={path: read_sheet_text(text_file)})
+    return Workbook(model, check_model(model))
+
+
+def diff_pair(old: str, new: str, cwd: Path) -> list[SheetDiff]:
+    revisions = Revisions(cwd)
+    try:
+        merged = _difftool_path(old, new)
+        old_wb, old_label = open_side(old, revisions, merged if merged and not is_revision_spec(old) else None)
+        new_wb, new_label = open_side(new, revisions, merged if merged and not is_revision_spec(new) else None)
+        name = merged or (new.partition(":")[2] if is_revision_spec(new) else new)
+        diff = diff_workbooks(name, old_wb, new_wb, old_label, new_label)
+        if merged and not is_revision_spec(old) and old_wb is not None and _imports(old_wb):
+            diff.note = WORKING_TREE_IMPORTS
+        return [diff]
+    finally:
+        revisions.close()
+
+
+WORKING_TREE_IMPORTS = ("the old copy's imports were resolved from the working tree (git passes no revision), so "
+                        "its values show the old sheet with today's imports; `supersheet diff --rev REV` resolves "
+                        "them at REV")
+
+
+def _imports(workbook: Workbook) -> bool:
+    return bool(workbook.model.scope.aliases) or bool(workbook.model.root and workbook.model.root.file.extends)
+
+
+def _difftool_path(old: str, new: str) -> str | None:
+    """The work-tree path `git difftool` exports (BASE with -x, MERGED for a tool),
+    used to resolve the imports of the temporary copies it passes."""
+    names = {Path(old).name, Path(new).name}
+    for variable in ("MERGED", "BASE"):
+        value = os.environ.get(variable)
+        if value and Path(value).is_file() and Path(value).name in names:
+            return value
+    return None
+
+
+def diff_against_revision(revision: str, paths: list[str], cwd: Path) -> list[SheetDiff]:
+    root = repo_root(cwd)
+    changed = {(root / p).resolve() for p in changed_files(revision, root)}
+    scope = [Path(p) for p in paths] if paths else [root]
+    sheets: list[Path] = []
+    for base in scope:
+        if base.is_dir():
+            inside = root_for(base / "_")      # not links that lead out of the repository
+            sheets.extend(p for p in sorted(base.rglob("*.yaml")) if not _hidden(p, base) and inside.allows(p))
+        elif base.exists():
+            sheets.append(base)
+    affected = _affected(sheets, changed)
+    revisions = Revisions(cwd)
+    diffs: list[SheetDiff] = []
+    try:
+        snap = revisions.get(revision)
+        deleted = [c for c in changed if not c.exists() and (not paths or any(_inside(c, Path(p)) for p in paths))]
+        for path in affected + deleted:
+            relative = repo_path(path, root)
+            old_file = snap.path_of(relative)
+            old_wb = open_workbook(old_file) if old_file.exists() else None
+            new_wb = open_workbook(path) if path.exists() else None
+            label = os.path.relpath(path, cwd)
+            diff = diff_workbooks(label, old_wb, new_wb, f"{revision}", "working tree")
+            if old_wb is None:
+                diff.new_label = "working tree (new sheet)"
+            if new_wb is None:
+                diff.new_label = "working tree (deleted)"
+            diffs.append(diff)
+    finally:
+        revisions.close()
+    diffs.sort(key=lambda d: -max([c.size() for c in d.results + d.inputs] + [0.0]))
+    return diffs
+
+
+def diff_variant(variant: str) -> list[SheetDiff]:
+    sheet = load_sheet(variant)
+    if sheet.extends is None or not isinstance(sheet.extends.value, str):
+        raise ValueError(f"{variant} does not extend a base sheet")
+    base = Path(variant).parent / sheet.extends.value
+    base_wb, variant_wb = open_workbook(base), open_workbook(variant)
+    return [diff_workbooks(variant, base_wb, variant_wb, f"base {os.path.normpath(base)}", "variant")]
+
+
+def _hidden(path: Path, base: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(base).parts)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def _affected(sheets: list[Path], changed: set[Path]) -> list[Path]:
+    """Sheets that changed, or import or extend (transitively) a sheet that changed."""
+    imports: dict[Path, set[Path]] = {}
+    pending = [p.resolve() for p in sheets]
+    while pending:
+        path = pending.pop()
+        if path in imports:
+            continue
+        targets = set()
+        if path.exists():
+            root = root_for(path)
+            sheet = load_sheet(path)
+            entries = list(sheet.use.values()) + ([sheet.extends] if sheet.extends else [])
+            for entry in entries:
+                value = entry.value
+                target = value if isinstance(value, str) else (value.get("sheet") if hasattr(value, "get") else None)
+                if isinstance(target, str) and root.allows(path.parent / target):
+                    targets.add((path.parent / target).resolve())
+        imports[path] = targets
+        pending.extend(t for t in targets if t not in imports)
+    memo: dict[Path, bool] = {}
+
+    def touched(path: Path, seen: frozenset = frozenset()) -> bool:
+        if path in memo:
+            return memo[path]
+        if path in seen:
+            return False
+        result = path in changed or any(touched(t, seen | {path}) for t in imports.get(path, ()))
+        memo[path] = result
+        return result
+
+    return [p.resolve() for p in sheets if touched(p.resolve())]
+
+
+def textconv(file: str, cwd: Path) -> str:
+    """A sheet as evaluated text, for `git diff` (diff.supersheet.textconv).
+
+    Git hands an old version over as a temporary file; its imports are
+    resolved from the work-tree file of the same name when there is one."""
+    from supersheet.engine.present.report import render_run
+    path = Path(file)
+    as_path = None
+    try:
+        root = repo_root(cwd)
+        inside = _inside(path.resolve(), root)
+    except GitError:
+        root, inside = None, True
+    if not inside and root is not None:
+        candidates = [p for p in root.rglob("*.yaml") if path.name.endswith(p.name) and not _hidden(p, root)]
+        best = max(candidates, key=lambda p: len(p.name), default=None)
+        if best is not None:
+            as_path = best
+    workbook = _open_as(path, as_path) if as_path else open_workbook(path)
+    text = read_sheet_text(path)
+    if as_path is not None and _imports(workbook):
+        text = f"# supersheet: {WORKING_TREE_IMPORTS.replace('the old copy', 'this copy')}\n" + text
+    if not workbook.ok:
+        return text + "\n# supersheet: this version does not check:\n" + "\n".join(
+            "# " + d.headline() for d in workbook.diagnostics) + "\n"
+    scenario = workbook.evaluate()
+    values = render_run(workbook, scenario, "text")
+    return text.rstrip("\n") + "\n\n# --- evaluated by supersheet ---\n" + "\n".join(
+        "# " + line if line else "#" for line in values.splitlines()) + "\n"

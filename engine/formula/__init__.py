@@ -1,0 +1,1 @@
+"""The formula language: lexer, parser and syntax trees; the tables of built-in functions and random draws."""

@@ -1,0 +1,280 @@
+"""Precedence parser for formulas (spec §3.1).
+
+    formula    := expr ( "->" unit )?
+    expr       := or
+    or         := and ( "or" and )*
+    and        := not ( "and" not )*
+    not        := "not" not | comparison
+    comparison := sum ( ( "<" | "<=" | ">" | ">=" | "==" | "!=" ) sum )?
+    sum        := product ( ( "+" | "-" ) product )*
+    product    := unary ( ( "*" | "/" ) unary )*
+    unary      := "-" unary | power
+    power      := atom ( ( "^" | "**" ) unary )?        # right-associative
+    atom       := NUMBER unit? | "[" expr ( "," expr )* "]" unit?
+                | NAME "(" ( expr ( "," expr )* )? ")" | NAME ( "." NAME )?
+                | "(" expr ")" | "true" | "false"
+
+Nesting is bounded (MAX_NESTING while parsing, MAX_DEPTH for the finished
+tree) so that no input can exhaust Python's stack: a too-deep formula is an
+E-PARSE diagnostic like any other syntax error. A flat run of one precedence
+level (`a + b - … + z`, `a * b / …`, `p and q and …`) is parsed in a loop and
+counts as one level however long it is (later stages walk it in a loop too);
+MAX_OPERATORS bounds a formula's size instead, because the evaluator's
+expression engine slows down sharply on very long runs.
+"""
+from __future__ import annotations
+
+import math
+
+from supersheet.engine.formula.ast import (
+    Array,
+    Binary,
+    Bool,
+    Call,
+    Formula,
+    Name,
+    Node,
+    Number,
+    Unary,
+    depth,
+    operators,
+)
+from supersheet.engine.formula.lexer import LexError, Token, tokenize
+
+MAX_NESTING = 60
+MAX_DEPTH = 300
+MAX_OPERATORS = 1000
+
+_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+# One error type for the whole formula syntax: a lexical error is a parse error.
+ParseError = LexError
+
+
+def parse_formula(text: str) -> Formula:
+    """Parse a formula (without its leading '='). Raises ParseError."""
+    tokens = tokenize(text)
+    parser = _Parser(tokens, text)
+    formula = parser.formula()
+    if depth(formula.expr) > MAX_DEPTH:
+        raise ParseError(f"formula is nested too deeply (more than {MAX_DEPTH} levels)", 0, len(text),
+                         "split it into several cells")
+    if operators(formula.expr) > MAX_OPERATORS:
+        raise ParseError(f"formula has more than {MAX_OPERATORS} operators", 0, len(text),
+                         "split it into several cells, or add an array's values with sum([...])")
+    return formula
+
+
+class _Parser:
+    def __init__(self, tokens: list[Token], text: str) -> None:
+        self.tokens = tokens
+        self.text = text
+        self.pos = 0
+        self.nesting = 0
+
+    # -- helpers -------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def advance(self) -> Token:
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        return tok
+
+    def at(self, kind: str, *texts: str) -> bool:
+        tok = self.tok
+        return tok.kind == kind and (not texts or tok.text in texts)
+
+    def expect_op(self, text: str, opener: Token | None = None) -> Token:
+        if self.at("OP", text):
+            return self.advance()
+        tok = self.tok
+        if opener is not None and tok.kind == "END":
+            raise ParseError(f"unclosed {opener.text!r}", opener.start, opener.end,
+                             f"add {text!r} to close it")
+        raise ParseError(f"expected {text!r}, found {self._describe(tok)}", tok.start, max(tok.end, tok.start + 1))
+
+    def _describe(self, tok: Token) -> str:
+        return "the end of the formula" if tok.kind == "END" else repr(tok.text)
+
+    def enter(self, tok: Token) -> None:
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise ParseError(f"formula is nested too deeply (more than {MAX_NESTING} levels)",
+                             tok.start, tok.end, "split it into several cells")
+
+    # -- grammar -------------------------------------------------------
+    def formula(self) -> Formula:
+        if self.at("END"):
+            raise ParseError("empty formula", 0, max(len(self.text), 1))
+        expr = self.expr()
+        display, display_span = None, None
+        if self.at("OP", "->"):
+            arrow = self.advance()
+            if not self.at("UNIT"):
+                hint = "a numeric factor is joined to its unit with '*': -> 45*min, -> 0.5/s" \
+                    if self.at("NUMBER") else None
+                raise ParseError("expected a unit after '->'", arrow.start, arrow.end, hint)
+            unit = self.advance()
+            display, display_span = unit.text, (unit.start, unit.end)
+        if not self.at("END"):
+            tok = self.tok
+            if tok.kind == "OP" and tok.text == "->":
+                hint = "'->' converts only the whole formula, at its end"
+            else:
+                hint = None
+            raise ParseError(f"unexpected {self._describe(tok)}", tok.start, tok.end, hint)
+        return Formula(expr, display, display_span)
+
+    def expr(self) -> Node:
+        return self.or_()
+
+    def or_(self) -> Node:
+        left = self.and_()
+        while self.at("KEYWORD", "or"):
+            self.advance()
+            right = self.and_()
+            left = Binary("or", left, right, (left.span[0], right.span[1]))
+        return left
+
+    def and_(self) -> Node:
+        left = self.not_()
+        while self.at("KEYWORD", "and"):
+            self.advance()
+            right = self.not_()
+            left = Binary("and", left, right, (left.span[0], right.span[1]))
+        return left
+
+    def not_(self) -> Node:
+        if self.at("KEYWORD", "not"):
+            tok = self.advance()
+            self.enter(tok)
+            operand = self.not_()
+            self.nesting -= 1
+            return Unary("not", operand, (tok.start, operand.span[1]))
+        return self.comparison()
+
+    def comparison(self) -> Node:
+        left = self.sum()
+        if self.at("OP", *_COMPARISONS):
+            op = self.advance().text
+            right = self.sum()
+            left = Binary(op, left, right, (left.span[0], right.span[1]))
+            if self.at("OP", *_COMPARISONS):
+                tok = self.tok
+                raise ParseError("comparisons cannot be chained", tok.start, tok.end,
+                                 "combine them with 'and': a < b and b < c")
+        return left
+
+    def sum(self) -> Node:
+        left = self.product()
+        while self.at("OP", "+", "-"):
+            op = self.advance().text
+            right = self.product()
+            left = Binary(op, left, right, (left.span[0], right.span[1]))
+        return left
+
+    def product(self) -> Node:
+        left = self.unary()
+        while self.at("OP", "*", "/"):
+            op = self.advance().text
+            right = self.unary()
+            left = Binary(op, left, right, (left.span[0], right.span[1]))
+        return left
+
+    def unary(self) -> Node:
+        if self.at("OP", "-"):
+            tok = self.advance()
+            self.enter(tok)
+            operand = self.unary()
+            self.nesting -= 1
+            return Unary("-", operand, (tok.start, operand.span[1]))
+        return self.power()
+
+    def power(self) -> Node:
+        base = self.atom()
+        if self.at("OP", "^", "**"):
+            tok = self.advance()
+            self.enter(tok)
+            exponent = self.unary()
+            self.nesting -= 1
+            return Binary("^", base, exponent, (base.span[0], exponent.span[1]))
+        return base
+
+    def atom(self) -> Node:
+        tok = self.tok
+        if tok.kind == "NUMBER":
+            self.advance()
+            value = float(tok.text.replace("_", ""))
+            if not math.isfinite(value):  # 1e400, a 400-digit integer: no 64-bit float holds it
+                raise ParseError(f"the number {_abridged(tok.text)} is out of range (a 64-bit float holds up to "
+                                 "about 1.8e308)", tok.start, tok.end, "write it in a larger unit")
+            if self.at("UNIT"):
+                unit = self.advance()
+                return Number(value, unit.text, (tok.start, unit.end), (unit.start, unit.end))
+            return Number(value, None, (tok.start, tok.end))
+        if tok.kind == "KEYWORD" and tok.text in ("true", "false"):
+            self.advance()
+            return Bool(tok.text == "true", (tok.start, tok.end))
+        if tok.kind == "OP" and tok.text == "(":
+            self.advance()
+            self.enter(tok)
+            inner = self.expr()
+            self.expect_op(")", tok)
+            self.nesting -= 1
+            return inner
+        if tok.kind == "OP" and tok.text == "[":
+            return self.array()
+        if tok.kind == "NAME":
+            return self.name_or_call()
+        if tok.kind == "UNIT":
+            raise ParseError(f"unit {tok.text!r} here needs a number before it", tok.start, tok.end,
+                             f"write 1 {tok.text}")
+        if tok.kind == "END":
+            raise ParseError("the formula ends where a value was expected", tok.start, tok.start + 1)
+        raise ParseError(f"expected a value, found {tok.text!r}", tok.start, tok.end)
+
+    def array(self) -> Node:
+        opener = self.advance()
+        self.enter(opener)
+        if self.at("OP", "]"):
+            raise ParseError("an array needs at least one element", opener.start, self.tok.end)
+        items = [self.expr()]
+        while self.at("OP", ","):
+            self.advance()
+            items.append(self.expr())
+        close = self.expect_op("]", opener)
+        self.nesting -= 1
+        if self.at("UNIT"):
+            unit = self.advance()
+            return Array(tuple(items), unit.text, (opener.start, unit.end), (unit.start, unit.end))
+        return Array(tuple(items), None, (opener.start, close.end))
+
+    def name_or_call(self) -> Node:
+        tok = self.advance()
+        if self.at("OP", "("):
+            opener = self.advance()
+            self.enter(opener)
+            args: list[Node] = []
+            if not self.at("OP", ")"):
+                args.append(self.expr())
+                while self.at("OP", ","):
+                    self.advance()
+                    args.append(self.expr())
+            close = self.expect_op(")", opener)
+            self.nesting -= 1
+            return Call(tok.text, tuple(args), (tok.start, close.end), (tok.start, tok.end))
+        if self.at("OP", "."):
+            self.advance()
+            if not self.at("NAME"):
+                bad = self.tok
+                raise ParseError(f"expected a cell name after '{tok.text}.'", bad.start, max(bad.end, bad.start + 1))
+            member = self.advance()
+            return Name(member.text, tok.text, (tok.start, member.end))
+        return Name(tok.text, None, (tok.start, tok.end))
+
+
+def _abridged(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:10]}…{text[-4:]} ({len(text)} characters)"

@@ -1,0 +1,257 @@
+"""Text, JSON, CSV and Markdown renderings of one evaluated scenario, and the
+`explain` tree. One schema for a cell everywhere (documented in docs/):
+`{"name", "value", "unit", "display"}` plus `kind`, `formula` and `error`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from supersheet.engine.compile.evaluate import Scenario, error_code
+from supersheet.engine.load.model import CONDITIONS, Cell
+from supersheet.engine.present.present import Shown, show
+from supersheet.engine.workbook import Workbook
+
+
+def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any = None,
+                overrides: dict[str, SetOverride] | None = None) -> dict[str, Any]:
+    """One cell as the shared schema: name, value, unit, display (+ kind, formula,
+    error; and mean, p5, p50, p95 for a cell that depends on random draws).
+    `overrides` are the user's `--set` assignments by cell key (`set_overrides`)."""
+    summary = sampled.summaries.get(cell.key) if sampled is not None else None
+    share = sampled.shares.get(cell.key) if sampled is not None else None
+    if summary is not None:
+        record = uncertain_record(workbook, cell.key, summary)
+    elif share is not None:
+        record = share_record(workbook, cell.key, share, sampled.samples)
+    else:
+        value = scenario.values.get(cell.key)
+        shown = show(workbook.checked, cell.key, value)
+        record = {"name": cell.key, "value": _json_value(shown), "unit": shown.unit, "display": shown.text}
+    record["kind"] = cell.kind
+    if cell.kind != "input":
+        record["formula"] = formula_text(cell)
+    _mark_override(record, cell, overrides or {})
+    error = error_code(scenario.values.get(cell.key)) if summary is None else None
+    if error:
+        record["error"] = error
+    return record
+
+
+def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, Any]:
+    from supersheet.engine.present.present import digits_of, display_unit
+    from supersheet.units import convert, format_number
+    unit = display_unit(workbook.checked, key, abs(summary.mean))
+    digits = digits_of(workbook.checked, key)
+
+    def number(x: float) -> float:
+        return convert(x, unit) if unit else x
+
+    mean, p5, p50, p95 = (number(v) for v in (summary.mean, summary.p5, summary.p50, summary.p95))
+    suffix = f" {unit}" if unit else ""
+    display = (f"{format_number(mean, digits)}{suffix} (p5 {format_number(p5, digits)} … "
+               f"p95 {format_number(p95, digits)})")
+    record = {"name": key, "value": mean, "unit": unit, "display": display,
+              "mean": mean, "p5": p5, "p50": p50, "p95": p95, "samples": summary.count}
+    if summary.errors:
+        record["error_samples"] = summary.errors
+    return record
+
+
+@dataclass(frozen=True)
+class SetOverride:
+    """One `--set NAME=VALUE` as the user wrote it, and the formula it replaced (None: an input)."""
+
+    value: str
+    replaced_formula: str | None
+
+
+def set_overrides(workbook: Workbook, sets: list[str]) -> dict[str, SetOverride]:
+    """The `--set` assignments by cell key, read against the sheet as written (before a
+    reshaping `--set` re-reads it with the value as an input)."""
+    from supersheet.engine.workbook import parse_assignment
+    found: dict[str, SetOverride] = {}
+    for text in sets:
+        key, value = parse_assignment(workbook, text)
+        cell = workbook.model.cells[key]
+        found[key] = SetOverride(value, formula_text(cell) if cell.kind == "formula" else None)
+    return found
+
+
+def _mark_override(record: dict[str, Any], cell: Cell, overrides: dict[str, SetOverride]) -> None:
+    """A cell fixed by `--set`: `set` is the value written; a formula cell becomes
+    kind "override" and keeps the formula it replaced apart (`replaced_formula`),
+    so no output shows a set value as if its formula had computed it."""
+    override = overrides.get(cell.key)
+    if override is None:
+        return
+    record["set"] = override.value
+    if override.replaced_formula is not None:
+        record["kind"] = "override"
+        record.pop("formula", None)
+        record["replaced_formula"] = override.replaced_formula
+
+
+def override_note(record: dict[str, Any]) -> str:
+    """`set by --set` (+ `, replacing = FORMULA`) for text outputs, or ''."""
+    if "set" not in record:
+        return ""
+    replaced = record.get("replaced_formula")
+    return "set by --set" + (f", replacing = {replaced}" if replaced else "")
+
+
+def share_record(workbook: Workbook, key: str, share: float, samples: int) -> dict[str, Any]:
+    """A boolean cell over random draws: the share of samples where it holds
+    (`84.1 % true`), never its value at the mean (format 9.6)."""
+    from supersheet.engine.present.present import digits_of
+    from supersheet.units import format_number
+    percent = share * 100
+    return {"name": key, "value": percent, "unit": "%",
+            "display": f"{format_number(percent, digits_of(workbook.checked, key))} % true",
+            "share_true": share, "samples": samples}
+
+
+def formula_text(cell: Cell) -> str:
+    spec = cell.set_by or cell.spec
+    text = spec.text.strip()
+    if cell.kind in CONDITIONS:
+        return text
+    return text[1:].strip() if text.startswith("=") else text
+
+
+def _json_value(shown: Shown) -> Any:
+    value = shown.value
+    if isinstance(value, list):
+        return [None if isinstance(v, str) else v for v in value]
+    if isinstance(value, str):
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+
+
+def ordered_cells(workbook: Workbook) -> list[Cell]:
+    """Own cells, then checks, then assumptions, then imported cells grouped by alias."""
+    cells = list(workbook.model.cells.values())
+    own = [c for c in cells if not c.scope.prefix and c.kind not in CONDITIONS]
+    checks = [c for c in cells if not c.scope.prefix and c.kind == "check"]
+    assumptions = [c for c in cells if not c.scope.prefix and c.kind == "assume"]
+    imported = [c for c in cells if c.scope.prefix]
+    return own + checks + assumptions + imported
+
+
+def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = None,
+               overrides: dict[str, SetOverride] | None = None) -> str:
+    records = [cell_record(workbook, scenario, c, sampled, overrides) for c in ordered_cells(workbook)]
+    if fmt == "json":
+        extra = {"samples": sampled.samples, "seed": sampled.seed} if sampled is not None else {}
+        return json.dumps({"sheet": str(workbook.model.path), "title": workbook.model.title, **extra,
+                           "cells": records}, indent=2, ensure_ascii=False)
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        spread = ["mean", "p5", "p50", "p95"] if sampled is not None else []
+        writer.writerow(["name", "value", "unit", "display", "kind", "formula", "error"] + spread)
+        for r in records:
+            value = r["value"]
+            writer.writerow([r["name"], json.dumps(value) if isinstance(value, list) else _csv(value), r["unit"] or "",
+                             r["display"], r["kind"], r.get("formula", r.get("replaced_formula", "")), r.get("error", "")]
+                            + [_csv(r.get(k)) for k in spread])
+        return out.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        lines = [f"# {workbook.model.title}" if workbook.model.title else f"# {workbook.model.path}", "",
+                 "| cell | value | formula |", "|---|---:|---|"]
+        for r in records:
+            mark = _check_mark(r)
+            lines.append(f"| {mark}{r['name']} | {_md(r['display'])} | {_md(override_note(r) or r.get('formula', ''))} |")
+        return "\n".join(lines)
+    return _text_table(workbook, records)
+
+
+def _csv(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _check_mark(record: dict[str, Any]) -> str:
+    if record["kind"] not in CONDITIONS:
+        return ""
+    if "share_true" in record:   # over random draws: holds in every sample, in none, or in some
+        return {1.0: "✓ ", 0.0: "✗ "}.get(record["share_true"], "~ ")
+    return "✓ " if record["value"] is True else "✗ "
+
+
+def _text_table(workbook: Workbook, records: list[dict[str, Any]]) -> str:
+    title = workbook.model.title
+    lines = [title] if title else []
+    width = max((len(r["name"]) for r in records), default=4) + 2
+    value_width = max((len(r["display"]) for r in records), default=5) + 2
+    section = None
+    for r in records:
+        group = ("cells" if "." not in r["name"] else r["name"].rsplit(".", 1)[0])
+        group = {"check": "checks", "assume": "assumptions"}.get(r["kind"], group) if "." not in r["name"] else group
+        if group != section:
+            section = group
+            lines.append("")
+            lines.append(f"{group}:" if group in ("cells", "checks", "assumptions") else f"{group} (imported):")
+        mark = _check_mark(r) or "  "
+        formula = r.get("formula")
+        line = f"{mark}{r['name']:<{width}}{r['display']:<{value_width}}"
+        if "set" in r:
+            line += override_note(r)
+        elif formula:
+            line += ("= " if r["kind"] == "formula" else "") + formula
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: int = 12,
+                   overrides: dict[str, SetOverride] | None = None) -> str:
+    """The cell's formula and value, and the tree of its precedents down to the inputs."""
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def visit(k: str, prefix: str, last: bool, depth: int) -> None:
+        cell = workbook.model.cells[k]
+        shown = show(workbook.checked, k, scenario.values.get(k))
+        connector = "" if depth == 0 else ("└─ " if last else "├─ ")
+        detail = ""
+        override = (overrides or {}).get(k)
+        overridden = override is not None
+        if override is not None:
+            replaced = f", replacing = {override.replaced_formula}" if override.replaced_formula else ""
+            detail = f"   (set by --set{replaced})"
+        elif cell.kind != "input":
+            detail = f"   = {formula_text(cell)}"
+        elif cell.spec.source:
+            detail = f"   (source: {cell.spec.source})"
+        repeated = k in seen and workbook.checked.cells[k].deps
+        lines.append(f"{prefix}{connector}{k} = {shown.text}{detail}" + ("   (see above)" if repeated else ""))
+        if repeated or overridden or depth >= max_depth:
+            return   # a set value does not come from its precedents: they are not its explanation
+        seen.add(k)
+        deps = list(workbook.checked.cells[k].deps)
+        child_prefix = prefix + ("" if depth == 0 else ("   " if last else "│  "))
+        for i, d in enumerate(deps):
+            visit(d, child_prefix, i == len(deps) - 1, depth + 1)
+
+    visit(key, "", True, 0)
+    cell = workbook.model.cells[key]
+    header = []
+    if cell.spec.doc:
+        header.append(cell.spec.doc.strip())
+    span = cell.spec.span
+    header.append(f"defined at {span}")
+    return "\n".join(lines + [""] + header)

@@ -1,0 +1,397 @@
+"""Sweep axes: what varies and over which values (spec §6), from YAML or the
+command line.
+
+Listed values that are typed YAML numbers or plain numerals become floats
+directly; a range is only counted when the axis is built (its size bounds
+--max-rows before any work) and its values are computed with NumPy when the
+grid needs them — no value goes through the formula parser.
+
+Command-line spelling (`--vary NAME=VALUES`):
+    tp=1,2,4,8                        a list
+    context=4096token..131072token*2  geometric: from..to*factor
+    message=10KiB..30KiB+10KiB        linear: from..to+step
+    message=1KiB..1GiB:50log          count points, log- (or lin-) spaced
+    model=a.yaml,b.yaml               an import axis: which sheet the alias `model` points to
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from supersheet.engine.base.types import Type
+from supersheet.engine.formula import ast as A
+from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.load.sheet import _is_literal, _scalar_text
+from supersheet.engine.workbook import OverrideError, Workbook, literal_type_of
+from supersheet.units import DIMENSIONLESS
+
+MAX_AXIS_VALUES = 10_000_000
+
+
+class AxisError(Exception):
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.hint = code, message, hint
+
+
+@dataclass(frozen=True)
+class Spaced:
+    """A range's values, known by their count before any is built.
+
+    Computed in the unit the range is written in, then scaled to base units,
+    so `1 GB..3 GB+0.5 GB` holds exactly what the literals 1 GB, 1.5 GB … hold."""
+
+    start: float            # in the written unit
+    stop: float
+    count: int
+    kind: str               # "step" | "times" | "lin" | "log"
+    by: float = 0.0         # the step or the factor
+    factor: float = 1.0     # written unit -> base unit
+    unit: str | None = None
+    decimals: int | None = None   # places of the written decimals an arithmetic range steps through
+
+
+    def values(self) -> np.ndarray:
+        i = np.arange(self.count, dtype=np.float64)
+        if self.kind == "step":
+            written = self.start + i * self.by
+        elif self.kind == "times":
+            written = self.start * self.by ** i
+        elif self.kind == "log":   # start * ratio^(i/(n-1)): exact where the ratio allows (geomspace is not)
+            written = self.start * (self.stop / self.start) ** (i / max(self.count - 1, 1))
+            written[-1] = self.stop if self.count > 1 else self.start
+        else:
+            written = np.linspace(self.start, self.stop, self.count)
+        if self.decimals is not None and self.kind in ("step", "lin"):
+            written = _on_decimals(written, self.decimals)
+        return written * self.factor if self.factor != 1.0 else written
+
+    def label(self, value: float) -> str:
+        return repr(float(value) / self.factor) + (f" {self.unit}" if self.unit else "")
+
+
+@dataclass
+class Axis:
+    name: str                          # as written: a cell (`tp`, `gpu.hbm_bandwidth`) or an import alias
+    key: str | None = None             # the cell key, for a value axis
+    explicit: np.ndarray | None = None   # listed values: base-unit magnitudes (or booleans)
+    texts: list[str] | None = None     # listed values as written
+    paths: list[str] | None = None     # for an import axis
+    shapes: bool = False               # the cell fixes an array's length: each value needs its own compiled sheet
+    spaced: Spaced | None = None       # a range: its values are built when first needed
+    type: Type | None = None           # the values' type (checked against the cell's)
+    _built: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def values(self) -> np.ndarray:
+        if self.explicit is not None:
+            return self.explicit
+        if self._built is None:
+            assert self.spaced is not None
+            self._built = self.spaced.values()
+        return self._built
+
+    @property
+    def labels(self) -> list[str]:
+        """The values as a user writes them (for messages and per-value sheets)."""
+        if self.paths is not None:
+            return list(self.paths)
+        if self.texts is not None:
+            return self.texts
+        assert self.spaced is not None
+        return [self.spaced.label(v) for v in self.values]
+
+    @property
+    def size(self) -> int:
+        if self.paths is not None:
+            return len(self.paths)
+        return self.spaced.count if self.spaced is not None else len(self.explicit)  # type: ignore[arg-type]
+
+    @property
+    def is_import(self) -> bool:
+        return self.paths is not None
+
+    @property
+    def structural(self) -> bool:
+        """Import and length axes change the compiled sheet, not just a column."""
+        return self.is_import or self.shapes
+
+
+def literal_value(text: str) -> tuple[A.Node, float | bool]:
+    """A literal as (node, base-unit magnitude)."""
+    try:
+        formula = parse_formula(text)
+    except ParseError as e:
+        raise AxisError("E-PARSE", f"{e.message} in {text!r}", e.hint) from None
+    if not _is_literal(formula) or isinstance(formula.expr, A.Array):
+        raise AxisError("E-SHEET", f"axis values must be numbers, quantities or booleans, got {text!r}")
+    from supersheet.units import UnitError
+    try:
+        return formula.expr, _magnitude(formula.expr)
+    except UnitError as e:   # an unknown unit, or a slip such as 128K (kelvin)
+        raise AxisError("E-UNIT", f"{e.message} in {text!r}", e.hint) from None
+
+
+def _magnitude(node: A.Node) -> float | bool:
+    from supersheet.units import parse_unit
+    if isinstance(node, A.Bool):
+        return node.value
+    if isinstance(node, A.Unary):
+        return -_magnitude(node.operand)  # type: ignore[operator]
+    assert isinstance(node, A.Number)
+    return node.value * (parse_unit(node.unit).factor if node.unit else 1.0)
+
+
+def _type_of(node: A.Node) -> Type:
+    try:
+        return literal_type_of(node)
+    except OverrideError as e:
+        raise AxisError(e.code, e.message, e.hint) from None
+
+
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\Z")
+
+
+def _plain(value: Any) -> float | None:
+    """A typed number (YAML int/float) or a plain numeral as a float, without the
+    formula parser; None for anything else (quantities, booleans, inf …)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        number = float(value) if abs(value) < 1e308 or isinstance(value, float) else math.inf
+    elif isinstance(value, str) and _PLAIN_NUMBER.match(value.strip()):
+        number = float(value)
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def axis_cell(workbook: Workbook, name: str) -> tuple[str, Type | None, bool]:
+    """The cell an axis varies (key, type, shapes an array), checked before any value is read."""
+    key = workbook.key_for(name)
+    if key is None:
+        raise AxisError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name))
+    expected = workbook.checked.cells[key].type
+    if expected is not None and expected.is_array:
+        raise AxisError("E-TYPE", f"{name} is an array; only scalar cells can be swept")
+    shapes = key in workbook.checked.structural_inputs
+    if shapes and workbook.model.cells[key].scope.prefix:
+        raise AxisError("E-TYPE", f"{name} sets the length of an array (range) in an imported sheet and cannot be "
+                                  "varied", "vary a cell of this sheet that it is computed from")
+    return key, expected, shapes
+
+
+def _fits(name: str, expected: Type | None, typ: Type, text: str) -> None:
+    if expected is not None and (typ.kind, typ.dims) != (expected.kind, expected.dims):
+        raise AxisError("E-UNIT" if typ.kind == expected.kind else "E-TYPE",
+                        f"{name} is {expected.describe()}, but {text!r} is {typ.describe()}")
+
+
+def value_axis(workbook: Workbook, name: str, texts: list[Any]) -> Axis:
+    """An axis of listed values: texts as written, or typed YAML numbers."""
+    key, expected, shapes = axis_cell(workbook, name)
+    if not texts:
+        raise AxisError("E-SHEET", f"axis {name} has no values", "e.g. --vary tp=1,2,4,8")
+    magnitudes: list[float | bool] = []
+    labels: list[str] = []
+    for item in texts:
+        number = _plain(item)
+        if number is not None:
+            typ, magnitude, text = Type("number", DIMENSIONLESS), number, str(item).strip()
+        else:
+            text = str(item) if not isinstance(item, (int, float)) else _scalar_text(item) or str(item)
+            node, magnitude = literal_value(text)
+            typ = _type_of(node)
+        _fits(name, expected, typ, text)
+        magnitudes.append(magnitude)
+        labels.append(text)
+    dtype = bool if isinstance(magnitudes[0], bool) else np.float64
+    return Axis(name, key, np.array(magnitudes, dtype=dtype), labels, shapes=shapes)
+
+
+def import_axis(workbook: Workbook, name: str, paths: list[str]) -> Axis:
+    if name not in workbook.model.scope.aliases:
+        raise AxisError("E-NAME", f"{name!r} is not an import of this sheet")
+    if not paths:
+        raise AxisError("E-SHEET", f"import axis {name} needs at least one sheet")
+    return Axis(name, paths=paths)
+
+
+def rebind(workbook: Workbook, axis: Axis) -> Axis:
+    """The same axis for another compiled variant of the sheet (its cell's type re-checked)."""
+    if axis.spaced is None:
+        return value_axis(workbook, axis.name, axis.labels)
+    key, expected, shapes = axis_cell(workbook, axis.name)
+    if axis.type is not None:
+        _fits(axis.name, expected, axis.type, axis.spaced.label(axis.spaced.start * axis.spaced.factor))
+    return Axis(axis.name, key, shapes=shapes, spaced=axis.spaced, type=axis.type)
+
+
+# How a range's parts are called where it was written: the YAML keys, or the CLI syntax.
+YAML_WORDS = {"from": "'from'", "to": "'to'", "times": "'times'", "step": "'step'", "count": "'count'"}
+CLI_WORDS = {"from": "FROM", "to": "TO", "times": "the factor (FROM..TO*FACTOR)", "step": "the step (FROM..TO+STEP)",
+             "count": "the count (FROM..TO:COUNT)"}
+
+
+def range_axis(workbook: Workbook, name: str, start: str, stop: str, *, times: str | None = None,
+               step: str | None = None, count: int | None = None, scale: str = "linear",
+               words: dict[str, str] = YAML_WORDS) -> Axis:
+    """A range axis: its bounds checked, its size counted; values built when needed."""
+    from supersheet.units import parse_unit
+    key, expected, shapes = axis_cell(workbook, name)
+    start_node, lo = literal_value(start)
+    stop_node, hi = literal_value(stop)
+    typ = _type_of(start_node)
+    if typ.kind != "number" or _type_of(stop_node).kind != "number":
+        raise AxisError("E-TYPE", f"range of {name} needs numbers or quantities, got {start!r} to {stop!r}")
+    if _type_of(stop_node).dims != typ.dims:
+        raise AxisError("E-UNIT", f"range of {name}: {start!r} and {stop!r} have different dimensions")
+    _fits(name, expected, typ, start)
+    unit = start_node.unit if isinstance(start_node, A.Number) else None
+    factor = parse_unit(unit).factor if unit else 1.0
+    lo, hi = float(lo) / factor, float(hi) / factor   # in the unit `start` is written in
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise AxisError("E-SHEET", f"range of {name} needs finite bounds, got {start!r} to {stop!r}")
+    if times is not None:
+        ratio = _plain(times)
+        if ratio is None:
+            raise AxisError("E-SHEET", f"{words['times']} of {name} must be a plain number, got {times!r}")
+        if not ratio > 1 or lo <= 0:
+            raise AxisError("E-SHEET", f"a geometric range of {name} needs {words['from']} > 0 and "
+                                       f"{words['times']} > 1")
+        n = _count(name, math.log(hi / lo) / math.log(ratio) + 1e-9 + 1 if hi >= lo else 0, words)
+        spaced = Spaced(lo, hi, n, "times", ratio, factor, unit)
+    elif step is not None:
+        step_node, by = literal_value(step)
+        if _type_of(step_node).dims != typ.dims:
+            raise AxisError("E-UNIT", f"range of {name}: {words['step']} {step!r} and {start!r} have different "
+                                      "dimensions")
+        by = float(by) / factor
+        if not by > 0 or not math.isfinite(by):
+            raise AxisError("E-SHEET", f"a linear range of {name} needs {words['step']} > 0")
+        n = _count(name, (hi - lo) / by + 1e-9 + 1 if hi >= lo else 0, words)
+        spaced = Spaced(lo, hi, n, "step", by, factor, unit, _places(lo, by))
+    elif count is not None:
+        if count < 1:
+            raise AxisError("E-SHEET", f"range of {name} needs {words['count']} >= 1")
+        if scale == "log" and (lo <= 0 or hi <= 0):
+            raise AxisError("E-SHEET", f"a log-spaced range of {name} needs positive bounds")
+        n = _count(name, count, words)
+        lin_step = (Decimal(repr(hi)) - Decimal(repr(lo))) / max(n - 1, 1)
+        spaced = Spaced(lo, hi, n, "log" if scale == "log" else "lin", 0.0, factor, unit, _places(lo, hi, lin_step))
+    else:
+        raise AxisError("E-SHEET", f"range of {name} needs {words['times']}, {words['step']} or {words['count']}")
+    return Axis(name, key, shapes=shapes, spaced=spaced, type=typ)
+
+
+_MAX_PLACES = 12
+
+
+def _places(*numbers: float | Decimal) -> int | None:
+    """How many decimal places the written numbers need together, or None when one
+    is not a short decimal (1/3, 0.09999999999999999): then values stay as computed."""
+    places = 0
+    for x in numbers:
+        d = (x if isinstance(x, Decimal) else Decimal(repr(float(x)))).normalize()
+        exponent = d.as_tuple().exponent
+        if not isinstance(exponent, int) or -exponent > _MAX_PLACES:
+            return None
+        places = max(places, -exponent)
+    return places
+
+
+def _on_decimals(values: np.ndarray, places: int) -> np.ndarray:
+    """Values of an arithmetic range snapped to the written decimals, so that
+    0.1 + 2 * 0.1 is stored as 0.3 (the number a user types) and not as
+    0.30000000000000004. Only where scaling keeps whole numbers exact."""
+    scale = 10.0 ** places
+    if not np.all(np.abs(values) * scale < 2.0 ** 52):
+        return values
+    return np.rint(values * scale) / scale
+
+
+def _count(name: str, n: float, words: dict[str, str]) -> int:
+    """The number of values of a range (a float: 1e308 / 1e-300 is inf), checked before any is built."""
+    if not n >= 1:
+        raise AxisError("E-SHEET", f"range of {name} is empty",
+                        f"check that {words['from']} is not beyond {words['to']}")
+    if n > MAX_AXIS_VALUES + 1:
+        shown = f"{int(n):,}" if math.isfinite(n) and n < 1e30 else f"{n:.3g}" if math.isfinite(n) else "infinitely many"
+        raise AxisError("E-SHEET", f"range of {name} has {shown} values (at most {MAX_AXIS_VALUES:,})")
+    n = math.floor(n)
+    if n > MAX_AXIS_VALUES:
+        raise AxisError("E-SHEET", f"range of {name} has {n:,} values (at most {MAX_AXIS_VALUES:,})")
+    return n
+
+
+def _whole_number(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdecimal():
+        raise AxisError("E-SHEET", f"'count' of {name} must be a whole number, got {value!r}")
+    return int(value)
+
+
+def yaml_axis(workbook: Workbook, name: str, value: Any) -> Axis:
+    """One axis of a `vary:` mapping: a list, a range mapping, or import paths."""
+    if name in workbook.model.scope.aliases and workbook.key_for(name) is None:
+        paths = [str(v) for v in value] if isinstance(value, CommentedSeq) else [str(value)]
+        base = workbook.model.root.file.path.parent if workbook.model.root else None
+        return import_axis(workbook, name, [str(base / p) if base else p for p in paths])
+    if isinstance(value, CommentedMap):
+        keys = set(value)
+        unknown = keys - {"from", "to", "times", "step", "count", "scale"}
+        if unknown or not {"from", "to"} <= keys:
+            raise AxisError("E-SHEET", f"range of {name} is {{from, to}} with times, step or count (and scale)")
+        return range_axis(workbook, name, str(_scalar_text(value["from"])), str(_scalar_text(value["to"])),
+                          times=_scalar_text(value.get("times")) if "times" in value else None,
+                          step=_scalar_text(value.get("step")) if "step" in value else None,
+                          count=_whole_number(name, value["count"]) if "count" in value else None,
+                          scale=str(value.get("scale", "linear")))
+    items = list(value) if isinstance(value, CommentedSeq) else [value]
+    if not items or any(_scalar_text(v) is None for v in items):
+        raise AxisError("E-SHEET", f"axis {name} needs a list of values or a range")
+    return value_axis(workbook, name, items)
+
+
+_RANGE = re.compile(r"^(?P<start>.+?)\.\.(?P<stop>.+?)(?:(?P<op>[*+])(?P<by>[^*+:]+)|:(?P<count>\d+)(?P<scale>log|lin)?)?$")
+
+
+def cli_axis(workbook: Workbook, text: str) -> Axis:
+    """`--vary NAME=VALUES`: the name is checked first, then the values; a range's
+    values are only counted here (see Spaced)."""
+    name, sep, values = text.partition("=")
+    name, values = name.strip(), values.strip()
+    if not sep or not name or not values:
+        raise AxisError("E-SHEET", f"--vary needs NAME=VALUES, got {text!r}", "e.g. --vary tp=1,2,4,8")
+    if name in workbook.model.scope.aliases and workbook.key_for(name) is None:
+        return import_axis(workbook, name, [p.strip() for p in values.split(",") if p.strip()])
+    axis_cell(workbook, name)
+    match = _RANGE.match(values)
+    if match and ".." in values:
+        start, stop = match["start"].strip(), match["stop"].strip()
+        if match["op"] == "*":
+            return range_axis(workbook, name, start, stop, times=match["by"].strip(), words=CLI_WORDS)
+        if match["op"] == "+":
+            return range_axis(workbook, name, start, stop, step=match["by"].strip(), words=CLI_WORDS)
+        if match["count"]:
+            return range_axis(workbook, name, start, stop, count=int(match["count"]),
+                              scale="log" if match["scale"] == "log" else "linear", words=CLI_WORDS)
+        return range_axis(workbook, name, start, stop, step="1" if not any(c.isalpha() for c in start) else None,
+                          words=CLI_WORDS)
+    listed = [v.strip() for v in values.split(",") if v.strip()]
+    if not listed:
+        raise AxisError("E-SHEET", f"--vary {name}= lists no values, got {values!r}", "e.g. --vary tp=1,2,4,8")
+    return value_axis(workbook, name, listed)
+
+
+def check_override(workbook: Workbook, key: str, node: A.Node) -> None:
+    """Raise OverrideError when a literal does not fit the cell's type."""
+    typ = literal_type_of(node)
+    expected = workbook.checked.cells[key].type
+    if expected is not None and (typ.kind, typ.dims) != (expected.kind, expected.dims):
+        raise OverrideError("E-UNIT", f"{key} is {expected.describe()}, not {typ.describe()}")

@@ -1,0 +1,91 @@
+"""A choice's rows reduced range by range: which are feasible, which are
+excluded and why, and the best ones. A range reduces where it is evaluated (in
+this process, or in a Ray task) and tallies merge, so with a limit (`--top N`)
+only the N best rows of each range travel, never the grid.
+
+Rows are classified as `choose` always has: a row outside the sheet's
+assumptions is excluded, then one that fails requirements (each failing one
+named: false or an error value), then one whose objective is an error value;
+feasible rows rank by the objective (in base units), ties in grid order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from supersheet.engine.expect.assume import OUTSIDE_HEADER
+from supersheet.engine.scenarios.expression import Bound
+from supersheet.engine.scenarios.grid import Grid
+from supersheet.engine.scenarios.sweep import Plan
+
+
+@dataclass
+class Tally:
+    ranked: list[dict[str, Any]] = field(default_factory=list)     # feasible rows, best first ("__objective": base units)
+    excluded: list[dict[str, Any]] = field(default_factory=list)   # in grid order; only without a limit
+    reasons: dict[str, int] = field(default_factory=dict)          # excluded rows per reason, in order of appearance
+    feasible: int = 0
+    first_objective: float | None = None   # the first objective in grid order that is not null (it picks the unit)
+
+
+def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bound, grid: Grid, start: int,
+               stop: int, minimize: bool, top: int | None) -> Tally:
+    """Rows [start, stop) of one plan, classified and ranked."""
+    compiler = plan.program.compiler()
+
+    def compiled(bound: Bound) -> pl.Expr:
+        return compiler.compile_expression(bound.formula.expr)[0].expr  # type: ignore[union-attr]
+
+    checks = [compiled(r).alias(f"__req{i}") for i, r in enumerate(requirements)]
+    objective = compiled(goal).alias("__objective")
+    shown = [pl.lit(v).alias(k) for k, v in plan.imports.items()] + [c.display() for c in plan.columns]
+    tags = [pl.lit(plan_index).alias("__plan"), (pl.int_range(0, pl.len()) + start).alias("__index")]
+    lazy = plan.program.apply(plan.program.frame(grid.chunk(start, stop), stop - start)).with_columns(checks)
+    frame = lazy.with_columns(objective).select(shown + [c.meta.output_name() for c in checks]
+                                               + ["__objective"] + tags).collect()
+    reason: Any = pl
+    if OUTSIDE_HEADER in frame.columns:   # a row outside the model's assumptions (format 9.2) is excluded first
+        outside = pl.col(OUTSIDE_HEADER)
+        reason = reason.when(outside.is_not_null() & (outside != "")).then(pl.lit("outside the model: ") + outside)
+    if requirements:   # every requirement the row fails, not only the first
+        failures = [pl.when(pl.col(f"__req{i}").is_null()).then(pl.lit(f"{r.text} is an error value"))
+                    .when(~pl.col(f"__req{i}")).then(pl.lit(f"fails {r.text}")) for i, r in enumerate(requirements)]
+        failed = pl.concat_str(failures, separator="; ", ignore_nulls=True)
+        reason = reason.when(failed != "").then(failed)
+    value = pl.col("__objective")
+    reason = reason.when(value.is_null() | value.cast(pl.Float64).is_nan()).then(pl.lit(f"{goal.text} is an error value"))
+    keep = [c for c in frame.columns if not c.startswith("__req") and c != OUTSIDE_HEADER]
+    frame = frame.with_columns(reason.otherwise(pl.lit(None, pl.String)).alias("excluded because"))
+    tally = Tally()
+    objectives = frame["__objective"].drop_nulls()
+    tally.first_objective = float(objectives[0]) if len(objectives) else None
+    feasible = frame.filter(pl.col("excluded because").is_null()).select(keep)
+    tally.feasible = feasible.height
+    best = feasible.sort("__objective", descending=not minimize, maintain_order=True)
+    tally.ranked = (best if top is None else best.head(top)).to_dicts()
+    excluded = frame.filter(pl.col("excluded because").is_not_null())
+    counts = excluded.group_by("excluded because", maintain_order=True).len()
+    tally.reasons = dict(zip(counts["excluded because"].to_list(), counts["len"].to_list()))
+    if top is None:
+        tally.excluded = excluded.select(keep + ["excluded because"]).to_dicts()
+    return tally
+
+
+def merge(tallies: list[Tally], minimize: bool, top: int | None) -> Tally:
+    """Tallies of consecutive ranges (in grid order) as one."""
+    merged = Tally()
+    for tally in tallies:
+        merged.ranked.extend(tally.ranked)
+        merged.excluded.extend(tally.excluded)
+        for reason, count in tally.reasons.items():
+            merged.reasons[reason] = merged.reasons.get(reason, 0) + count
+        merged.feasible += tally.feasible
+        if merged.first_objective is None:
+            merged.first_objective = tally.first_objective
+    # a stable sort: ties keep grid order, as each range's own ranking did
+    merged.ranked.sort(key=lambda r: r["__objective"], reverse=not minimize)
+    if top is not None:
+        del merged.ranked[top:]
+    return merged

@@ -1,0 +1,170 @@
+"""Running a sweep's parts (sweep_parts.py) as Ray tasks.
+
+Ray is optional (`pip install 'supersheet[ray]'`) and imported only here,
+only when `--on ray` asks for it. Without an address a local runtime is
+started (so the same command works on a laptop); with one (`ray://HOST:PORT`
+or `auto`) the driver attaches to that cluster. A failed worker is retried by
+Ray (`max_retries`); an error in the sheet or the output is reported once,
+and Ctrl+C cancels every task still pending.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import warnings
+from typing import Any, Callable, Iterator, Sequence
+
+MAX_RETRIES = 3
+# A task is given one CPU, so its Polars uses one thread: N tasks on N cores, not N x N threads.
+ONE_THREAD = {"POLARS_MAX_THREADS": "1"}
+
+
+class RayUnavailable(Exception):
+    pass
+
+
+class TaskFailed(Exception):
+    """A task raised: its message, without Ray's wrapping."""
+
+
+def connect(address: str | None = None, num_cpus: int | None = None) -> float:
+    """Attach to a cluster (or start a local runtime); the seconds it took. Reuses a runtime already up."""
+    import time
+    ray = _ray()
+    if ray.is_initialized():
+        return 0.0
+    started = time.perf_counter()
+    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    if address:
+        # The cluster runs this driver's supersheet code, whatever supersheet version its nodes have
+        # (its Python packages - polars, pint, numpy, ruamel.yaml - must be installed there).
+        options["runtime_env"] = {"env_vars": dict(ONE_THREAD), "py_modules": [package_folder()]}
+        try:
+            with warnings.catch_warnings():   # Ray's own timeout warning repeats what we report
+                warnings.simplefilter("ignore")
+                ray.init(address=address, **options)
+        except Exception as e:  # noqa: BLE001 - no cluster there, no client support, a version mismatch ...
+            raise RayUnavailable(f"cannot attach to the Ray cluster at {address}: "
+                                 f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}") from None
+    else:
+        # A local runtime's workers inherit this environment: cheaper than a runtime_env (seconds per worker).
+        saved = {k: os.environ.get(k) for k in ONE_THREAD}
+        os.environ.update(ONE_THREAD)
+        try:
+            ray.init(num_cpus=num_cpus, **options)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    return time.perf_counter() - started
+
+
+def package_folder() -> str:
+    """A folder holding the `supersheet` package a task needs (its engine and
+    units), to ship to a cluster.
+
+    Installed from a wheel, that is the package's own folder. In a source checkout
+    (an editable install) the package is assembled from the repository's top-level
+    folders that pyproject.toml maps into it, so it is staged in a temporary folder."""
+    import importlib.util
+    import shutil
+    import tempfile
+    from pathlib import Path
+    engine = Path(__file__).resolve().parents[1]
+    home = Path(importlib.util.find_spec("supersheet").origin).parent   # located, not imported from here
+    if engine.parent == home:
+        return str(home)
+    units = Path(importlib.util.find_spec("supersheet.units").origin).parent
+    staged = Path(tempfile.mkdtemp(prefix="supersheet-ray-")) / "supersheet"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(home, staged, ignore=ignore)
+    shutil.copytree(engine, staged / "engine", ignore=ignore)
+    shutil.copytree(units, staged / "units", ignore=ignore)
+    return str(staged)
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("--on ray needs Ray: pip install 'supersheet[ray]'") from None
+    return ray
+
+
+@contextlib.contextmanager
+def session(address: str | None = None) -> Iterator[None]:
+    """A runtime for one command: started (or attached) here and shut down at the end,
+    even on Ctrl+C; a runtime already up (a test's) is left as it is."""
+    import ray
+    if ray.is_initialized():
+        yield
+        return
+    try:
+        connect(address)
+        yield
+    finally:
+        try:
+            ray.shutdown()
+        except KeyboardInterrupt:   # a second Ctrl+C while the local runtime stops: it is stopping anyway
+            pass
+
+
+def cluster_cpus() -> int:
+    import ray
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def run(function: Callable[..., Any], shared: Any, items: Sequence[Any], *extra: Any,
+        progress: Callable[[Any], None] | None = None) -> list[Any]:
+    """`function(shared, item, *extra)` for every item as a Ray task (one CPU each);
+    results in the items' order. `progress` sees each result as it completes."""
+    import ray
+    remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(_reporting)
+    shared_ref = ray.put(shared)
+    refs = [remote.remote(function, shared_ref, item, *extra) for item in items]
+    order = {ref: i for i, ref in enumerate(refs)}
+    results: list[Any] = [None] * len(refs)
+    pending = list(refs)
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                results[order[ref]] = _get(ref)
+                if progress is not None:
+                    progress(results[order[ref]])
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
+    return results
+
+
+def call(function: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
+    """One small task (on a cluster, file-system work happens where the workers are)."""
+    import ray
+    return _get(ray.remote(num_cpus=0, max_retries=MAX_RETRIES)(_reporting).remote(function, *args), timeout)
+
+
+def _reporting(function: Callable[..., Any], *args: Any) -> Any:
+    """Run in the task: any exception becomes a TaskFailed with its message (some of
+    ours carry extra fields, which Ray could not rebuild on the driver)."""
+    try:
+        return function(*args)
+    except Exception as e:  # noqa: BLE001 - reported to the user as the run's one error
+        message = getattr(e, "message", None) or str(e)
+        code = getattr(e, "code", None)
+        raise TaskFailed(f"{code}: {message}" if code else message) from None
+
+
+def _get(ref: Any, timeout: float | None = None) -> Any:
+    import ray
+    try:
+        return ray.get(ref, timeout=timeout)
+    except ray.exceptions.RayTaskError as e:
+        cause = getattr(e, "cause", None)
+        raise TaskFailed(str(cause) if isinstance(cause, TaskFailed) else str(e).strip().splitlines()[-1]) from None
+    except ray.exceptions.RayError as e:   # a worker or node lost beyond the retries, an object lost ...
+        raise TaskFailed(f"{type(e).__name__}: {str(e).strip().splitlines()[0]}") from None

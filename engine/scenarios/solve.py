@@ -1,0 +1,338 @@
+"""Goal seek (spec §7) and choices (spec §8), on the compiled expressions.
+
+Goal seek is bracketed root finding done the Polars way: each round evaluates
+the goal on a grid of points inside the current bracket in one frame, keeps
+the first sub-interval where the difference changes sign, and stops at a
+relative width of 1e-12 (the spec asks for 1e-9). A few rounds of one
+vectorised evaluation each replace dozens of one-row evaluations.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from supersheet.engine.base.span import Origin
+from supersheet.engine.compile.evaluate import Scenario, compile_program
+from supersheet.engine.compile.values import Source
+from supersheet.engine.expect.assume import violations
+from supersheet.engine.formula import ast as A
+from supersheet.engine.load.sheet import Entry, _Reader, _scalar_text
+from supersheet.engine.present.present import display_unit, unit_factor
+from supersheet.engine.scenarios.axes import AxisError, literal_value
+from supersheet.engine.scenarios.expression import Bound, bind_expression
+from supersheet.engine.scenarios.grid import Grid, parse_vary
+from supersheet.engine.scenarios.sweep import plans_for
+from supersheet.engine.workbook import Workbook
+
+POINTS = 64
+MAX_ROUNDS = 40
+PRECISION = 1e-12
+
+
+@dataclass
+class Solution:
+    key: str
+    value: float                 # base units
+    scenario: Scenario
+    goal: str
+
+
+class SolveError(Exception):
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+def _origin(workbook: Workbook, container: Any, key: str, text: str) -> Origin:
+    sheet = workbook.model.root.file  # type: ignore[union-attr]
+    return _Reader(sheet, sheet.text.splitlines()).text_origin(container, key, text)
+
+
+def _bind(workbook: Workbook, text: str, origin: Origin) -> Bound:
+    bound = bind_expression(workbook, text, origin)
+    if not isinstance(bound, Bound):
+        raise AxisError(bound.code, bound.message, bound.hint)
+    from supersheet.engine.check.reductions import uses_reductions
+    if uses_reductions(bound.formula.expr, bound.deps, workbook.checked):
+        # solve and choose see every draw at its mean, where prob() is 0 or 1 and p95(x) is x
+        raise AxisError("E-TYPE", f"{bound.text!r} uses a reduction over random samples (p95, prob …), which solve "
+                                  "and choose cannot honour: they evaluate every draw at its mean",
+                        "compare the rows of a sweep: it evaluates each row over the samples")
+    return bound
+
+
+def goal_sides(workbook: Workbook, goal: str, origin: Origin) -> tuple[Bound, A.Node, A.Node]:
+    bound = _bind(workbook, goal, origin)
+    expr = bound.formula.expr
+    if not (isinstance(expr, A.Binary) and expr.op == "=="):
+        raise AxisError("E-SHEET", f"a goal is written 'A == B', got {goal!r}")
+    if bound.type.is_array:
+        raise AxisError("E-TYPE", "a goal must compare two scalars")
+    return bound, expr.left, expr.right
+
+
+def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], goal_origin: Origin | None = None) -> Solution:
+    key = workbook.key_for(vary)
+    if key is None:
+        raise AxisError("E-NAME", f"unknown cell {vary!r}", workbook.name_hint(vary))
+    if key in workbook.checked.structural_inputs:
+        raise AxisError("E-TYPE", f"{vary} sets the length of an array (range) and cannot be varied")
+    bound, left, right = goal_sides(workbook, goal, goal_origin or Origin("<--goal>", 1, 1))
+    if not _depends_on(workbook, bound.deps, key):
+        raise SolveError(f"the goal does not depend on {vary}: no value of {vary} changes {goal}",
+                         f"vary a cell that {goal} is computed from")
+    lo_node, lo = _bound(workbook, key, between[0])
+    hi_node, hi = _bound(workbook, key, between[1])
+    lo, hi = float(lo), float(hi)
+    if lo > hi:
+        lo, hi = hi, lo
+    program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
+    compiler = program.compiler()
+    difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
+    needed = [d for d in bound.deps if d != key]
+
+    def evaluate(xs: np.ndarray) -> np.ndarray:
+        frame = program.apply(program.frame({key: xs}, len(xs)), needed).select(difference.alias("f")).collect()
+        fs = frame["f"].to_numpy(allow_copy=True).astype(float)
+        # a goal that does not depend on `vary` is a constant: one row, whatever the frame
+        return np.full(len(xs), fs[0]) if len(fs) == 1 and len(xs) > 1 else fs
+
+    log = lo > 0 and hi / lo > 100
+    xs = np.geomspace(lo, hi, POINTS + 1) if log else np.linspace(lo, hi, POINTS + 1)
+    fs = evaluate(xs)
+    bracket = _first_sign_change(xs, fs)
+    if bracket is None:
+        unit = display_unit(workbook.checked, key, abs(hi))
+        factor = unit_factor(unit)
+        diff_unit = None
+        left_type = workbook.checked.node_types.get(id(left))
+        if left_type is not None:
+            from supersheet.units import compact_unit
+            diff_unit = compact_unit(max(abs(fs[0]), abs(fs[-1]), 1e-300), left_type.dims)
+        dfac = unit_factor(diff_unit)
+        from supersheet.units import format_number
+        low_text, high_text = (between[0], between[1]) if lo_node is not None else (format_number(lo / factor),
+                                                                                    format_number(hi / factor))
+        ends = (f"{_fmt(fs[0] / dfac, diff_unit)} at {vary} = {low_text}",
+                f"{_fmt(fs[-1] / dfac, diff_unit)} at {vary} = {high_text}")
+        raise SolveError(f"no solution of {goal} for {vary} in [{between[0]}, {between[1]}]: "
+                         f"the difference is {ends[0]} and {ends[1]}, with no sign change between",
+                         "widen 'between' or check the goal")
+    a, b, fa, fb = bracket
+    for _ in range(MAX_ROUNDS):
+        if abs(b - a) <= PRECISION * max(abs(a), abs(b), 1e-300) or fa == 0 or fb == 0:
+            break
+        xs = np.linspace(a, b, POINTS + 1)
+        fs = evaluate(xs)
+        fs[0], fs[-1] = fa, fb
+        found = _first_sign_change(xs, fs)
+        if found is None:
+            break
+        a, b, fa, fb = found
+    root = a if fa == 0 else b if fb == 0 else a - fa * (b - a) / (fb - fa)
+    from supersheet.engine.compile.evaluate import literal_for
+    scenario = workbook.evaluate({key: literal_for(root, None)})
+    outside = violations(workbook, scenario)
+    if outside:
+        answer = display_unit(workbook.checked, key, abs(root))
+        raise SolveError(f"the answer {vary} = {_fmt(root / unit_factor(answer), answer)} is outside the model: "
+                         + "; ".join(v.describe() for v in outside),
+                         "narrow 'between' to where the sheet's assumptions hold, or extend the model")
+    return Solution(key, root, scenario, goal)
+
+
+def _bound(workbook: Workbook, key: str, text: str) -> tuple[A.Node, float]:
+    """One end of `between`, checked against the varied cell's type (E-UNIT as for --set)."""
+    from supersheet.engine.scenarios.axes import check_override
+    from supersheet.engine.workbook import OverrideError
+    from supersheet.units import UnitError
+    try:
+        node, value = literal_value(text)
+        check_override(workbook, key, node)
+    except UnitError as e:
+        raise AxisError("E-UNIT", f"between: {e.message} in {text!r}", e.hint) from None
+    except OverrideError as e:
+        raise AxisError(e.code, f"between: {text}: {e.message}", e.hint) from None
+    return node, value
+
+
+def _fmt(value: float, unit: str | None) -> str:
+    from supersheet.units import format_number
+    return format_number(value) + (f" {unit}" if unit else "")
+
+
+def _depends_on(workbook: Workbook, keys: tuple[str, ...], key: str) -> bool:
+    """Whether any of `keys` is `key` or computed from it."""
+    from supersheet.engine.check.graph import dependents
+    checked = workbook.checked
+    downstream = set(dependents({key}, {k: c.deps for k, c in checked.cells.items()}, checked.order))
+    return any(k == key or k in downstream for k in keys)
+
+
+def _first_sign_change(xs: np.ndarray, fs: np.ndarray) -> tuple[float, float, float, float] | None:
+    for i in range(len(xs) - 1):
+        fa, fb = fs[i], fs[i + 1]
+        if math.isfinite(fa) and math.isfinite(fb) and (fa == 0 or fb == 0 or (fa < 0) != (fb < 0)):
+            return float(xs[i]), float(xs[i + 1]), float(fa), float(fb)
+    return None
+
+
+def solve_entry(workbook: Workbook, name: str) -> tuple[Solution, Entry]:
+    entry = workbook.model.root.solve.get(name) if workbook.model.root else None  # type: ignore[union-attr]
+    if entry is None:
+        from supersheet.engine.base.diagnostics import did_you_mean
+        raise AxisError("E-NAME", f"no solve named {name!r}",
+                        did_you_mean(name, workbook.model.root.solve if workbook.model.root else {}))
+    body = entry.value
+    if not isinstance(body, CommentedMap) or not {"vary", "goal", "between"} <= set(body):
+        raise AxisError("E-SHEET", f"solve {name!r} needs vary, goal and between")
+    between = body["between"]
+    if not isinstance(between, CommentedSeq) or len(between) != 2:
+        raise AxisError("E-SHEET", f"'between' of {name!r} is a list of two values: [lo, hi]")
+    goal = str(body["goal"])
+    solution = solve(workbook, str(body["vary"]), goal, (str(_scalar_text(between[0])), str(_scalar_text(between[1]))),
+                     _origin(workbook, body, "goal", goal))
+    return solution, entry
+
+
+# -- choose -----------------------------------------------------------------
+@dataclass
+class Choice:
+    name: str
+    objective: str
+    minimize: bool
+    ranked: list[dict[str, Any]] = field(default_factory=list)     # feasible rows, best first (the best `top`)
+    excluded: list[dict[str, Any]] = field(default_factory=list)   # rows with the reason in "excluded because" (no `top`)
+    feasible: int = 0                                              # feasible rows in all
+    reasons: dict[str, int] = field(default_factory=dict)          # excluded rows per reason
+    top: int | None = None
+    plans: list = field(default_factory=list)
+    grid: Grid | None = None
+
+    @property
+    def answer(self) -> dict[str, Any] | None:
+        return self.ranked[0] if self.ranked else None
+
+    def scenario_of(self, record: dict[str, Any]) -> Scenario:
+        """The full scenario of one row (base units), e.g. to check the answer's cells."""
+        from supersheet.engine.compile.evaluate import literal_for
+        plan = self.plans[record["__plan"]]
+        assert self.grid is not None
+        index = record["__index"]
+        columns = Grid(plan_axes(plan, self.grid), self.grid.rows).chunk(index, index + 1)
+        fixed = {key: (A.Bool(bool(v[0]), (0, 0)) if v.dtype == bool else literal_for(float(v[0]), None))
+                 for key, v in columns.items()}
+        return plan.workbook.evaluate(fixed)
+
+
+def plan_axes(plan, grid: Grid) -> list:
+    from supersheet.engine.scenarios.sweep import _rebind
+    return [_rebind(plan.workbook, a) for a in grid.value_axes] if plan.imports else grid.value_axes
+
+
+def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, Origin]],
+           objective: tuple[str, Origin], minimize: bool, top: int | None = None,
+           tallies: Callable[..., list] | None = None, show: list[str] | None = None) -> Choice:
+    """Every row of the grid classified, the feasible ones ranked (the best `top` of them, with
+    excluded rows only counted per reason). `tallies(plans, units, grid, minimize, top)`, when
+    given, reduces the rows elsewhere (Ray tasks), range by range, in grid order. `show` adds the
+    cells behind the ranking as columns."""
+    from supersheet.engine.scenarios.choice_tally import merge, tally_rows
+    requirements, goal = bind_choice(workbook, require, objective)
+    units: dict[str, str | None] = {}
+    plans = plans_for(workbook, grid, show or [], None, sampling=None, units=units)   # the mean view of draws
+    if tallies is None:
+        parts = []
+        for i, plan in enumerate(plans):   # a plan of an import axis binds the terms in its own sheet
+            terms = (requirements, goal) if plan.workbook is workbook else bind_choice(plan.workbook, require, objective)
+            parts.append(tally_rows(plan, i, *terms, grid, 0, grid.value_size(), minimize, top))
+    else:
+        parts = tallies(plans, units, grid, minimize, top)
+    tally = merge(parts, minimize, top)
+    first = tally.first_objective
+    objective_unit = _objective_unit(workbook, goal, float(abs(first)) if first is not None else 1.0)
+    factor, header = unit_factor(objective_unit), _header(goal.text, objective_unit)
+
+    def shown(row: dict[str, Any]) -> dict[str, Any]:
+        record = {k: v for k, v in row.items() if not k.startswith("__") and k != "excluded because"}
+        for alias in grid.import_axes and [a.name for a in grid.import_axes]:   # paths as the user types them
+            if isinstance(record.get(alias), str):
+                record[alias] = _relative(record[alias])
+        record["__plan"], record["__index"] = row["__plan"], row["__index"]
+        record[header] = None if row["__objective"] is None else row["__objective"] / factor
+        if "excluded because" in row:
+            record["excluded because"] = row["excluded because"]
+        return record
+
+    result = Choice(name, goal.text, minimize, [shown(r) for r in tally.ranked], [shown(r) for r in tally.excluded],
+                    tally.feasible, tally.reasons, top)
+    result.plans, result.grid = plans, grid
+    return result
+
+
+def _relative(path: str) -> str:
+    """An import axis's sheet relative to the working directory."""
+    import os
+    try:
+        return os.path.relpath(path)
+    except ValueError:   # another drive
+        return path
+
+
+def bind_choice(workbook: Workbook, require: list[tuple[str, Origin]],
+                objective: tuple[str, Origin]) -> tuple[list[Bound], Bound]:
+    requirements = [_bind(workbook, text, origin) for text, origin in require]
+    for bound in requirements:
+        if not bound.type.is_bool or bound.type.is_array:
+            raise AxisError("E-TYPE", f"a requirement must be a condition: {bound.text!r}")
+    goal = _bind(workbook, objective[0], objective[1])
+    if goal.type.is_bool or goal.type.is_array:
+        raise AxisError("E-TYPE", f"the objective must be a number: {goal.text!r}")
+    return requirements, goal
+
+
+def _objective_unit(workbook: Workbook, goal: Bound, sample: float) -> str | None:
+    expr = goal.formula.expr
+    if isinstance(expr, A.Name):
+        key = workbook.checked.bindings.get(id(expr))
+        if key:
+            return display_unit(workbook.checked, key, sample)
+    from supersheet.units import compact_unit
+    return goal.formula.display_unit or compact_unit(sample, goal.type.dims)
+
+
+def _header(name: str, unit: str | None) -> str:
+    return f"{name} [{unit}]" if unit else name
+
+
+def choice_entry(workbook: Workbook, name: str, top: int | None = None,
+                 tallies: Callable[..., list] | None = None, show: list[str] | None = None) -> tuple[Choice, Entry]:
+    require, objective, minimize, vary, entry = choice_terms(workbook, name)
+    return choose(workbook, name, parse_vary(workbook, vary), require, objective, minimize, top, tallies,
+                  show), entry
+
+
+def choice_terms(workbook: Workbook, name: str) -> tuple[list[tuple[str, Origin]], tuple[str, Origin], bool, Any, Entry]:
+    """The choice `name` as written: requirements and objective (text, origin), minimize?, its vary, its entry."""
+    entries = workbook.model.root.choose if workbook.model.root else {}
+    entry = entries.get(name)
+    if entry is None:
+        from supersheet.engine.base.diagnostics import did_you_mean
+        raise AxisError("E-NAME", f"no choice named {name!r}", did_you_mean(name, entries))
+    body = entry.value
+    if not isinstance(body, CommentedMap) or "vary" not in body or ("minimize" in body) == ("maximize" in body):
+        raise AxisError("E-SHEET", f"choice {name!r} needs 'vary' and exactly one of 'minimize' and 'maximize'")
+    require = body.get("require")
+    items = list(require) if isinstance(require, CommentedSeq) else ([] if require is None else [require])
+    container = require if isinstance(require, CommentedSeq) else body
+    reqs = []
+    for i, item in enumerate(items):
+        text = str(_scalar_text(item))
+        reqs.append((text, _origin(workbook, container, i if container is require else "require", text)))
+    key = "minimize" if "minimize" in body else "maximize"
+    objective = str(body[key])
+    return reqs, (objective, _origin(workbook, body, key, objective)), key == "minimize", body["vary"], entry

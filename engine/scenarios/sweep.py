@@ -1,0 +1,400 @@
+"""Sweeps (spec §6): a grid of scenarios evaluated as columns.
+
+A plan is the sheet compiled with the grid's axes as input columns; chunks of
+the grid (grid.py) stream through it in bounded memory, filtered by `where`
+and converted to display units. Partition axes (imports, array lengths) get a
+plan per value.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import polars as pl
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from supersheet.engine.compile.evaluate import Program, compile_program
+from supersheet.engine.compile.values import Source, in_unit
+from supersheet.engine.expect.assume import OUTSIDE_HEADER, outside_expression
+from supersheet.engine.load.sheet import Entry, _Reader
+from supersheet.engine.present.present import display_unit, unit_factor
+from supersheet.engine.present.report import formula_text
+from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
+from supersheet.engine.scenarios.expression import Bound, bind_expression
+from supersheet.engine.scenarios.grid import Grid, parse_vary
+from supersheet.engine.workbook import Workbook, open_workbook
+
+DEFAULT_CHUNK = 1_000_000
+
+
+@dataclass
+class SweepSpec:
+    name: str
+    grid: Grid
+    show: list[str] | None = None
+    where: str | None = None
+    where_origin: Any = None
+    entry: Entry | None = None
+
+
+@dataclass
+class Column:
+    header: str          # "name [unit]"
+    source: str          # frame column (base units)
+    factor: float
+    is_error: bool = False
+    value: pl.Expr | None = None   # the value in base units: the column, or a literal for a constant cell
+    statistic: str | None = None   # for a cell that depends on random draws: "mean", "p5", "p50" or "p95"
+    typed: bool = False            # values the user wrote (axis values, inputs): written back exactly (9.4)
+    is_outside: bool = False       # the violated assumptions of the row (format 9.2): null when none
+    over_samples: pl.Expr | None = None   # its aggregation over a row's samples, for a sheet with draws
+    replaces: str | None = None    # an axis over a formula cell: the formula its values override
+
+    def display(self, convert: bool = True) -> pl.Expr:
+        expr = self.value if self.value is not None else pl.col(self.source)
+        if convert and not self.is_error and self.factor != 1.0:
+            # in_unit costs ~20 ns a value (bench/bench_display_exact.py): only where the user typed the value
+            expr = in_unit(expr, self.factor) if self.typed else expr / self.factor
+        return expr.alias(self.header)
+
+
+@dataclass
+class Plan:
+    """One compiled (sub)sheet of a sweep: its program, filter and output columns."""
+
+    workbook: Workbook
+    program: Program
+    filter: pl.Expr | None
+    columns: list[Column]
+    imports: dict[str, str] = field(default_factory=dict)   # import axis -> the sheet this plan uses
+    draws: dict[str, np.ndarray] | None = None   # sample columns, when the sheet has random draws
+
+    @property
+    def samples(self) -> int:
+        return len(next(iter(self.draws.values()))) if self.draws else 1
+
+
+def sweep_specs(workbook: Workbook) -> dict[str, Entry]:
+    return workbook.model.root.sweeps if workbook.model.root else {}
+
+
+def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
+    entry = sweep_specs(workbook).get(name)
+    if entry is None:
+        from supersheet.engine.base.diagnostics import did_you_mean
+        raise AxisError("E-NAME", f"no sweep named {name!r}", did_you_mean(name, sweep_specs(workbook)))
+    body = entry.value
+    if not isinstance(body, CommentedMap) or "vary" not in body:
+        raise AxisError("E-SHEET", f"sweep {name!r} needs 'vary'")
+    unknown = set(body) - {"vary", "show", "where", "expect", "doc"}
+    if unknown:
+        raise AxisError("E-SHEET", f"unknown key {sorted(unknown)[0]!r} in sweep {name!r}")
+    show = body.get("show")
+    show_list = [str(s) for s in show] if isinstance(show, CommentedSeq) else ([str(show)] if show else None)
+    where = str(body["where"]) if body.get("where") is not None else None
+    origin = None
+    if where is not None:
+        sheet = workbook.model.root.file  # type: ignore[union-attr]
+        origin = _Reader(sheet, sheet.text.splitlines()).text_origin(body, "where", where)
+    return SweepSpec(name, parse_vary(workbook, body["vary"]), show_list, where, origin, entry)
+
+
+def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
+              units: dict[str, str | None] | None = None, picks: dict[str, int] | None = None,
+              sampling: tuple[int | None, ...] | None = (None, None)) -> Plan:
+    """Compile the sheet with the grid's axes as input columns (and, for a sheet
+    with random draws, its sample columns: each row is evaluated over every sample;
+    with `sampling=None` every draw is its mean)."""
+    from supersheet.engine.base.span import Origin
+    inputs = {axis.key: Source(axis.key, False) for axis in grid.value_axes}  # type: ignore[misc]
+    baseline = workbook.evaluate()
+    draws, mapping = None, None
+    if workbook.checked.distributions and sampling is not None:
+        from supersheet.engine.scenarios.uncertainty import SamplingError, draw_columns, sample_settings
+        try:
+            count, seed = sample_settings(workbook, *sampling)
+            draws, mapping = draw_columns(workbook, baseline, count, seed)
+        except SamplingError as e:
+            raise AxisError("E-TYPE", str(e)) from None
+    program = compile_program(workbook.checked, inputs=inputs, baseline=baseline, samples=mapping,
+                              sample_group="__row" if mapping else None)   # reductions: per row, over its samples
+    filter_expr = None
+    if where:
+        bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
+        if not isinstance(bound, Bound):
+            raise AxisError(bound.code, bound.message, bound.hint)
+        if not bound.type.is_bool or bound.type.is_array:
+            raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
+        if draws and any(d in workbook.checked.uncertain for d in bound.deps):
+            raise AxisError("E-TYPE", "'where' cannot depend on random draws: it selects rows, not samples")
+        val, _ = program.compiler().compile_expression(bound.formula.expr)
+        filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
+    columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline, picks or {})
+    if draws:
+        columns = _with_statistics(workbook, columns)
+    outside = outside_expression(workbook, program.sources)
+    if outside is not None:
+        columns.append(Column(OUTSIDE_HEADER, OUTSIDE_HEADER, 1.0, value=outside, is_outside=True,
+                              over_samples=outside_expression(workbook, program.sources, over_samples=True)))
+    return Plan(workbook, program, filter_expr, columns, draws=draws)
+
+
+STATISTICS = ("mean", "p5", "p50", "p95")
+
+
+def _with_statistics(workbook: Workbook, columns: list[Column]) -> list[Column]:
+    """Each value column of a cell that depends on random draws becomes its mean and percentiles."""
+    out: list[Column] = []
+    for column in columns:
+        key = column.source.split("[", 1)[0]
+        if column.is_error or key not in workbook.checked.uncertain:
+            out.append(column)
+            continue
+        name, _, unit = column.header.partition(" [")
+        typ = workbook.checked.cells[key].type
+        if typ is not None and typ.is_bool:   # a condition over draws: the share of samples where it holds (9.6)
+            out.append(Column(f"{name} true [%]", column.source, 1.0, value=column.value, statistic="share"))
+            continue
+        for statistic in STATISTICS:
+            label = name if statistic == "mean" else f"{name} {statistic}"
+            header = f"{label} [{unit}" if unit else label
+            out.append(Column(header, column.source, column.factor, value=column.value, statistic=statistic))
+    return out
+
+
+def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[str]:
+    axis_keys = {a.key for a in grid.axes}
+    if show is None:
+        return [c.key for c in workbook.model.cells.values()   # assumptions show as the `outside` column
+                if not c.scope.prefix and c.key not in axis_keys and c.kind != "assume"]
+    keys = []
+    for name in show:
+        key = workbook.key_for(name)
+        if key is None:
+            raise AxisError("E-NAME", f"'show' names unknown cell {name!r}", workbook.name_hint(name))
+        if key not in axis_keys and key not in keys:  # an axis is already a column; a cell is shown once
+            keys.append(key)
+    return keys
+
+
+def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[str] | None,
+                   units: dict[str, str | None], baseline, picks: dict[str, int]) -> list[Column]:
+    checked = workbook.checked
+    columns: list[Column] = []
+
+    def unit_for(key: str) -> str | None:
+        if key not in units:
+            units[key] = display_unit(checked, key, _representative(checked, baseline, key))
+        return units[key]
+
+    for axis in grid.axes:
+        if axis.is_import:
+            continue
+        unit = unit_for(axis.key)  # type: ignore[arg-type]
+        value = None
+        if axis.structural:  # fixed in this plan: a literal column
+            magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
+            value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))  # type: ignore[union-attr]
+        cell = workbook.model.cells[axis.key]  # type: ignore[index]
+        columns.append(Column(_header(axis.name, unit), axis.key, unit_factor(unit), value=value,  # type: ignore[arg-type]
+                              typed=True, replaces=formula_text(cell) if cell.kind == "formula" else None))
+    for key in shown_keys(workbook, grid, show):
+        source = program.sources.get(key)
+        if source is None:
+            continue
+        unit = unit_for(key)
+        names = source.columns if isinstance(source.columns, list) else [source.columns]
+        for i, (column, value) in enumerate(zip(names, source.exprs())):
+            label = key if not isinstance(source.columns, list) else f"{key}[{i}]"
+            columns.append(Column(_header(label, unit), column, unit_factor(unit), value=value,
+                                  typed=workbook.model.cells[key].kind == "input"))
+        if source.error_column:
+            columns.append(Column(f"{key} [error]", source.error_column, 1.0, is_error=True))
+    return columns
+
+
+def _representative(checked, baseline, key: str, depth: int = 0) -> float | None:
+    """The magnitude that picks a column's display unit: the cell's own value, or, where the
+    sheet's own scenario holds an error there (#DIV/0 at n = 0), that of a precedent of the
+    same dimension (`after = total / n` is shown in total's GB, as `run` shows it at other n)."""
+    sample = _sample(baseline.values.get(key))
+    cell = checked.cells.get(key)
+    if sample is not None or cell is None or cell.type is None or depth > 20:
+        return sample
+    for dep in cell.deps:
+        other = checked.cells.get(dep)
+        if other is not None and other.type is not None and other.type.dims == cell.type.dims:
+            found = _representative(checked, baseline, dep, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _sample(value: Any) -> float | None:
+    """A representative magnitude for choosing a compact display unit."""
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, float)), None)
+    return abs(value) if isinstance(value, float) else None
+
+
+def _header(name: str, unit: str | None) -> str:
+    return f"{name} [{unit}]" if unit else name
+
+
+def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
+              where_origin: Any = None, sampling: tuple[int | None, ...] | None = (None, None),
+              units: dict[str, str | None] | None = None) -> list[Plan]:
+    """One plan per combination of partition-axis values (one plan without them).
+    `units` collects the display unit of each column (the first plan chooses)."""
+    units = {} if units is None else units
+    if not grid.partition_axes:
+        return [make_plan(workbook, grid, show, where, where_origin, units, sampling=sampling)]
+    if grid.rows is not None:
+        raise AxisError("E-TYPE", "explicit rows cannot vary imports or array lengths", "use a mapping of axes")
+    return [partition_plan(workbook, grid, picks, show, where, where_origin, sampling, units)
+            for picks in grid.partitions()]
+
+
+def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: list[str] | None,
+                   where: str | None, where_origin: Any, sampling: tuple[int | None, ...] | None,
+                   units: dict[str, str | None], locate: Callable[[str], str] = str) -> Plan:
+    """The plan of one combination of partition-axis values. `locate` maps an
+    import axis's path to where the file is read from (a worker's copy)."""
+    imports = {a.name: a.paths[picks[a.name]] for a in grid.import_axes}  # type: ignore[index]
+    cells = {a.name: a.labels[picks[a.name]] for a in grid.partition_axes if not a.is_import}
+    variant = open_workbook(workbook.model.path, import_overrides={k: locate(v) for k, v in imports.items()},
+                            cell_overrides=cells)
+    if not variant.ok:
+        d = variant.diagnostics[0]
+        raise AxisError(d.code, f"with {imports or cells}: {d.headline()}", d.hint)
+    sub = Grid([_rebind(variant, a) if not a.structural else a for a in grid.axes], None)
+    plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
+    plan.imports = imports
+    return plan
+
+
+def _rebind(workbook: Workbook, axis: Axis) -> Axis:
+    return rebind(workbook, axis)
+
+
+def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool = True) -> pl.DataFrame:
+    """Rows [start, stop) of the grid, evaluated, filtered and in display units.
+
+    Error codes are strings, costly to build for every row of every nullable
+    cell, and almost always null: the first pass computes values only, and a
+    chunk is evaluated again with its error columns only when a value is null.
+    With random draws each row is evaluated once per sample (axes repeated,
+    sample columns tiled) and reduced to the mean and percentiles."""
+    if plan.draws:
+        return _evaluate_sampled_chunk(plan, grid, start, stop, display)
+    axes = plan.program.frame(grid.chunk(start, stop), stop - start)
+    imports = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
+    values = [c for c in plan.columns if not c.is_error]
+    frame = plan.program.apply(axes, errors=False)
+    if plan.filter is not None:
+        frame = frame.filter(plan.filter)
+    result = frame.select(imports + [c.display(display) for c in values]).collect()
+    error_columns = [c for c in plan.columns if c.is_error]
+    if not error_columns:
+        return result
+    if not any(result[c.header].null_count() for c in values if not c.is_outside):
+        return result.with_columns(pl.lit(None, pl.String).alias(c.header) for c in error_columns).select(
+            [*plan.imports, *(c.header for c in plan.columns)])
+    frame = plan.program.apply(axes, errors=True)
+    if plan.filter is not None:
+        frame = frame.filter(plan.filter)
+    return frame.select(imports + [c.display(display) for c in plan.columns]).collect()
+
+
+def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool) -> pl.DataFrame:
+    assert plan.draws is not None
+    rows, samples = stop - start, plan.samples
+    columns: dict[str, np.ndarray] = {k: np.repeat(v, samples) for k, v in grid.chunk(start, stop).items()}
+    columns.update({k: np.tile(v, rows) for k, v in plan.draws.items()})
+    columns["__row"] = np.repeat(np.arange(rows), samples)
+    frame = plan.program.apply(plan.program.frame(columns, rows * samples), errors=False)
+    if plan.filter is not None:
+        frame = frame.filter(plan.filter)
+    aggregations = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
+    for column in plan.columns:
+        if column.is_error:
+            aggregations.append(pl.lit(None, pl.String).alias(column.header))
+            continue
+        value = column.display(display)
+        if column.is_outside:   # outside the model where any sample is
+            aggregations.append(column.over_samples.alias(column.header))  # type: ignore[union-attr]
+        elif column.statistic is None:
+            aggregations.append(value.first())
+        elif column.statistic == "mean":
+            aggregations.append(value.mean())
+        elif column.statistic == "share":
+            aggregations.append(value.cast(pl.Float64).mean() * 100)
+        else:
+            aggregations.append(value.quantile(int(column.statistic[1:]) / 100, "linear"))
+    return frame.group_by("__row", maintain_order=True).agg(aggregations).drop("__row").collect()
+
+
+def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUNK,
+                   progress: bool = False) -> Iterator[pl.DataFrame]:
+    total = grid.value_size() * len(plans)
+    done = 0
+    started = time.monotonic()
+    bar = _Progress(total) if progress else None
+    for plan in plans:
+        rows = max(1, chunk_rows // plan.samples)   # a row of a sheet with draws is `samples` rows of the frame
+        for start in range(0, grid.value_size(), rows):
+            stop = min(start + rows, grid.value_size())
+            yield evaluate_chunk(plan, grid, start, stop)
+            done += stop - start
+            if bar is not None and time.monotonic() - started > 1.0:
+                bar.update(done)
+    if bar is not None:
+        bar.close()
+
+
+class _Progress:
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.shown = False
+
+    def update(self, done: int) -> None:
+        width = 30
+        filled = int(width * done / max(self.total, 1))
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{self.total:,} rows")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:
+    plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+    frames = list(iterate_chunks(plans, spec.grid))
+    return drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()
+
+
+def drop_clean_error_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """In-memory tables show an error column only where some row has an error."""
+    clean = [c for c in frame.columns if c.endswith(" [error]") and frame[c].null_count() == frame.height]
+    return frame.drop(clean)
+
+
+def units_metadata(plans: list[Plan]) -> dict[str, str]:
+    """Per-column units for Parquet metadata: {"supersheet.units": json}."""
+    import json
+    units = {}
+    for column in plans[0].columns if plans else []:
+        if "[" in column.header and not column.is_error and not column.is_outside:
+            name, _, unit = column.header.rpartition(" [")
+            units[column.header] = unit.rstrip("]")
+    metadata = {"supersheet.units": json.dumps(units, ensure_ascii=False)}
+    # A swept formula cell holds the axis values, not what its formula computes: say so.
+    replaced = {c.header: c.replaces for c in (plans[0].columns if plans else []) if c.replaces is not None}
+    if replaced:
+        metadata["supersheet.overrides"] = json.dumps(replaced, ensure_ascii=False)
+    return metadata

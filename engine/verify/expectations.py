@@ -1,0 +1,69 @@
+"""What `supersheet test` and the checks of sweep/solve/choose blocks share: the
+test report, the `p95(cell)` statistic syntax, and the problems of a written
+expectation that are found without evaluating (so `check` reports them too)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml.comments import CommentedSeq
+
+from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.expect.expect import ExpectationError, Outcome, parse_expectation, static_problem
+from supersheet.engine.load.rawtext import raw_text
+from supersheet.engine.workbook import Workbook
+
+
+@dataclass
+class TestReport:
+    outcomes: list[Outcome] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(o.passed for o in self.outcomes)
+
+    @property
+    def outside(self) -> list[Diagnostic]:
+        """E-ASSUME: the sheet as written is outside its own model (a failure even when every expectation holds)."""
+        return [d for d in self.diagnostics if d.code == "E-ASSUME"]
+
+    @property
+    def failed(self) -> int:
+        return sum(not o.passed for o in self.outcomes) + len([d for d in self.diagnostics if d.code != "E-EXPECT"])
+
+    def extend(self, other: "TestReport") -> None:
+        self.outcomes.extend(other.outcomes)
+        self.diagnostics.extend(other.diagnostics)
+
+
+STATISTIC = re.compile(r"^(mean|p\d{1,2}(?:\.\d+)?)\(\s*([A-Za-z_][\w.]*)\s*\)$")
+
+
+def expectation_problems(workbook: Workbook, name: str, entry, whole_cell: bool) -> list[Diagnostic]:
+    """The expectation's text parsed and compared with its cell's type, without evaluating:
+    what `test` would refuse, `check` refuses too."""
+    sheet = workbook.model.root.file  # type: ignore[union-attr]
+    key = workbook.key_for(STATISTIC.match(name).group(2) if not whole_cell else name)  # type: ignore[union-attr]
+    typ = workbook.checked.cells[key].type if key else None
+    one_per_element = isinstance(entry.value, CommentedSeq)
+    if one_per_element and typ is not None:
+        typ = typ.scalar()
+    items = [(entry.value, i) for i in range(len(entry.value))] if one_per_element else [(entry.node, name)]
+    out = []
+    for container, index in items:
+        problem = written_problem(sheet, container, index, name, typ)
+        if problem is not None:
+            out.append(Diagnostic(problem.code, problem.message, entry.span, hint=problem.hint))
+            break
+    return out
+
+
+def written_problem(sheet: Any, container: Any, index: Any, target: str, typ: Any) -> ExpectationError | None:
+    """What is wrong with one written expectation before any value is compared (None if nothing)."""
+    text, span = raw_text(sheet, container, index)
+    try:
+        return static_problem(target, parse_expectation(text, span), typ)
+    except ExpectationError as e:
+        return e

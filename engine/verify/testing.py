@@ -1,0 +1,99 @@
+"""`supersheet test`: every expectation of a sheet, checked against its values.
+
+Top-level `expect` is checked against the sheet's own scenario; expectations
+inside sweeps, solves and choices are checked by their runners (batch.py).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ruamel.yaml.comments import CommentedSeq
+
+from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean
+from supersheet.engine.compile.evaluate import Scenario
+from supersheet.engine.expect.expect import ExpectationError, check_expectation, parse_expectation
+from supersheet.engine.load.rawtext import raw_text
+from supersheet.engine.verify.blocks import test_blocks
+from supersheet.engine.verify.expectations import STATISTIC, TestReport
+from supersheet.engine.workbook import Workbook
+
+
+def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | None = None,
+                  max_memory: int | None = None) -> TestReport:
+    report = TestReport()
+    if not workbook.ok:
+        report.diagnostics.extend(d for d in workbook.diagnostics if d.code != "E-EXPECT")
+        return report
+    sampled = None
+    if workbook.checked.distributions:
+        from supersheet.engine.scenarios.uncertainty import SamplingError, evaluate_samples
+        try:
+            sampled = evaluate_samples(workbook, samples, seed, max_memory=max_memory)
+        except SamplingError as e:
+            report.diagnostics.append(Diagnostic("E-TYPE", str(e), None))
+            return report
+    scenario = sampled.deterministic if sampled is not None else workbook.evaluate()
+    from supersheet.engine.expect.assume import diagnostics as outside_the_model
+    report.diagnostics.extend(outside_the_model(workbook, scenario, sampled))
+    report.extend(check_top_level(workbook, scenario, sampled))
+    report.extend(test_blocks(workbook))  # sweeps, solves and choices
+    report.diagnostics.extend(o.diagnostic() for o in report.outcomes if not o.passed)
+    return report
+
+
+def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None) -> TestReport:
+    """Top-level expectations. For a cell that depends on random draws, `name`
+    checks its mean and `p95(name)` (`p5`, `p50`, `mean` …) a statistic of its samples."""
+    report = TestReport()
+    root = workbook.model.root
+    if root is None:
+        return report
+    sheet = root.file
+    for name, entry in root.expect.items():
+        statistic = STATISTIC.match(name)
+        if statistic:
+            report.extend(_check_statistic(workbook, sampled, name, statistic.group(1), statistic.group(2), entry))
+            continue
+        key = workbook.key_for(name)
+        if key is None:
+            report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {name!r}", entry.span,
+                                                 hint=did_you_mean(name, workbook.model.cells)))
+            continue
+        value = scenario.values.get(key)
+        if sampled is not None and key in sampled.summaries:
+            value = sampled.summaries[key].mean
+        typ = workbook.checked.cells[key].type
+        try:
+            if isinstance(entry.value, CommentedSeq) and isinstance(value, list):
+                for i, item in enumerate(value):
+                    text, span = raw_text(sheet, entry.value, i) if i < len(entry.value) else ("", entry.span)
+                    report.outcomes.append(check_expectation(f"{name}[{i}]", parse_expectation(text, span), item,
+                                                             typ.scalar() if typ else None))
+                continue
+            text, span = raw_text(sheet, entry.node, name)
+            report.outcomes.append(check_expectation(name, parse_expectation(text, span), value, typ))
+        except ExpectationError as e:
+            report.diagnostics.append(Diagnostic(e.code, e.message, entry.span, hint=e.hint))
+    return report
+
+
+def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str, cell: str, entry) -> TestReport:
+    report = TestReport()
+    key = workbook.key_for(cell)
+    if key is None:
+        report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", entry.span,
+                                             hint=did_you_mean(cell, workbook.model.cells)))
+        return report
+    if sampled is None or key not in sampled.summaries:
+        report.diagnostics.append(Diagnostic("E-TYPE", f"{name}: {cell} depends on no random draw", entry.span,
+                                             hint=f"expect the value itself: {cell}: …"))
+        return report
+    summary = sampled.summaries[key]
+    value = summary.mean if statistic == "mean" else sampled.percentile(key, float(statistic[1:]))
+    text, span = raw_text(workbook.model.root.file, entry.node, name)
+    try:
+        report.outcomes.append(check_expectation(name, parse_expectation(text, span), value,
+                                                 workbook.checked.cells[key].type))
+    except ExpectationError as e:
+        report.diagnostics.append(Diagnostic(e.code, e.message, entry.span, hint=e.hint))
+    return report

@@ -1,0 +1,6 @@
+"""`python -m supersheet`: the `supersheet` command."""
+import sys
+
+from supersheet.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,83 @@
+"""The project as installed: one import name, and the architecture's import
+contracts (pyproject.toml [tool.importlinter]) checked by import-linter.
+
+The wheel is built and installed into a fresh virtual environment: that is the
+only place where the package has the layout users get (in the repository its
+folders are mapped into `supersheet` by pyproject.toml), and where import-linter
+can see every subpackage."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def site_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"   # a copy, so that no stale build/ folder of the checkout slips into the wheel
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__",
+                                                                ".hypothesis", ".pytest_cache", "tests", "bench"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(work / "dist"), str(source)],
+                   check=True, capture_output=True, cwd=work)
+    env_dir = work / "fresh"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    wheel = next((work / "dist").glob("supersheet-*.whl"))
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
+                   check=True, capture_output=True, cwd=work)
+    (site,) = (env_dir / "lib").glob("python3*/site-packages")
+    return site
+
+
+def test_the_wheel_adds_only_supersheet_to_site_packages(site_packages: Path) -> None:
+    names = {p.name for p in site_packages.iterdir()}
+    assert {n for n in names if not n.endswith(".dist-info")} == {"supersheet"}
+    package = site_packages / "supersheet"
+    for part in ("engine", "cli", "editor", "units", "tui", "sheets"):
+        assert (package / part).is_dir(), part
+    assert (package / "units" / "definitions.txt").is_file() and (package / "tui" / "app.tcss").is_file()
+    assert (package / "sheets" / "supernodes" / "6.1.2-running-example.yaml").is_file()
+
+
+def installed(site_packages: Path, *args: str) -> subprocess.CompletedProcess:
+    """This interpreter (with the dependencies) running the installed copy, not the checkout."""
+    env = {**os.environ, "PYTHONPATH": str(site_packages)}
+    return subprocess.run([sys.executable, *args], cwd=site_packages.parent, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_the_installed_package_runs_its_bundled_library(site_packages: Path) -> None:
+    where = installed(site_packages, "-c", "import supersheet.engine.workbook as w, supersheet; "
+                                           "print(w.__file__); print(supersheet.__file__)")
+    assert where.returncode == 0, where.stderr
+    assert all(line.startswith(str(site_packages)) for line in where.stdout.split())
+    sheet = site_packages / "supersheet" / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
+    run = installed(site_packages, "-m", "supersheet", "test", str(sheet))
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_import_contracts_hold(site_packages: Path) -> None:
+    linter = Path(sys.executable).with_name("lint-imports")
+    env = {**os.environ, "PYTHONPATH": str(site_packages)}
+    result = subprocess.run([str(linter), "--no-cache", str(REPO / "pyproject.toml")], cwd=site_packages, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_no_relative_imports_in_the_engine_cli_or_editor() -> None:
+    """Absolute imports name the stage a module comes from (and tools/restructure.py reads
+    any relative import there as the old flat layout's)."""
+    offenders = [f"{p.relative_to(REPO)}:{n}" for folder in ("engine", "cli", "editor")
+                 for p in (REPO / folder).rglob("*.py")
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                 if line.lstrip().startswith("from .")]
+    assert offenders == []
