@@ -39,7 +39,7 @@ class Workbook:
         return None
 
     def name_hint(self, name: str) -> str | None:
-        return did_you_mean(name, self.model.cells)
+        return self.model.twin_hint(name) or did_you_mean(name, self.model.cells)
 
     def evaluate(self, fixed: dict[str, A.Node] | None = None) -> Scenario:
         """One scenario; the sheet as written is evaluated once and remembered

@@ -2,7 +2,10 @@
 into one namespace of cells keyed by qualified name (`gpu.hbm_bandwidth`).
 
 An imported sheet's cells get the alias as a prefix, recursively, so the same
-file imported twice (with different `set:` inputs) is two independent copies.
+file imported twice with different `set:` inputs is two independent copies.
+The same file imported twice by one sheet with the same `set:` (twins) is one
+copy under two aliases: each twin would compute the same values, and copying
+them doubles per level of a fan-out (f0 imports f1 twice, f1 imports f2 twice …).
 """
 from __future__ import annotations
 
@@ -88,10 +91,21 @@ class Model:
     scope: Scope = field(default_factory=lambda: Scope(""))
     files: dict[Path, SheetFile] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    twins: dict[str, str] = field(default_factory=dict)   # `b` -> `a`: alias path -> the alias whose cells it shares
 
     @property
     def title(self) -> str:
         return self.root.title if self.root else ""
+
+    def twin_hint(self, name: str) -> str | None:
+        """Why `b.x` is not a cell when `b` shares the cells of its twin import `a`."""
+        alias, _, rest = name.rpartition(".")
+        for path, twin in self.twins.items():
+            if alias == path or alias.startswith(path + "."):
+                shared = twin + name[len(path):]
+                return (f"{path} imports the same sheet as {twin}, with the same set:, so it shares "
+                        f"{twin}'s cells: {shared}")
+        return None
 
 
 
@@ -304,6 +318,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
             from supersheet.engine.base.diagnostics import did_you_mean
             model.diagnostics.append(Diagnostic("E-NAME", f"'set' names {name!r}, which is not a cell of the imported sheet",
                                                 entry.span, hint=did_you_mean(name, merged.cells)))
+    twins: dict[tuple, Scope] = {}    # (file, set:) -> the scope of its first import by this sheet
     for alias, entry in merged.use.items():
         scope.broken.add(alias)  # until it loads: uses of alias.NAME must not add E-NAME to the E-IMPORT
         written_in = merged.use_file(alias)
@@ -330,13 +345,26 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         child = loader.imported(target_path, resolved)
         if child is None:
             continue
+        passed = {name[len(alias) + 1:]: spec for name, spec in deeper.items() if name.startswith(alias + ".")}
+        twin = None if passed or (overrides and alias in overrides) else (resolved, _set_signature(set_specs))
+        if twin in twins:       # the same sheet with the same set: read in the same scope: the same values
+            scope.aliases[alias] = twins[twin]
+            scope.broken.discard(alias)
+            model.twins[scope.prefix + alias] = twins[twin].prefix[:-1]
+            continue
         if not loader.room_for(model, child, entry):
             continue
         child_scope = Scope(scope.prefix + alias + ".")
+        if twin is not None:
+            twins[twin] = child_scope
         scope.aliases[alias] = child_scope
         scope.broken.discard(alias)
-        passed = {name[len(alias) + 1:]: spec for name, spec in deeper.items() if name.startswith(alias + ".")}
         _flatten(loader, model, child, child_scope, {**set_specs, **passed}, scope, chain + (resolved,))
+
+
+def _set_signature(sets: dict[str, CellSpec]) -> tuple:
+    """What a `set:` says, as written: two imports whose set: read the same in one sheet get the same values."""
+    return tuple(sorted((name, spec.kind, spec.text, spec.unit or "", spec.digits or 0) for name, spec in sets.items()))
 
 
 def _read_use(loader: _Loader, model: Model, sheet: SheetFile, entry: Entry) -> tuple[str | None, dict[str, CellSpec]]:

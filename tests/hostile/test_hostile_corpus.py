@@ -37,11 +37,21 @@ def _alias_bomb(folder: Path) -> Path:
     return _write(folder / "bomb.yaml", text + "cells:\n  z: *i\n")
 
 
-def _fan_out(folder: Path) -> Path:
+def _twin_fan_out(folder: Path) -> Path:
+    """Each of 20 files imports the next twice: 2**19 copies of the last, were twins copied."""
     for i in range(20):
-        body = f"use:\n  a: f{i + 1}.yaml\n  b: f{i + 1}.yaml\n" if i < 19 else ""
-        _write(folder / f"f{i}.yaml", body + "cells:\n  v: 1\n")
+        body = f"use:\n  a: f{i + 1}.yaml\n  b: f{i + 1}.yaml\ncells:\n  v: = a.v + b.v\n" if i < 19 else "cells:\n  v: 1\n"
+        _write(folder / f"f{i}.yaml", body)
     return folder / "f0.yaml"
+
+
+def _fan_out(folder: Path) -> Path:
+    """Two different files per level, each importing both of the next level: no twins to share."""
+    for i in range(20):
+        for name in "xy":
+            body = f"use:\n  a: x{i + 1}.yaml\n  b: y{i + 1}.yaml\n" if i < 19 else ""
+            _write(folder / f"{name}{i}.yaml", body + "cells:\n  v: 1\n")
+    return folder / "x0.yaml"
 
 
 def _chain(folder: Path) -> Path:
@@ -91,13 +101,13 @@ CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
 }
 
 
-def _check_within_limits(sheet: Path, folder: Path) -> tuple[int, str, resource.struct_rusage]:
-    """`supersheet check SHEET` in a subprocess under the hard limits, with that one
+def _check_within_limits(sheet: Path, folder: Path, command: str = "check") -> tuple[int, str, resource.struct_rusage]:
+    """`supersheet check SHEET` (or another command) in a subprocess under the hard limits, with that one
     child's own resource usage (os.wait4): RUSAGE_CHILDREN would also count every
     earlier child of the test process (the suite's other subprocesses, Ray's workers)."""
     out_path, err_path = folder / "stdout.txt", folder / "stderr.txt"
     with open(out_path, "w") as out, open(err_path, "w") as err:
-        process = subprocess.Popen([sys.executable, "-m", "supersheet.cli.main", "check", str(sheet)], cwd=REPO,
+        process = subprocess.Popen([sys.executable, "-m", "supersheet.cli.main", command, str(sheet)], cwd=REPO,
                                    stdout=out, stderr=err, stdin=subprocess.DEVNULL, preexec_fn=_limits,
                                    env={**os.environ, "SUPERSHEET_CACHE_DIR": ""})
         watchdog = threading.Timer(120, process.kill)   # a blocked read uses no CPU: the CPU limit cannot end it
@@ -124,3 +134,12 @@ def test_hostile_sheet_is_refused_within_budget(name: str, tmp_path: Path) -> No
     assert cpu < CPU_BUDGET, f"{cpu:.2f} s of CPU"
     assert usage.ru_maxrss * 1024 < MEMORY_BUDGET, f"{usage.ru_maxrss / 1024:.0f} MB peak"
     assert len(output) < 20_000          # a diagnostic, not a dump
+
+
+def test_a_fan_out_of_twin_imports_is_computed_within_budget(tmp_path: Path) -> None:
+    # the issue's case: 20 files > 60 s when every import was a copy; twins share one copy
+    code, output, usage = _check_within_limits(_twin_fan_out(tmp_path), tmp_path, "run")
+    assert code == 0, output[-2000:]
+    assert output.splitlines()[2].split()[:2] == ["v", f"{2 ** 19}"]    # every path counted once
+    assert usage.ru_utime + usage.ru_stime < CPU_BUDGET
+    assert usage.ru_maxrss * 1024 < MEMORY_BUDGET

@@ -1,0 +1,86 @@
+"""Twin imports (engine/load/model.py): one sheet importing the same file twice
+with the same `set:` gets one copy under both aliases; any difference (the
+`set:`, a `--set` into one alias, an import axis) keeps the copies apart."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from supersheet.engine.load.model import build_model
+from supersheet.engine.workbook import OverrideError, apply_assignments, open_workbook
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def doubling_chain(folder: Path, files: int) -> Path:
+    """f0 imports f1 twice, f1 imports f2 twice, …: 2**(files-1) copies of the last sheet if copied."""
+    for i in range(files):
+        body = f"use:\n  a: f{i + 1}.yaml\n  b: f{i + 1}.yaml\ncells:\n  v: = a.v + b.v\n" if i < files - 1 \
+            else "cells:\n  v: 1 GB\n"
+        write(folder, f"f{i}.yaml", body)
+    return folder / "f0.yaml"
+
+
+def value(workbook, key: str):
+    return workbook.evaluate().values[key]
+
+
+def test_a_doubling_chain_is_one_copy_per_file(tmp_path):
+    workbook = open_workbook(doubling_chain(tmp_path, 20))
+    assert workbook.ok, workbook.diagnostics
+    assert len(workbook.model.cells) == 20                 # not 2**20 - 1
+    assert workbook.model.twins["b"] == "a" and workbook.model.twins["a.b"] == "a.a"
+    assert value(workbook, "v") == 2 ** 19 * 1e9          # every twin counted: the values are the copies' values
+
+
+def test_the_same_set_shares_and_another_set_copies(tmp_path):
+    write(tmp_path, "gpu.yaml", "cells:\n  cards: 1\n  memory: 80 GB\n  total: = cards * memory -> GB\n")
+    sheet = write(tmp_path, "top.yaml", "use:\n"
+                  "  a: {sheet: gpu.yaml, set: {cards: = n}}\n"
+                  "  b: {sheet: gpu.yaml, set: {cards: = n}}\n"
+                  "  c: {sheet: gpu.yaml, set: {cards: 4}}\n"
+                  "  d: gpu.yaml\n"
+                  "cells:\n  n: 2\n  sum: = a.total + b.total + c.total + d.total -> GB\n")
+    workbook = open_workbook(sheet)
+    assert workbook.ok, workbook.diagnostics
+    assert workbook.model.twins == {"b": "a"}
+    assert {k for k in workbook.model.cells if k.endswith(".total")} == {"a.total", "c.total", "d.total"}
+    assert value(workbook, "sum") == (160 + 160 + 320 + 80) * 1e9
+
+
+def test_a_set_formula_read_in_different_sheets_is_not_a_twin(tmp_path):
+    # both middles write `set: {cards: = n}`, but each reads its own n
+    write(tmp_path, "gpu.yaml", "cells:\n  cards: 1\n")
+    write(tmp_path, "m2.yaml", "use:\n  g: {sheet: gpu.yaml, set: {cards: = n}}\ncells:\n  n: 2\n  c: = g.cards\n")
+    write(tmp_path, "m3.yaml", "use:\n  g: {sheet: gpu.yaml, set: {cards: = n}}\ncells:\n  n: 3\n  c: = g.cards\n")
+    sheet = write(tmp_path, "top.yaml", "use:\n  x: m2.yaml\n  y: m3.yaml\ncells:\n  s: = x.c + y.c\n")
+    workbook = open_workbook(sheet)
+    assert workbook.ok, workbook.diagnostics
+    assert workbook.model.twins == {}
+    assert value(workbook, "s") == 5
+
+
+def test_setting_one_twin_copies_it(tmp_path):
+    # `--set b.v=…` passed down at load (cell_overrides) makes b differ from a
+    doubling_chain(tmp_path, 3)
+    model = build_model(tmp_path / "f0.yaml", cell_overrides={"b.v": "5 GB"})
+    assert "b" not in model.twins and "b.v" in model.cells and "a.v" in model.cells
+
+
+def test_a_twin_named_by_the_user_is_refused_with_the_shared_name(tmp_path):
+    workbook = open_workbook(doubling_chain(tmp_path, 3))
+    try:
+        apply_assignments(workbook, ["b.a.v=3 GB"])
+    except OverrideError as e:
+        assert e.code == "E-NAME" and "b imports the same sheet as a" in (e.hint or "") and "a.a.v" in e.hint
+    else:
+        raise AssertionError("setting a twin's cell must be refused: it would set its twin too")
+
+
+def test_an_import_axis_is_never_a_twin(tmp_path):
+    doubling_chain(tmp_path, 3)
+    model = build_model(tmp_path / "f0.yaml", import_overrides={"b": str(tmp_path / "f1.yaml")})
+    assert "b" not in model.twins and "b.v" in model.cells
