@@ -15,7 +15,6 @@ from supersheet.engine.compile.evaluate import Scenario, evaluate
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
 from supersheet.engine.load.model import Model, build_model
-from supersheet.engine.load.sheet import _is_literal
 
 
 @dataclass
@@ -131,7 +130,7 @@ def _checked_literal(workbook: Workbook, key: str, value: str, lengths: bool) ->
         formula = parse_formula(value)
     except ParseError as e:
         raise OverrideError("E-PARSE", f"{key}: {e.message} in {value!r}", e.hint) from None
-    if not _is_literal(formula):
+    if not A.is_literal(formula):
         raise OverrideError("E-SHEET", f"{key}: the value must be a number or quantity, got {value!r}")
     literal_type = literal_type_of(formula.expr)
     expected = workbook.checked.cells[key].type

@@ -200,3 +200,21 @@ def operators(node: Node) -> int:
         count += isinstance(current, Binary)
         stack.extend(children(current))
     return count
+
+
+def is_literal(formula: Formula) -> bool:
+    """A value as an input holds it: a number or quantity (negated), a boolean, or an array of them."""
+    if formula.display_unit is not None:
+        return False
+    return _literal_node(formula.expr)
+
+
+def _literal_node(node: Node) -> bool:
+    if isinstance(node, (Number, Bool)):
+        return True
+    if isinstance(node, Unary) and node.op == "-":
+        return isinstance(node.operand, Number)
+    if isinstance(node, Array):
+        return all(isinstance(i, Number) or (isinstance(i, Unary) and isinstance(i.operand, Number))
+                   or isinstance(i, Bool) for i in node.items)
+    return False

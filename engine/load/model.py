@@ -20,7 +20,7 @@ from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.sheetroot import SheetRoot, import_problem, root_for
 from supersheet.engine.formula.ast import Formula, copy_tree
-from supersheet.engine.load.sheet import CellSpec, Entry, SheetFile, _Reader, load_sheet
+from supersheet.engine.load.sheet import CellSpec, Entry, SheetFile, load_sheet, read_inline_values
 
 CONDITIONS = ("check", "assume")   # cell kinds that are conditions: checks (findings) and assumptions (9.2)
 
@@ -375,15 +375,8 @@ def _read_use(loader: _Loader, model: Model, sheet: SheetFile, entry: Entry) -> 
         sets: dict[str, CellSpec] = {}
         set_node = value.get("set")
         if isinstance(set_node, CommentedMap):
-            reader = _Reader(sheet, sheet.text.splitlines())
-            before = len(sheet.diagnostics)
-            for name in set_node:
-                span = reader.key_span(set_node, name)
-                spec = reader.read_short_value(set_node, name, str(name), set_node[name], span)
-                if spec is not None:
-                    sets[str(name)] = spec
-            model.diagnostics.extend(sheet.diagnostics[before:])
-            del sheet.diagnostics[before:]
+            sets, problems = read_inline_values(sheet, set_node)
+            model.diagnostics.extend(problems)
         elif set_node is not None:
             model.diagnostics.append(Diagnostic("E-SHEET", "'set' must be a mapping of cell: value", entry.span))
         return value["sheet"], sets
@@ -396,12 +389,10 @@ def parse_override_value(text: str, origin_file: str = "<--set>") -> tuple[CellS
     """A `--set NAME=VALUE` value as a cell spec (an input literal or `= formula`)."""
     from ruamel.yaml.comments import CommentedMap as _Map
 
-    from supersheet.engine.base.span import Span
     fake = SheetFile(path=Path(origin_file))
     fake.text = text
     holder = _Map()
     holder["v"] = text
     holder.lc.add_kv_line_col("v", [0, 0, 0, 0])
-    reader = _Reader(fake, [text])
-    spec = reader.read_short_value(holder, "v", "v", text, Span(origin_file, 1, 1, 2))
-    return spec, fake.diagnostics
+    specs, problems = read_inline_values(fake, holder, [text])
+    return specs.get("v"), problems

@@ -22,9 +22,10 @@ from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, escaped
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_text
 from supersheet.engine.base.span import Origin, Span
-from supersheet.engine.formula.ast import Array, Bool, Formula, Number, Unary
+from supersheet.engine.formula.ast import Formula, is_literal
 from supersheet.engine.formula.parser import ParseError, parse_formula
 from supersheet.engine.load.fastyaml import load_fast
+from supersheet.engine.load.positions import Positions, scalar_text
 from supersheet.engine.load.yamlguard import YamlLimitError, guarded_loader, long_line
 from supersheet.engine.load.yamltags import find_tag
 
@@ -159,6 +160,22 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
     return sheet
 
 
+def read_inline_values(sheet: SheetFile, mapping: CommentedMap,
+                       lines: list[str] | None = None) -> tuple[dict[str, CellSpec], list[Diagnostic]]:
+    """Name -> value or formula written inline (an import's `set:`, a `--set`), each read as a
+    cell's value is; the problems are returned, not added to the sheet's."""
+    reader = _Reader(sheet, sheet.text.splitlines() if lines is None else lines)
+    before = len(sheet.diagnostics)
+    specs: dict[str, CellSpec] = {}
+    for name in mapping:
+        spec = reader.read_short_value(mapping, name, str(name), mapping[name], reader.key_span(mapping, name))
+        if spec is not None:
+            specs[str(name)] = spec
+    problems = sheet.diagnostics[before:]
+    del sheet.diagnostics[before:]
+    return specs, problems
+
+
 def _merge_key(document: Any, lines: list[str], file: str) -> Diagnostic | None:
     """YAML merge keys (`<<: *base`) copy keys that have no position of their own in the file, so
     no diagnostic or edit could point at them: refused, at the `<<`."""
@@ -239,36 +256,12 @@ def _written_key(e: MarkedYAMLError, line: int, col: int) -> str | None:
 SAMPLES_LIMIT = 10_000_000
 
 
-class _Reader:
+class _Reader(Positions):
+    """Reads a sheet's cells, checks and assumptions, reporting into the sheet's diagnostics."""
+
     def __init__(self, sheet: SheetFile, lines: list[str]) -> None:
+        super().__init__(sheet.file, lines)
         self.sheet = sheet
-        self.lines = lines
-        self.file = sheet.file
-
-    # -- positions -------------------------------------------------------
-    def key_span(self, mapping: CommentedMap, key: Any) -> Span:
-        line, col = mapping.lc.key(key)
-        return Span(self.file, line + 1, col + 1, col + 1 + len(str(key)))
-
-    def value_pos(self, container: Any, key: Any) -> tuple[int, int]:
-        if isinstance(container, CommentedSeq):
-            line, col = container.lc.item(key)
-        else:
-            line, col = container.lc.value(key)
-        return line, col
-
-    def text_origin(self, container: Any, key: Any, text: str) -> Origin:
-        """Where `text` (the value's string) starts in the file."""
-        line, col = self.value_pos(container, key)
-        raw = self.lines[line] if line < len(self.lines) else ""
-        if raw.startswith(text, col):
-            return Origin(self.file, line + 1, col + 1)
-        if col < len(raw) and raw[col] in "'\"" and raw.startswith(text, col + 1):
-            return Origin(self.file, line + 1, col + 2)
-        found = raw.find(text, col)
-        if found >= 0:
-            return Origin(self.file, line + 1, found + 1)
-        return Origin(self.file, line + 1, col + 1, exact=False)
 
     def error(self, code: str, message: str, span: Span | None, hint: str | None = None) -> None:
         self.sheet.diagnostics.append(Diagnostic(code, message, span, hint=hint))
@@ -332,7 +325,7 @@ class _Reader:
                 line, col = self.value_pos(container, key)
                 what = "the number of samples" if key != "seed" else "the seed"
                 self.error("E-SHEET", f"{what} must be a whole number from {low:,} to {high:,}, got "
-                                      f"{_scalar_text(number) or type(number).__name__}",
+                                      f"{scalar_text(number) or type(number).__name__}",
                            Span(self.file, line + 1, col + 1, col + 1 + max(1, len(str(number)))),
                            "e.g. samples: {count: 10000, seed: 1}")
 
@@ -381,7 +374,7 @@ class _Reader:
                 self.error("E-SHEET", f"assumption {name!r} has the name of a check", span, "rename one of them")
                 continue
             value = conditions[name]
-            text = _scalar_text(value)
+            text = scalar_text(value)
             if text is None:
                 self.error("E-SHEET", f"{what} {name!r} must be a condition (a formula)", span)
                 continue
@@ -412,7 +405,7 @@ class _Reader:
         """A value written inline: a formula string, or an input literal."""
         if isinstance(value, CommentedSeq):
             return self.read_list_input(container, key, name, value, span)
-        text = _scalar_text(value)
+        text = scalar_text(value)
         if text is None:
             self.error("E-SHEET", f"cell {name!r} must be a value or a formula", span,
                        "write `name: 80 GB` or `name: = a * b`")
@@ -425,14 +418,14 @@ class _Reader:
             raw = text if text.lstrip().startswith("=") else "= " + text
             return CellSpec(name, "formula", raw, self.parse(body, origin), origin, span)
         formula = self.parse(text, origin)
-        if formula is not None and not _is_literal(formula):
+        if formula is not None and not is_literal(formula):
             self.error("E-SHEET", f"input {name!r} must be a number or quantity", origin.span(0, len(text)),
                        _input_hint(name, text))
             formula = None
         return CellSpec(name, "input", text, formula, origin, span)
 
     def read_list_input(self, container: Any, key: Any, name: str, value: CommentedSeq, span: Span) -> CellSpec | None:
-        items = [_scalar_text(v) for v in value]
+        items = [scalar_text(v) for v in value]
         if any(i is None for i in items) or not items:
             self.error("E-SHEET", f"array input {name!r} must be a non-empty list of numbers or quantities", span)
             return None
@@ -446,7 +439,7 @@ class _Reader:
             text = "[" + ", ".join(items) + "]"
             origin = Origin(self.file, line + 1, col + 1, exact=False)
         formula = self.parse(text, origin)
-        if formula is not None and not _is_literal(formula):
+        if formula is not None and not is_literal(formula):
             self.error("E-SHEET", f"array input {name!r} must hold numbers or quantities", span)
             formula = None
         return CellSpec(name, "input", text, formula, origin, span)
@@ -506,19 +499,6 @@ def _input_hint(name: str, text: str) -> str:
     return f"formulas start with '=': {name}: = {text}"
 
 
-def _scalar_text(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float, str)):
-        return str(value) if not isinstance(value, float) else _float_text(value)
-    return None
-
-
-def _float_text(value: float) -> str:
-    text = repr(value)
-    return text.replace("e+", "e")
-
-
 def _optional_text(value: Any) -> str | None:
     return None if value is None else str(value)
 
@@ -532,20 +512,3 @@ def _strip_equals(text: str) -> tuple[str, int]:
         inner = body.lstrip()
         return inner, offset + 1 + (len(body) - len(inner))
     return stripped, offset
-
-
-def _is_literal(formula: Formula) -> bool:
-    if formula.display_unit is not None:
-        return False
-    return _literal_node(formula.expr)
-
-
-def _literal_node(node: Any) -> bool:
-    if isinstance(node, (Number, Bool)):
-        return True
-    if isinstance(node, Unary) and node.op == "-":
-        return isinstance(node.operand, Number)
-    if isinstance(node, Array):
-        return all(isinstance(i, Number) or (isinstance(i, Unary) and isinstance(i.operand, Number))
-                   or isinstance(i, Bool) for i in node.items)
-    return False

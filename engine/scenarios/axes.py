@@ -27,7 +27,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from supersheet.engine.base.types import Type
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
-from supersheet.engine.load.sheet import _is_literal, _scalar_text
+from supersheet.engine.load.positions import scalar_text
 from supersheet.engine.workbook import OverrideError, Workbook, literal_type_of
 from supersheet.units import DIMENSIONLESS
 
@@ -129,7 +129,7 @@ def literal_value(text: str) -> tuple[A.Node, float | bool]:
         formula = parse_formula(text)
     except ParseError as e:
         raise AxisError("E-PARSE", f"{e.message} in {text!r}", e.hint) from None
-    if not _is_literal(formula) or isinstance(formula.expr, A.Array):
+    if not A.is_literal(formula) or isinstance(formula.expr, A.Array):
         raise AxisError("E-SHEET", f"axis values must be numbers, quantities or booleans, got {text!r}")
     from supersheet.units import UnitError
     try:
@@ -205,7 +205,7 @@ def value_axis(workbook: Workbook, name: str, texts: list[Any]) -> Axis:
         if number is not None:
             typ, magnitude, text = Type("number", DIMENSIONLESS), number, str(item).strip()
         else:
-            text = str(item) if not isinstance(item, (int, float)) else _scalar_text(item) or str(item)
+            text = str(item) if not isinstance(item, (int, float)) else scalar_text(item) or str(item)
             node, magnitude = literal_value(text)
             typ = _type_of(node)
         _fits(name, expected, typ, text)
@@ -347,13 +347,13 @@ def yaml_axis(workbook: Workbook, name: str, value: Any) -> Axis:
         unknown = keys - {"from", "to", "times", "step", "count", "scale"}
         if unknown or not {"from", "to"} <= keys:
             raise AxisError("E-SHEET", f"range of {name} is {{from, to}} with times, step or count (and scale)")
-        return range_axis(workbook, name, str(_scalar_text(value["from"])), str(_scalar_text(value["to"])),
-                          times=_scalar_text(value.get("times")) if "times" in value else None,
-                          step=_scalar_text(value.get("step")) if "step" in value else None,
+        return range_axis(workbook, name, str(scalar_text(value["from"])), str(scalar_text(value["to"])),
+                          times=scalar_text(value.get("times")) if "times" in value else None,
+                          step=scalar_text(value.get("step")) if "step" in value else None,
                           count=_whole_number(name, value["count"]) if "count" in value else None,
                           scale=str(value.get("scale", "linear")))
     items = list(value) if isinstance(value, CommentedSeq) else [value]
-    if not items or any(_scalar_text(v) is None for v in items):
+    if not items or any(scalar_text(v) is None for v in items):
         raise AxisError("E-SHEET", f"axis {name} needs a list of values or a range")
     return value_axis(workbook, name, items)
 

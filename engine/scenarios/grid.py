@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from supersheet.engine.load.sheet import _scalar_text
+from supersheet.engine.load.positions import scalar_text
 from supersheet.engine.scenarios.axes import Axis, AxisError, value_axis, yaml_axis
 from supersheet.engine.workbook import Workbook
 
@@ -101,7 +101,7 @@ def parse_vary(workbook: Workbook, vary: Any) -> Grid:
             picks: dict[str, int] = {}
             for name in names:
                 if name in row:
-                    text = _scalar_text(row[name])
+                    text = scalar_text(row[name])
                     if text is None:
                         raise AxisError("E-SHEET", f"row value of {name} must be a number or quantity")
                 else:

@@ -20,7 +20,8 @@ from supersheet.engine.compile.evaluate import Scenario, compile_program
 from supersheet.engine.compile.values import Source
 from supersheet.engine.expect.assume import violations
 from supersheet.engine.formula import ast as A
-from supersheet.engine.load.sheet import Entry, _Reader, _scalar_text
+from supersheet.engine.load.positions import Positions, scalar_text
+from supersheet.engine.load.sheet import Entry
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.scenarios.axes import AxisError, literal_value
 from supersheet.engine.scenarios.expression import Bound, bind_expression
@@ -49,7 +50,7 @@ class SolveError(Exception):
 
 def _origin(workbook: Workbook, container: Any, key: str, text: str) -> Origin:
     sheet = workbook.model.root.file  # type: ignore[union-attr]
-    return _Reader(sheet, sheet.text.splitlines()).text_origin(container, key, text)
+    return Positions(sheet.file, sheet.text.splitlines()).text_origin(container, key, text)
 
 
 def _bind(workbook: Workbook, text: str, origin: Origin) -> Bound:
@@ -194,7 +195,7 @@ def solve_entry(workbook: Workbook, name: str) -> tuple[Solution, Entry]:
     if not isinstance(between, CommentedSeq) or len(between) != 2:
         raise AxisError("E-SHEET", f"'between' of {name!r} is a list of two values: [lo, hi]")
     goal = str(body["goal"])
-    solution = solve(workbook, str(body["vary"]), goal, (str(_scalar_text(between[0])), str(_scalar_text(between[1]))),
+    solution = solve(workbook, str(body["vary"]), goal, (str(scalar_text(between[0])), str(scalar_text(between[1]))),
                      _origin(workbook, body, "goal", goal))
     return solution, entry
 
@@ -331,7 +332,7 @@ def choice_terms(workbook: Workbook, name: str) -> tuple[list[tuple[str, Origin]
     container = require if isinstance(require, CommentedSeq) else body
     reqs = []
     for i, item in enumerate(items):
-        text = str(_scalar_text(item))
+        text = str(scalar_text(item))
         reqs.append((text, _origin(workbook, container, i if container is require else "require", text)))
     key = "minimize" if "minimize" in body else "maximize"
     objective = str(body[key])

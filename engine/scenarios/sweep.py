@@ -19,7 +19,8 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from supersheet.engine.compile.evaluate import Program, compile_program
 from supersheet.engine.compile.values import Source, in_unit
 from supersheet.engine.expect.assume import OUTSIDE_HEADER, outside_expression
-from supersheet.engine.load.sheet import Entry, _Reader
+from supersheet.engine.load.positions import Positions
+from supersheet.engine.load.sheet import Entry
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.present.report import formula_text
 from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
@@ -98,7 +99,7 @@ def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
     origin = None
     if where is not None:
         sheet = workbook.model.root.file  # type: ignore[union-attr]
-        origin = _Reader(sheet, sheet.text.splitlines()).text_origin(body, "where", where)
+        origin = Positions(sheet.file, sheet.text.splitlines()).text_origin(body, "where", where)
     return SweepSpec(name, parse_vary(workbook, body["vary"]), show_list, where, origin, entry)
 
 
