@@ -20,33 +20,36 @@ Two ways an edit is applied:
 
 Around it: roundtrip.py keeps the file's text and writes it back (three-way
 merge, atomic write, external changes), history.py the undo and redo steps,
-sections.py the grid's groups, editsweep.py the sweeps on unsaved values.
+structure.py the structural edits (add, duplicate, rename, delete a cell),
+results.py what an edit reports, recheck.py the values and problems after the
+text changed, sections.py the grid's groups, sweep.py the sweeps on unsaved
+values.
 Pure Python: no UI imports.
 """
 from __future__ import annotations
 
-import math
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from supersheet.editor import cells as editcells, rename as editrename, sections as grouping, sweep as editsweep
+from supersheet.editor import sections as grouping, sweep as editsweep
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
 from supersheet.editor.cellwrite import Refused, node_at, scalar_path, set_at, write_cell
 from supersheet.editor.history import History, Step
+from supersheet.editor.library import library_dir, running_example
 from supersheet.editor.merge import three_way
+from supersheet.editor.recheck import evaluate_dependents, new_problems, type_note
+from supersheet.editor.results import Change, EditResult, changes
 from supersheet.editor.roundtrip import SheetText, Unmergeable, detect_indent, scalar_for
 from supersheet.editor.safesave import ExternalChange, FileDeleted, SaveRefused
 from supersheet.editor.sections import Section
+from supersheet.editor.structure import StructureEdits
 from supersheet.editor.sweep import SweepRun
 from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render
-from supersheet.engine.base.sheetroot import LIBRARY
 from supersheet.engine.base.span import Span
-from supersheet.engine.compile.evaluate import Scenario, Value, error_code, evaluate, reevaluate
+from supersheet.engine.compile.evaluate import Scenario, Value, error_code, reevaluate
 from supersheet.engine.expect.expect import Outcome
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
@@ -66,46 +69,8 @@ class MergeConflict(Exception):
     """Unsaved edits and changes on disk touch the same lines."""
 
 
-# -- results --------------------------------------------------------------------
-@dataclass(frozen=True)
-class Change:
-    """A value that an edit changed (base-unit magnitudes, as in `Scenario`)."""
-
-    key: str
-    old: Value
-    new: Value
-
-    @property
-    def ratio(self) -> float | None:
-        """(new - old) / |old| for numbers; None when there is no such ratio."""
-        old, new = self.old, self.new
-        if _is_number(old) and _is_number(new) and old != 0 and math.isfinite(old) and math.isfinite(new):
-            return (new - old) / abs(old)
-        return None
-
-    @property
-    def direction(self) -> int:
-        """+1 up, -1 down, 0 for a change that is not a number."""
-        if _is_number(self.old) and _is_number(self.new):
-            return (self.new > self.old) - (self.new < self.old)
-        return 0
-
-
-@dataclass
-class EditResult:
-    ok: bool
-    key: str
-    text: str
-    changes: dict[str, Change] = field(default_factory=dict)
-    recomputed: list[str] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    rendered: str = ""            # the diagnostics as the CLI prints them
-    message: str = ""             # a one-line reason when the edit is refused outright
-    note: str = ""                # what was understood beyond the text as typed (a unit kept)
-
-
 # -- the document ---------------------------------------------------------------
-class Document:
+class Document(StructureEdits):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.history = History()
@@ -140,7 +105,7 @@ class Document:
         if target != fresh.original:
             fresh.restore(target)
         label = "your edits on the file on disk" if keep_mine else "the file on disk"
-        result = self._rebuild(FILE, label, target)
+        result = self.rebuild(FILE, label, target)
         self.history.clear()
         self.history.push(Step(FILE, "your unsaved edits", label, text_before=ours, text_after=target))
         if target == fresh.original:
@@ -316,7 +281,7 @@ class Document:
         target = step.text_before if backwards else step.text_after
         assert target is not None
         self.source.restore(target)
-        return self._rebuild(step.key, text, target)
+        return self.rebuild(step.key, text, target)
 
     def _fast_node(self, key: str, text: str) -> tuple[tuple, Any] | None:
         """The in-place path and literal node when `text` is a same-typed literal on an input."""
@@ -354,7 +319,7 @@ class Document:
         old = self.scenario
         self.scenario, recomputed = reevaluate(old, {step.key: literal})
         self.workbook = Workbook(self.workbook.model, self.workbook.checked)
-        return EditResult(True, step.key, text, _changes(old.values, self.scenario.values), recomputed)
+        return EditResult(True, step.key, text, changes(old.values, self.scenario.values), recomputed)
 
     def _apply_structure(self, key: str, before: str, text: str) -> tuple[EditResult, Step | None]:
         text_before = self.text()
@@ -369,79 +334,26 @@ class Document:
         except Unmergeable as e:
             source.restore(text_before)
             return EditResult(False, key, text, message=str(e)), None
-        result = self._rebuild(key, text, text_after, check_new=True)
+        result = self.rebuild(key, text, text_after, check_new=True)
         if not result.ok:
             source.restore(text_before)
             return result, None
         return result, Step(key, before, text, text_before=text_before, text_after=text_after)
 
-    def _rebuild(self, key: str, text: str, new_text: str, check_new: bool = False) -> EditResult:
+    def rebuild(self, key: str, text: str, new_text: str, check_new: bool = False) -> EditResult:
         old_wb, old = self.workbook, self.scenario
         wb = workbook_from_text(self.path, new_text)
         if check_new:
-            problems = _new_problems(old_wb.diagnostics, wb.diagnostics)
+            problems = new_problems(old_wb.diagnostics, wb.diagnostics)
             if problems:
-                note = _type_note(old_wb, wb, key)
+                note = type_note(old_wb, wb, key)
                 sources = self.sources(new_text)
                 rendered = "\n\n".join(render(d, sources) for d in problems)
                 return EditResult(False, key, text, diagnostics=problems, rendered=rendered, message=note)
         self.workbook = wb
         self.source.changed(new_text)
-        self.scenario, recomputed = _evaluate_dependents(old_wb, old, wb, key)
-        return EditResult(True, key, text, _changes(old.values, self.scenario.values), recomputed)
-
-    # structure (editcells.py) ----------------------------------------------------------
-    def own_line(self, key: str) -> int:
-        """The line of a cell written in this sheet's `cells:`; StructureError for any other."""
-        cell = self.workbook.model.cells.get(key)
-        if cell is None:
-            raise StructureError(f"no cell {key!r}")
-        if cell.scope.prefix or cell.kind == "check" or cell.spec.span.file != self.file:
-            where = "an imported sheet's" if cell.scope.prefix else ("a check" if cell.kind == "check"
-                                                                   else "the base sheet's")
-            raise StructureError(f"{key} is {where} cell; select one of this sheet's own cells")
-        return cell.spec.span.line
-
-    def add_cell(self, after: str, name: str, text: str) -> EditResult:
-        """A new cell (a value or `= formula`) right after `after`, in its group."""
-        editcells.check_name(name, self.workbook.model.cells)
-        if not text.strip():
-            raise StructureError("a cell needs a value or a formula")
-        new = editcells.add_after(self.text(), self.own_line(after), name, text)
-        return self.restructure(name, f"added {name}", new)
-
-    def duplicate_cell(self, key: str, name: str) -> EditResult:
-        editcells.check_name(name, self.workbook.model.cells)
-        new = editcells.duplicate(self.text(), self.own_line(key), key, name)
-        return self.restructure(name, f"duplicated {key} as {name}", new)
-
-    def rename_cell(self, key: str, name: str) -> EditResult:
-        """Rename one of this sheet's cells and every reference to it in this sheet (one undo step)."""
-        self.own_line(key)
-        editcells.check_name(name, self.workbook.model.cells)
-        new = editrename.rename(self.text(), key, name)
-        if key in workbook_from_text(self.path, new).model.cells:
-            raise StructureError(f"{key} overrides the base sheet's {key}: renamed, the base's value "
-                                 "would come back; rename it in the base sheet")
-        return self.restructure(name, f"renamed {key} to {name}", new)
-
-    def delete_cell(self, key: str, force: bool = False) -> EditResult:
-        """Delete a cell; refused (with its dependents) unless `force`, which
-        leaves them as diagnostics."""
-        line = self.own_line(key)
-        users = self.dependents(key)
-        if users and not force:
-            return EditResult(False, key, "", message=f"{key} is used by {', '.join(users)}")
-        return self.restructure(key, f"deleted {key}", editcells.delete(self.text(), line), check=not force)
-
-    def restructure(self, key: str, label: str, new_text: str, check: bool = True) -> EditResult:
-        """Take `new_text` as the sheet (one undo step); refused when `check` and it brings a new problem."""
-        before = self.text()
-        result = self._rebuild(key, label, new_text, check_new=check)
-        if result.ok:
-            self.source.restore(new_text)
-            self.history.push(Step(key, label, label, text_before=before, text_after=new_text))
-        return result
+        self.scenario, recomputed = evaluate_dependents(old_wb, old, wb, key)
+        return EditResult(True, key, text, changes(old.values, self.scenario.values), recomputed)
 
     # saving ---------------------------------------------------------------------
     def disk_changed(self) -> bool:
@@ -471,77 +383,3 @@ class Document:
                   max_rows: int = editsweep.MAX_ROWS) -> SweepRun:
         """A sweep of the sheet, or over `axis`, on the current (unsaved) values."""
         return editsweep.run_sweep(self.workbook, name, axis, max_rows)
-
-
-# -- evaluation helpers -------------------------------------------------------------
-def _evaluate_dependents(old_wb: Workbook, old: Scenario, wb: Workbook, key: str) -> tuple[Scenario, list[str]]:
-    """Re-evaluate `key` and its dependents under a re-checked sheet, feeding the
-    other cells their previous values; a full evaluation when the sheet's
-    validity changed elsewhere (a fixed problem can revive unrelated cells)."""
-    same_keys = list(old_wb.model.cells) == list(wb.model.cells)
-    clean = not [d for d in old_wb.diagnostics if d.code != "E-EXPECT"]
-    if same_keys and clean and key in wb.model.cells:
-        try:
-            partial = Scenario(wb.checked, dict(old.values), old.fixed)
-            return reevaluate(partial, {key: None})   # None: the cell's own (new) formula
-        except Exception:  # noqa: BLE001 - fall back to the plain, always-correct path
-            pass
-    scenario = evaluate(wb.checked)
-    return scenario, [k for k in wb.checked.order if not _same(old.values.get(k), scenario.values.get(k))]
-
-
-def _changes(old: dict[str, Value], new: dict[str, Value]) -> dict[str, Change]:
-    return {k: Change(k, old.get(k), v) for k, v in new.items() if not _same(old.get(k), v)}
-
-
-def _same(a: Value, b: Value) -> bool:
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, float) and not isinstance(value, bool)
-
-
-def _new_problems(before: list[Diagnostic], after: list[Diagnostic]) -> list[Diagnostic]:
-    """Diagnostics of `after` that `before` did not have (spans may have moved)."""
-    seen = Counter((d.code, d.message) for d in before if d.code != "E-EXPECT")
-    new = []
-    for d in after:
-        if d.code == "E-EXPECT":
-            continue
-        if seen[(d.code, d.message)] > 0:
-            seen[(d.code, d.message)] -= 1
-        else:
-            new.append(d)
-    return new
-
-
-def _type_note(old_wb: Workbook, wb: Workbook, key: str) -> str:
-    old = old_wb.checked.cells.get(key)
-    new = wb.checked.cells.get(key)
-    if old is None or new is None or old.type is None or new.type is None or old.type == new.type:
-        return ""
-    return f"{key} was {old.type.describe()} and would become {new.type.describe()}"
-
-
-def library_dir() -> Path:
-    """The bundled library of sheets (the sheet root's LIBRARY)."""
-    return LIBRARY
-
-
-RUNNING_EXAMPLE = Path("supernodes") / "6.1.2-running-example.yaml"
-
-
-def running_example() -> Path:
-    """The sheet `supersheet edit` opens without an argument."""
-    path = library_dir() / RUNNING_EXAMPLE
-    if not path.is_file():
-        raise FileNotFoundError(f"the bundled running example is not installed (looked for {path}); "
-                                "give a sheet: supersheet edit SHEET")
-    return path
-
-

@@ -322,8 +322,8 @@ def test_edit_needs_a_terminal_and_an_existing_sheet(tmp_path: Path) -> None:
 
 
 def test_a_missing_library_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys) -> None:
-    import supersheet.editor.document
+    import supersheet.editor.library
     from supersheet.cli.main import main
-    monkeypatch.setattr(supersheet.editor.document, "library_dir", lambda: tmp_path)
+    monkeypatch.setattr(supersheet.editor.library, "library_dir", lambda: tmp_path)
     assert main(["edit"]) == 2
     assert "bundled running example is not installed" in capsys.readouterr().err
