@@ -49,6 +49,7 @@ from supersheet.editor.structure import StructureEdits
 from supersheet.editor.sweep import SweepRun
 from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render
 from supersheet.engine.base.span import Span
+from supersheet.engine.check.check import with_literal
 from supersheet.engine.compile.evaluate import Scenario, Value, error_code, reevaluate
 from supersheet.engine.expect.expect import Outcome
 from supersheet.engine.formula import ast as A
@@ -311,14 +312,11 @@ class Document(StructureEdits):
             set_at(self.source.doc, step.path, before)
             self.source.changed()
             return EditResult(False, step.key, text, message=str(e))
-        cell = self.cell(step.key)
-        spec = cell.set_by or cell.spec
-        formula = parse_formula(text)
-        spec.text, spec.formula = text, formula
-        cell.formula = formula
+        model = self.workbook.model.with_text(step.key, text, parse_formula(text))
+        self.workbook = Workbook(model, with_literal(self.workbook.checked, model, step.key))
         old = self.scenario
-        self.scenario, recomputed = reevaluate(old, {step.key: literal})
-        self.workbook = Workbook(self.workbook.model, self.workbook.checked)
+        self.scenario, recomputed = reevaluate(Scenario(self.workbook.checked, old.values, old.fixed),
+                                               {step.key: literal})
         return EditResult(True, step.key, text, changes(old.values, self.scenario.values), recomputed)
 
     def _apply_structure(self, key: str, before: str, text: str) -> tuple[EditResult, Step | None]:

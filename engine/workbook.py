@@ -25,7 +25,7 @@ class Workbook:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        return unique(self.model.diagnostics + self.checked.diagnostics)
+        return unique([*self.model.diagnostics, *self.checked.diagnostics])
 
     @property
     def ok(self) -> bool:

@@ -13,7 +13,7 @@ from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.span import Origin
 from supersheet.engine.base.types import BOOL, Type
 from supersheet.engine.check.check_calls import CallRules, fold_constant
-from supersheet.engine.check.checked import Checked, CheckedCell
+from supersheet.engine.check.checked import Checked, CheckedCell, Draft
 from supersheet.engine.check.display_family import formula_family, share_unit
 from supersheet.engine.check.graph import order_cells
 from supersheet.engine.check.reductions import classify
@@ -28,7 +28,7 @@ class _Fail(Exception):
 
 @without_cycle_collection
 def check_model(model: Model) -> Checked:
-    checked = Checked(model)
+    checked = Draft(model)
     deps: dict[str, tuple[str, ...]] = {}
     for key, cell in model.cells.items():
         deps[key] = _resolve(checked, cell) if cell.formula is not None else ()
@@ -45,10 +45,38 @@ def check_model(model: Model) -> Checked:
         if key not in checked.cells:
             checked.cells[key] = CheckedCell(None, deps[key], ok=False)
     _bound_array_elements(checked)
-    return checked
+    return checked.freeze()
 
 
-def _bound_array_elements(checked: Checked) -> None:
+def with_literal(checked: Checked, model: Model, key: str) -> Checked:
+    """The result for `model`, a copy of the checked one (`Model.with_text`) in
+    which input `key` holds another literal of the same type: the editor's fast
+    path. The new literal's nodes are typed in place of the old one's (whose ids
+    must not stay as keys: the old nodes may be freed); every cell keeps what was
+    checked, its display unit too, as a literal of the same type leaves it."""
+    old, new = checked.model.cells[key], model.cells[key]
+    assert old.formula is not None and new.formula is not None
+    draft = Draft(model, checked.cells, checked.order, dict(checked.bindings), dict(checked.node_types),
+                  dict(checked.constants), set(checked.structural_inputs), list(checked.distributions),
+                  set(checked.uncertain), set(checked.reduced), list(checked.diagnostics))
+    stack: list[A.Node] = [old.formula.expr]
+    while stack:
+        node = stack.pop()
+        for table in (draft.bindings, draft.node_types, draft.constants):
+            table.pop(id(node), None)
+        stack.extend(A.children(node))
+    typer = Typer(draft)
+    spec = new.set_by or new.spec
+    typer.origin, typer.scope, typer.text, typer.key = spec.origin, new.formula_scope, _formula_body(spec.text), key
+    typer.formula_type(new.formula)   # a literal of the cell's type: it cannot fail
+    result = draft.freeze()
+    for derived in ("users", "position"):   # from cells and order, which are shared
+        if derived in vars(checked):
+            vars(result)[derived] = vars(checked)[derived]
+    return result
+
+
+def _bound_array_elements(checked: Draft) -> None:
     """All arrays together stay under the limit, known from the types before
     anything is evaluated (200 cells of range(10000) are 2,000,000 values)."""
     limit, total = current_limits().max_array_elements, 0
@@ -67,7 +95,7 @@ def origin_of(cell: Cell) -> Origin:
     return spec.origin
 
 
-def _resolve(checked: Checked, cell: Cell) -> tuple[str, ...]:
+def _resolve(checked: Draft, cell: Cell) -> tuple[str, ...]:
     assert cell.formula is not None
     origin = origin_of(cell)
     found: dict[str, None] = {}   # insertion-ordered set: a formula may read thousands of cells
@@ -82,7 +110,7 @@ def _resolve(checked: Checked, cell: Cell) -> tuple[str, ...]:
     return tuple(found)
 
 
-def resolve_name(checked: Checked, node: A.Name, scope: Scope, origin: Origin,
+def resolve_name(checked: Draft, node: A.Name, scope: Scope, origin: Origin,
                  imported: Scope | None = None) -> str | None:
     """Bind a Name node to a cell key, or record E-NAME with a hint.
 
@@ -127,8 +155,8 @@ def resolve_name(checked: Checked, node: A.Name, scope: Scope, origin: Origin,
 class Typer(CallRules):
     """Infers and checks the type of formula nodes."""
 
-    def __init__(self, checked: Checked) -> None:
-        self.checked = checked
+    def __init__(self, checked: Draft) -> None:
+        self.checked = checked   # written as the formulas are typed; frozen when done
         self.origin = Origin("", 1, 1)
         self.scope: Scope | None = None
         self.text = ""

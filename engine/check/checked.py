@@ -1,16 +1,31 @@
 """What the checker produces: each cell's type, dependencies and display unit,
-the order to evaluate in, and the bindings of every name — all later stages read it."""
+the order to evaluate in, and the bindings of every name — all later stages read it.
+
+`Checked` is immutable. The checker fills a `Draft` and freezes it once; a
+later stage that types a formula of its own (a sweep's `where`, a goal, a
+requirement: scenarios/expression.py) fills a draft laid over the sheet's
+result and keeps what it found in its own result, so the sheet's never grows.
+
+The per-node tables are keyed by `id(node)`. That is safe because a result
+never outlives the nodes it describes: every key is a node of a formula the
+result holds (its model's cells, or the expression a view was made for), and
+an id is only reused after its object is gone.
+"""
 from __future__ import annotations
 
+from collections import ChainMap
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
+from typing import Any
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.types import Type
 from supersheet.engine.load.model import Model
 
 
-@dataclass
+@dataclass(frozen=True)
 class CheckedCell:
     type: Type | None
     deps: tuple[str, ...] = ()
@@ -19,22 +34,23 @@ class CheckedCell:
     family: str | None = None   # prefix family of the operands: "binary", "decimal", "mixed" (display_family.py)
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class Checked:
     """Everything later stages need: per-cell types and deps, per-node types and bindings."""
 
     model: Model
-    cells: dict[str, CheckedCell] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)           # topological, cycle-free cells only
-    bindings: dict[int, str] = field(default_factory=dict)   # id(Name node) -> cell key
-    node_types: dict[int, Type] = field(default_factory=dict)
-    constants: dict[int, float] = field(default_factory=dict)  # id(node) -> folded value (range args, exponents)
-    structural_inputs: set[str] = field(default_factory=set)  # cells whose value shapes the compiled sheet (range
-    #   bounds, parameters of discrete distributions): varying them needs a sheet compiled per value
-    distributions: list = field(default_factory=list)        # (cell key, occurrence, Call node) of every random draw
-    uncertain: set[str] = field(default_factory=set)         # cells holding a draw or computed from one
-    reduced: set[str] = field(default_factory=set)           # deterministic results of reductions over samples
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    cells: Mapping[str, CheckedCell]
+    order: tuple[str, ...]                   # topological, cycle-free cells only
+    bindings: Mapping[int, str]              # id(Name node) -> cell key
+    node_types: Mapping[int, Type]
+    constants: Mapping[int, float]           # id(node) -> folded value (range args, exponents)
+    structural_inputs: frozenset[str]        # cells whose value shapes the compiled sheet (range bounds,
+    #   parameters of discrete distributions): varying them needs a sheet compiled per value
+    distributions: tuple[Any, ...]           # (cell key, occurrence, Call node) of every random draw
+    uncertain: frozenset[str]                # cells holding a draw or computed from one
+    reduced: frozenset[str]                  # deterministic results of reductions over samples
+    diagnostics: tuple[Diagnostic, ...]
+    expression: Any = None                   # a view's own formula (scenarios/expression.py), kept alive with it
 
     @property
     def ok(self) -> bool:
@@ -53,3 +69,38 @@ class Checked:
     def position(self) -> dict[str, int]:
         """Each evaluable cell's place in `order`."""
         return {key: i for i, key in enumerate(self.order)}
+
+
+@dataclass
+class Draft:
+    """The checker's working state, with the fields of `Checked`; `freeze` makes the result."""
+
+    model: Model
+    cells: dict[str, CheckedCell] | Mapping[str, CheckedCell] = field(default_factory=dict)
+    order: list[str] | tuple[str, ...] = field(default_factory=list)
+    bindings: dict[int, str] | ChainMap = field(default_factory=dict)
+    node_types: dict[int, Type] | ChainMap = field(default_factory=dict)
+    constants: dict[int, float] | ChainMap = field(default_factory=dict)
+    structural_inputs: set[str] = field(default_factory=set)
+    distributions: list = field(default_factory=list)
+    uncertain: set[str] = field(default_factory=set)
+    reduced: set[str] = field(default_factory=set)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @classmethod
+    def over(cls, checked: Checked) -> Draft:
+        """A draft for more formulas of a checked sheet: it reads the sheet's
+        result and writes only its own tables (the sheet's stays as it was)."""
+        return cls(checked.model, checked.cells, checked.order, ChainMap({}, checked.bindings),
+                   ChainMap({}, checked.node_types), ChainMap({}, checked.constants),
+                   set(checked.structural_inputs), list(checked.distributions), set(checked.uncertain),
+                   set(checked.reduced), [])
+
+    def freeze(self, base: Checked | None = None, expression: Any = None) -> Checked:
+        """The immutable result. Over `base` (a draft from `over`): the sheet's
+        result seen together with the formula typed here, which it keeps alive."""
+        return Checked(self.model, MappingProxyType(self.cells), tuple(self.order),
+                       MappingProxyType(self.bindings), MappingProxyType(self.node_types),
+                       MappingProxyType(self.constants), frozenset(self.structural_inputs),
+                       tuple(self.distributions), frozenset(self.uncertain), frozenset(self.reduced),
+                       base.diagnostics if base is not None else tuple(self.diagnostics), expression)

@@ -41,10 +41,11 @@ class Program:
     sources: dict[str, Source] = field(default_factory=dict)
     divisors: dict[str, float] = field(default_factory=dict)   # constant divisors, as columns (exact division)
 
-    def compiler(self) -> Compiler:
-        """A compiler for free formulas (where, require, goal) over this program's cells."""
+    def compiler(self, checked: Checked | None = None) -> Compiler:
+        """A compiler for free formulas (where, require, goal) over this program's cells;
+        `checked` is the formula's own result (the sheet's seen with it: scenarios/expression.py)."""
         from supersheet.engine.compile.compile import Compiler
-        return Compiler(self.checked, self.sources, divisors=self.divisors)
+        return Compiler(checked or self.checked, self.sources, divisors=self.divisors)
 
     def frame(self, columns: dict[str, Any], rows: int) -> pl.LazyFrame:
         """The input frame: `columns` (axes, samples) plus the constant-divisor columns."""

@@ -10,7 +10,7 @@ them doubles per level of a fan-out (f0 imports f1 twice, f1 imports f2 twice â€
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap
@@ -106,6 +106,27 @@ class Model:
                 return (f"{path} imports the same sheet as {twin}, with the same set:, so it shares "
                         f"{twin}'s cells: {shared}")
         return None
+
+    def with_text(self, key: str, text: str, formula: Formula) -> Model:
+        """A copy in which cell `key` is written `text` (parsed: `formula`); this
+        model, and whatever was checked from it, stay as they were. Only what
+        holds that cell is copied: its spec, the cell, the tables of the root
+        sheet that list the spec."""
+        cell = self.cells[key]
+        old = cell.set_by or cell.spec
+        spec = replace(old, text=text, formula=formula)
+        edited = replace(cell, formula=formula, **({"set_by": spec} if cell.set_by is not None else {"spec": spec}))
+        root = self.root
+        if root is not None and cell.set_by is None and not cell.scope.prefix:
+            root = replace(root, **_listing(root, cell.name, old, spec))
+            root.file = replace(root.file, **_listing(root.file, cell.name, old, spec))
+        return replace(self, root=root, cells={**self.cells, key: edited})
+
+
+def _listing(sheet, name: str, old: CellSpec, new: CellSpec) -> dict[str, dict[str, CellSpec]]:
+    """The spec tables of `sheet` (cells, checks, assume) that list `old`, with `new` in its place."""
+    return {table: {**specs, name: new} for table in ("cells", "checks", "assume")
+            if (specs := getattr(sheet, table)).get(name) is old}
 
 
 

@@ -33,10 +33,8 @@ class Tally:
 def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bound, grid: Grid, start: int,
                stop: int, minimize: bool, top: int | None) -> Tally:
     """Rows [start, stop) of one plan, classified and ranked."""
-    compiler = plan.program.compiler()
-
     def compiled(bound: Bound) -> pl.Expr:
-        return compiler.compile_expression(bound.formula.expr)[0].expr  # type: ignore[union-attr]
+        return plan.program.compiler(bound.checked).compile_expression(bound.formula.expr)[0].expr  # type: ignore[union-attr]
 
     checks = [compiled(r).alias(f"__req{i}") for i, r in enumerate(requirements)]
     objective = compiled(goal).alias("__objective")

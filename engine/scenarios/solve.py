@@ -58,7 +58,7 @@ def _bind(workbook: Workbook, text: str, origin: Origin) -> Bound:
     if not isinstance(bound, Bound):
         raise AxisError(bound.code, bound.message, bound.hint)
     from supersheet.engine.check.reductions import uses_reductions
-    if uses_reductions(bound.formula.expr, bound.deps, workbook.checked):
+    if uses_reductions(bound.formula.expr, bound.deps, bound.checked):
         # solve and choose see every draw at its mean, where prob() is 0 or 1 and p95(x) is x
         raise AxisError("E-TYPE", f"{bound.text!r} uses a reduction over random samples (p95, prob …), which solve "
                                   "and choose cannot honour: they evaluate every draw at its mean",
@@ -92,7 +92,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     if lo > hi:
         lo, hi = hi, lo
     program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
-    compiler = program.compiler()
+    compiler = program.compiler(bound.checked)
     difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
     needed = [d for d in bound.deps if d != key]
 
@@ -110,7 +110,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
         unit = display_unit(workbook.checked, key, abs(hi))
         factor = unit_factor(unit)
         diff_unit = None
-        left_type = workbook.checked.node_types.get(id(left))
+        left_type = bound.checked.node_types.get(id(left))
         if left_type is not None:
             from supersheet.units import compact_unit
             diff_unit = compact_unit(max(abs(fs[0]), abs(fs[-1]), 1e-300), left_type.dims)
@@ -299,7 +299,7 @@ def bind_choice(workbook: Workbook, require: list[tuple[str, Origin]],
 def _objective_unit(workbook: Workbook, goal: Bound, sample: float) -> str | None:
     expr = goal.formula.expr
     if isinstance(expr, A.Name):
-        key = workbook.checked.bindings.get(id(expr))
+        key = goal.checked.bindings.get(id(expr))
         if key:
             return display_unit(workbook.checked, key, sample)
     from supersheet.units import compact_unit

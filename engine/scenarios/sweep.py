@@ -131,7 +131,7 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
             raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
         if draws and any(d in workbook.checked.uncertain for d in bound.deps):
             raise AxisError("E-TYPE", "'where' cannot depend on random draws: it selects rows, not samples")
-        val, _ = program.compiler().compile_expression(bound.formula.expr)
+        val, _ = program.compiler(bound.checked).compile_expression(bound.formula.expr)
         filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
     columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline, picks or {})
     if draws:

@@ -103,5 +103,5 @@ def test_strongly_connected_on_a_wide_fan_in_and_a_cycle():
 def test_order_of_a_long_chain(write_sheet):
     lines = ["cells:", "  c0: 1"] + [f"  c{i}: = c{i - 1} + 1" for i in range(1, 3000)]
     workbook = open_workbook(write_sheet("\n".join(lines)))
-    assert workbook.checked.order[:3] == ["c0", "c1", "c2"]
+    assert workbook.checked.order[:3] == ("c0", "c1", "c2")
     assert workbook.evaluate().values["c2999"] == 3000.0
