@@ -46,6 +46,10 @@ MAX_DEPTH = 300
 MAX_OPERATORS = 1000
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+_COMPARISON_KEYS = frozenset(_COMPARISONS)
+_SUMS = frozenset(("+", "-"))
+_PRODUCTS = frozenset(("*", "/"))
+_POWERS = frozenset(("^", "**"))
 
 
 # One error type for the whole formula syntax: a lexical error is a parse error.
@@ -57,6 +61,8 @@ def parse_formula(text: str) -> Formula:
     tokens = tokenize(text)
     parser = _Parser(tokens, text)
     formula = parser.formula()
+    if len(tokens) <= min(MAX_DEPTH, MAX_OPERATORS):
+        return formula   # every node has a token of its own: a tree this small can be neither too deep nor too long
     if depth(formula.expr) > MAX_DEPTH:
         raise ParseError(f"formula is nested too deeply (more than {MAX_DEPTH} levels)", 0, len(text),
                          "split it into several cells")
@@ -69,6 +75,9 @@ def parse_formula(text: str) -> Formula:
 class _Parser:
     def __init__(self, tokens: list[Token], text: str) -> None:
         self.tokens = tokens
+        # what each token is to the grammar: an operator's or keyword's text, else its kind
+        # (one list lookup per test: the precedence levels test every token several times)
+        self.keys = [t.text if t.kind in ("OP", "KEYWORD") else t.kind for t in tokens]
         self.text = text
         self.pos = 0
         self.nesting = 0
@@ -133,7 +142,7 @@ class _Parser:
 
     def or_(self) -> Node:
         left = self.and_()
-        while self.at("KEYWORD", "or"):
+        while self.keys[self.pos] == "or":
             self.advance()
             right = self.and_()
             left = Binary("or", left, right, (left.span[0], right.span[1]))
@@ -141,14 +150,14 @@ class _Parser:
 
     def and_(self) -> Node:
         left = self.not_()
-        while self.at("KEYWORD", "and"):
+        while self.keys[self.pos] == "and":
             self.advance()
             right = self.not_()
             left = Binary("and", left, right, (left.span[0], right.span[1]))
         return left
 
     def not_(self) -> Node:
-        if self.at("KEYWORD", "not"):
+        if self.keys[self.pos] == "not":
             tok = self.advance()
             self.enter(tok)
             operand = self.not_()
@@ -158,11 +167,11 @@ class _Parser:
 
     def comparison(self) -> Node:
         left = self.sum()
-        if self.at("OP", *_COMPARISONS):
+        if self.keys[self.pos] in _COMPARISON_KEYS:
             op = self.advance().text
             right = self.sum()
             left = Binary(op, left, right, (left.span[0], right.span[1]))
-            if self.at("OP", *_COMPARISONS):
+            if self.keys[self.pos] in _COMPARISON_KEYS:
                 tok = self.tok
                 raise ParseError("comparisons cannot be chained", tok.start, tok.end,
                                  "combine them with 'and': a < b and b < c")
@@ -170,7 +179,7 @@ class _Parser:
 
     def sum(self) -> Node:
         left = self.product()
-        while self.at("OP", "+", "-"):
+        while self.keys[self.pos] in _SUMS:
             op = self.advance().text
             right = self.product()
             left = Binary(op, left, right, (left.span[0], right.span[1]))
@@ -178,14 +187,14 @@ class _Parser:
 
     def product(self) -> Node:
         left = self.unary()
-        while self.at("OP", "*", "/"):
+        while self.keys[self.pos] in _PRODUCTS:
             op = self.advance().text
             right = self.unary()
             left = Binary(op, left, right, (left.span[0], right.span[1]))
         return left
 
     def unary(self) -> Node:
-        if self.at("OP", "-"):
+        if self.keys[self.pos] == "-":
             tok = self.advance()
             self.enter(tok)
             operand = self.unary()
@@ -195,7 +204,7 @@ class _Parser:
 
     def power(self) -> Node:
         base = self.atom()
-        if self.at("OP", "^", "**"):
+        if self.keys[self.pos] in _POWERS:
             tok = self.advance()
             self.enter(tok)
             exponent = self.unary()
@@ -204,14 +213,14 @@ class _Parser:
         return base
 
     def atom(self) -> Node:
-        tok = self.tok
+        tok = self.tokens[self.pos]
         if tok.kind == "NUMBER":
             self.advance()
             value = float(tok.text.replace("_", ""))
             if not math.isfinite(value):  # 1e400, a 400-digit integer: no 64-bit float holds it
                 raise ParseError(f"the number {_abridged(tok.text)} is out of range (a 64-bit float holds up to "
                                  "about 1.8e308)", tok.start, tok.end, "write it in a larger unit")
-            if self.at("UNIT"):
+            if self.keys[self.pos] == "UNIT":
                 unit = self.advance()
                 return Number(value, unit.text, (tok.start, unit.end), (unit.start, unit.end))
             return Number(value, None, (tok.start, tok.end))
@@ -254,7 +263,7 @@ class _Parser:
 
     def name_or_call(self) -> Node:
         tok = self.advance()
-        if self.at("OP", "("):
+        if self.keys[self.pos] == "(":
             opener = self.advance()
             self.enter(opener)
             args: list[Node] = []
@@ -266,7 +275,7 @@ class _Parser:
             close = self.expect_op(")", opener)
             self.nesting -= 1
             return Call(tok.text, tuple(args), (tok.start, close.end), (tok.start, tok.end))
-        if self.at("OP", "."):
+        if self.keys[self.pos] == ".":
             self.advance()
             if not self.at("NAME"):
                 bad = self.tok

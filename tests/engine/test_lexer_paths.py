@@ -1,0 +1,30 @@
+"""The lexer's regular expression for common tokens (lexer._COMMON) must cut
+every text exactly as its character loop does: same tokens, or the same error."""
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from supersheet.engine.formula.lexer import LexError, tokenize
+
+PIECES = list("0123456789.eE_ +-*/^()[],<>=!abgsGBKiMm%μ·²\u00a0\t\n") + [
+    "and ", "or ", "not ", "true", "gpu.", "max(", "GB/s", "->", "**", "é", "x²", "1_000", ".5", "5.", "1e3", "2e",
+    "] GB", "-> 45*min", "KiB/token"]
+
+
+def _cut(text: str, common_tokens: bool) -> object:
+    try:
+        return tokenize(text, common_tokens)
+    except LexError as e:
+        return ("error", e.message, e.start, e.end, e.hint)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+def test_common_tokens_are_cut_as_the_character_loop_cuts_them(text):
+    assert _cut(text, True) == _cut(text, False)
+
+
+def test_the_generated_sheets_formulas_take_the_regular_expression():
+    text = "ceil(f15 / in16) * in16 + max(f13, in14) + 1 MB -> GB"
+    assert _cut(text, True) == _cut(text, False)
+    assert [t.kind for t in tokenize("f1 + 2.5 GB")] == ["NAME", "OP", "NUMBER", "UNIT", "END"]
