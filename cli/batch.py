@@ -89,8 +89,7 @@ def sweep(args: argparse.Namespace) -> int:
     if args.output:
         path = Path(args.output)
         if fmt == "parquet":
-            first = next(iterate_chunks(plans, spec.grid, 1))
-            rows = write_parquet(chunks, first.schema, path, units_metadata(plans))
+            rows = write_parquet(chunks, None, path, units_metadata(plans))
         elif fmt == "csv":
             rows = write_csv(chunks, path)
         else:

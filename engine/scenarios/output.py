@@ -3,6 +3,7 @@ file's metadata), JSON, and text/Markdown tables. Large grids are streamed
 chunk by chunk, so memory stays bounded whatever the number of rows."""
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -63,16 +64,25 @@ def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
     return rows
 
 
-def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path, metadata: dict[str, str], *,
-                  held: set[str] | None = None) -> int:
-    """Stream chunks into one Parquet file through a lazy source (bounded memory).
+def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path: Path, metadata: dict[str, str],
+                  *, held: set[str] | None = None) -> int:
+    """Stream chunks into one Parquet file through a lazy source (bounded memory);
+    `schema` None: the first chunk's.
 
-    Error columns that hold no error are dropped at the end, unless the file is
-    one part of a dataset (`held` given): parts keep one schema, and `held`
-    receives the error columns that held an error, for `drop_columns` once
-    every part is known."""
+    Error columns that hold no error are left out: with one chunk (every sweep of
+    up to --chunk-rows rows) they are known before anything is written; with
+    more, they are dropped at the end, unless the file is one part of a dataset
+    (`held` given): parts keep one schema, and `held` receives the error columns
+    that held an error, for `drop_columns` once every part is known."""
     from polars.io.plugins import register_io_source
     counter, watch = {"rows": 0}, _ErrorWatch()
+    first, only, chunks = _peek(chunks)
+    if only is not None and held is None:
+        watch.see(only)
+        only = only.drop(watch.clean)
+        chunks, schema, watch = iter([only]), only.schema, _ErrorWatch()
+    elif schema is None:
+        schema = first.schema if first is not None else pl.Schema()
 
     def source(with_columns, predicate, n_rows, batch_size):  # noqa: ANN001 - Polars' plugin signature
         for chunk in chunks:
@@ -96,6 +106,16 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema, path: Path,
             if name and os.path.exists(name):
                 os.unlink(name)
     return counter["rows"]
+
+
+def _peek(chunks: Iterator[pl.DataFrame]) -> tuple[pl.DataFrame | None, pl.DataFrame | None, Iterator[pl.DataFrame]]:
+    """The first chunk, the only chunk when there is just one, and all the chunks again."""
+    chunks = iter(chunks)
+    first = next(chunks, None)
+    second = next(chunks, None) if first is not None else None
+    if second is None:
+        return first, first, iter([first] if first is not None else [])
+    return first, None, itertools.chain([first, second], chunks)
 
 
 def drop_columns(path: Path, columns: list[str], metadata: dict[str, str]) -> None:

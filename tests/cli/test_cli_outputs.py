@@ -23,16 +23,20 @@ def _csv(text: str) -> pl.DataFrame:
     return pl.read_csv(io.StringIO(text))
 
 
+@pytest.mark.parametrize("chunk_rows", ["1000000", "1"])
 @pytest.mark.parametrize("values, error_column", [("1,2", False), ("0,1,2", True)])
-def test_error_columns_follow_one_rule_in_every_output(values, error_column, run_cli, write_sheet, tmp_path):
-    """An error column only for a cell that holds an error in this run: stdout, -o CSV, -o Parquet and JSON agree."""
+def test_error_columns_follow_one_rule_in_every_output(values, error_column, chunk_rows, run_cli, write_sheet,
+                                                       tmp_path):
+    """An error column only for a cell that holds an error in this run: stdout, -o CSV, -o Parquet and JSON
+    agree, whether the sweep is one chunk (known before writing) or several (dropped after)."""
     path = write_sheet(ERRORS)
     stdout = run_cli("sweep", str(path), "--vary", f"n={values}", "--format", "csv")
     assert stdout.code == 0
     columns = {"stdout": _csv(stdout.out).columns}
     for suffix in ("csv", "parquet", "json"):
         target = tmp_path / f"out.{suffix}"
-        assert run_cli("sweep", str(path), "--vary", f"n={values}", "-o", str(target)).code == 0
+        assert run_cli("sweep", str(path), "--vary", f"n={values}", "--chunk-rows", chunk_rows,
+                       "-o", str(target)).code == 0
         if suffix == "csv":
             columns[suffix] = pl.read_csv(target).columns
         elif suffix == "parquet":
