@@ -14,6 +14,13 @@ round-trip loader, which also words every error: no libyaml; explicit tags
 ('!'), merge keys ('<<'), directives ('%') and anchors ('&': only the bounded
 loader counts what aliases expand to, yamlguard.py); nesting deeper than the
 loader's limit; and any exception at all.
+
+The node and cell limits are checked here as in the bounded loader, before any
+value is constructed: cells are counted on libyaml's tree, nodes in document
+order while it is converted, and the one that passes a limit is reported at
+the same position as the bounded loader reports it.
+libyaml's own work before that is bounded by the file-size and line-length
+limits (checked on the text) and its own nesting limit.
 """
 from __future__ import annotations
 
@@ -22,6 +29,8 @@ from typing import Any
 
 from ruamel.yaml import nodes as rnodes
 from ruamel.yaml.tag import Tag
+
+from supersheet.engine.load.yamlguard import YamlLimitError, too_many_cells, too_many_nodes
 
 try:   # optional: without PyYAML's C parser every sheet is read by the round-trip loader
     import yaml as _pyyaml
@@ -51,48 +60,70 @@ def load_fast(text: str, yaml: Any) -> Any | None:
             loader.dispose()
         if root is None:
             return None
-        converted = _Converter(yaml.resolver, getattr(yaml, "max_depth", 0)).convert(root)
-        return yaml.constructor.construct_document(converted)
+        converter = _Converter(yaml.resolver, getattr(yaml, "max_depth", 0), getattr(yaml, "max_yaml_nodes", 0))
+        _count_cells(root, getattr(yaml, "max_cells", 0))
+        return yaml.constructor.construct_document(converter.convert(root))
+    except YamlLimitError:
+        raise
     except Exception:  # noqa: BLE001 - the round-trip loader reads it again and words the error
         return None
+
+
+def _count_cells(root: Any, limit: int) -> None:
+    """Refuse, at the first cell past the limit, a top-level `cells` mapping with too many cells."""
+    if not limit or not isinstance(root, _pyyaml.MappingNode):
+        return
+    for key, value in root.value:
+        if isinstance(key, _pyyaml.ScalarNode) and key.value == "cells" and isinstance(value, _pyyaml.MappingNode) \
+                and len(value.value) > limit:
+            raise too_many_cells(limit, value.value[limit][0].start_mark)
 
 
 class _Converter:
     """libyaml nodes -> ruamel nodes, scalars resolved by ruamel's YAML 1.2 rules
     (libyaml's loader resolved them as YAML 1.1, where `yes` is a boolean)."""
 
-    def __init__(self, resolver: Any, max_depth: int = 0) -> None:
+    def __init__(self, resolver: Any, max_depth: int = 0, max_nodes: int = 0) -> None:
         self.resolver = resolver
         # ruamel's resolve() looks the version and its table up again for every scalar (a
         # third of this path's time); the table is the same for the whole document
         self.table = resolver.versioned_resolver if not resolver.yaml_path_resolvers else None
         self.anywhere = list(self.table.get(None, [])) if self.table is not None else []
         self.max_depth = max_depth       # 0: no limit; deeper is left to the bounded loader, which words it
+        self.max_nodes = max_nodes       # 0: no limit
+        self.nodes = 0                   # nodes met so far, in document order
         self.done: dict[int, Any] = {}   # an alias is the same node object: keep it one
 
     def convert(self, root: Any) -> Any:
         out = self._shallow(root)
         stack = [(root, out, 1)]
-        while stack:   # iterative: documents may nest deeply
+        while stack:   # iterative (documents may nest deeply), in document order: children pushed last-first
             node, target, depth = stack.pop()
             if self.max_depth and depth > self.max_depth:
                 raise ValueError("nested deeper than the limit")
+            self.nodes += 1
+            if self.max_nodes and self.nodes > self.max_nodes:
+                raise too_many_nodes(self.max_nodes, node.start_mark)
+            if isinstance(node, _pyyaml.ScalarNode):
+                continue
+            children = [part for pair in node.value for part in pair] \
+                if isinstance(node, _pyyaml.MappingNode) else node.value
+            fresh = []
+            converted = [self._child(child, depth, fresh) for child in children]
             if isinstance(node, _pyyaml.MappingNode):
-                for key, value in node.value:
-                    pair = (self._child(key, stack, depth), self._child(value, stack, depth))
-                    target.value.append(pair)
-            elif isinstance(node, _pyyaml.SequenceNode):
-                for item in node.value:
-                    target.value.append(self._child(item, stack, depth))
+                target.value.extend(zip(converted[::2], converted[1::2]))
+            else:
+                target.value.extend(converted)
+            stack.extend(reversed(fresh))
         return out
 
-    def _child(self, node: Any, stack: list, depth: int) -> Any:
+    def _child(self, node: Any, depth: int, fresh: list) -> Any:
+        """The converted node, made (and queued in `fresh` to fill in) the first time it is met."""
         known = self.done.get(id(node))
         if known is not None:
             return known
         converted = self._shallow(node)
-        if not isinstance(node, _pyyaml.ScalarNode):
-            stack.append((node, converted, depth + 1))
+        fresh.append((node, converted, depth + 1))
         return converted
 
     def _shallow(self, node: Any) -> Any:

@@ -133,7 +133,7 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
         if document is None:
             document = yaml_loader().load(text)
     except YamlLimitError as e:
-        sheet.diagnostics.append(Diagnostic("E-YAML", e.message, Span(file, e.line, e.col, e.col + 1), quote=False,
+        sheet.diagnostics.append(Diagnostic(e.code, e.message, Span(file, e.line, e.col, e.col + 1), quote=False,
                                             hint=e.hint))
         return sheet
     except MarkedYAMLError as e:
@@ -149,13 +149,6 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
         sheet.diagnostics.append(merge)
         return sheet
     sheet.document = document
-    cells = document.get("cells") if isinstance(document, CommentedMap) else None
-    if isinstance(cells, CommentedMap) and len(cells) > limits.max_cells:   # before each cell is parsed
-        line, col = document.lc.key("cells")
-        sheet.diagnostics.append(Diagnostic(
-            "E-SHEET", f"the sheet has {len(cells):,} cells, over the limit of {limits.max_cells:,} cells",
-            Span(file, line + 1, col + 1, col + 6), hint="raise the limit with --max-cells N"))
-        return sheet
     _Reader(sheet, text.splitlines()).read(document)
     return sheet
 

@@ -1,5 +1,5 @@
-"""YAML loading bounded before the work: line length, nesting depth and the
-number of nodes after expanding aliases.
+"""YAML loading bounded before the work: line length, nesting depth, the
+number of nodes after expanding aliases, and the number of cells.
 
 A 546-byte "billion laughs" (`b: [*a, *a, …]`, nine levels) loads as a small
 graph of shared nodes, but anything that walks it expands 10⁹ scalars. The
@@ -7,6 +7,9 @@ composer counts every node an alias stands for as it meets the alias and
 stops with the alias's position when the total passes the limit; ruamel's own
 `max_depth` stops deep block nesting at the node that passes it (before
 Python's recursion limit), and the scanner stops deep flow nesting (`[[[…`).
+The keys of the top-level `cells` mapping are counted as they are read, and
+the first one past the cell limit stops the load at its position. The fast
+path (fastyaml.py) counts nodes and cells the same way, in document order.
 """
 from __future__ import annotations
 
@@ -22,14 +25,26 @@ from supersheet.engine.base.limits import Limits
 
 
 class YamlLimitError(Exception):
-    def __init__(self, message: str, line: int, col: int, hint: str) -> None:
+    def __init__(self, message: str, line: int, col: int, hint: str, code: str = "E-YAML") -> None:
         super().__init__(message)
-        self.message, self.line, self.col, self.hint = message, line, col, hint
+        self.message, self.line, self.col, self.hint, self.code = message, line, col, hint, code
 
 
 def _too_deep(limit: int, line: int, col: int) -> YamlLimitError:
     return YamlLimitError(f"YAML nested deeper than the limit of {limit} levels", line, col,
                           "flatten the structure, or raise the limit with --max-depth N")
+
+
+def too_many_nodes(limit: int, mark: Any) -> YamlLimitError:
+    """The node that passes the limit, counted in document order (both loaders count the same way)."""
+    return YamlLimitError(f"the document has more than {limit:,} YAML nodes (the limit)",
+                          mark.line + 1, mark.column + 1, "raise the limit with --max-yaml-nodes N")
+
+
+def too_many_cells(limit: int, mark: Any) -> YamlLimitError:
+    """At the first cell past the limit: the sheet is refused before any cell is read."""
+    return YamlLimitError(f"the sheet has more than {limit:,} cells (the limit)", mark.line + 1, mark.column + 1,
+                          "raise the limit with --max-cells N", code="E-SHEET")
 
 
 class _DepthScanner(RoundTripScanner):
@@ -50,6 +65,7 @@ class _CountingComposer(Composer):
         super().__init__(loader)
         self.expanded = 0
         self.sizes: dict[int, int] = {}     # id(node) -> nodes it expands to
+        self.cells = -1                     # keys of the top-level `cells` mapping read so far (-1: not in it)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         limit = self.loader.max_yaml_nodes
@@ -62,20 +78,28 @@ class _CountingComposer(Composer):
                     f"the aliases expand the document past {limit:,} YAML nodes (the limit on expanded nodes)",
                     mark.line + 1, mark.column + 1, "write the values out, or raise the limit with --max-yaml-nodes N")
             return node
-        before = self.expanded
+        self.expanded += 1              # counted in document order, before its children
+        if self.expanded > limit:
+            raise too_many_nodes(limit, self.parser.peek_event().start_mark)
+        if index is None and self.cells >= 0 and self.depth == 2:   # a key of the top-level `cells`
+            self.cells += 1
+            if self.cells > self.loader.max_cells:
+                raise too_many_cells(self.loader.max_cells, self.parser.peek_event().start_mark)
+        is_cells = self.depth == 1 and getattr(index, "value", None) == "cells"
+        if is_cells:
+            self.cells = 0
+        before = self.expanded - 1
         try:
             node = super().compose_node(parent, index)
         except MaxDepthExceededError as e:
             mark = e.problem_mark
             raise _too_deep(self.loader.max_depth, mark.line + 1 if mark else 1,
                             mark.column + 1 if mark else 1) from None
-        self.expanded += 1
+        finally:
+            if is_cells:
+                self.cells = -1
         if isinstance(node, (MappingNode, SequenceNode)):
             self.sizes[id(node)] = self.expanded - before
-        if self.expanded > limit:
-            mark = node.start_mark
-            raise YamlLimitError(f"the document has more than {limit:,} YAML nodes (the limit)",
-                                 mark.line + 1, mark.column + 1, "raise the limit with --max-yaml-nodes N")
         return node
 
 
@@ -87,6 +111,7 @@ def guarded_loader(limits: Limits) -> YAML:
     yaml.Composer = _CountingComposer
     yaml.max_depth = limits.max_depth
     yaml.max_yaml_nodes = limits.max_yaml_nodes
+    yaml.max_cells = limits.max_cells
     return yaml
 
 
