@@ -30,7 +30,7 @@ from supersheet.cli.support import (
     sheet_paths,
     shown_overrides,
 )
-from supersheet.engine.base.diagnostics import SourceCache, render
+from supersheet.engine.base.diagnostics import SourceCache, render, sheet_problems
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -258,7 +258,7 @@ def _check(args: argparse.Namespace) -> int:
     paths = sheet_paths(args.paths)
     for path in paths:
         workbook = open_workbook(path)
-        problems = [d for d in workbook.diagnostics if d.code != "E-EXPECT"]
+        problems = sheet_problems(workbook.diagnostics)
         if not problems:
             from supersheet.engine.verify.blocks import validate_blocks
             problems = validate_blocks(workbook)
@@ -277,7 +277,7 @@ def _test(args: argparse.Namespace) -> int:
     for path in sheet_paths(args.paths):
         workbook = open_workbook(path)
         report = test_workbook(workbook, args.samples, args.seed, args.max_memory)
-        broken = [d for d in report.diagnostics if d.code not in ("E-EXPECT", "E-ASSUME")]
+        broken = [d for d in sheet_problems(report.diagnostics) if d.code != "E-ASSUME"]
         if broken:
             invalid += 1
             print(f"{path}: INVALID")

@@ -47,7 +47,7 @@ from supersheet.editor.safesave import ExternalChange, FileDeleted, SaveRefused
 from supersheet.editor.sections import Section
 from supersheet.editor.structure import StructureEdits
 from supersheet.editor.sweep import SweepRun
-from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render
+from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render, sheet_problems
 from supersheet.engine.base.span import Span
 from supersheet.engine.check.check import with_literal
 from supersheet.engine.compile.evaluate import Scenario, Value, error_code, reevaluate
@@ -140,7 +140,7 @@ class Document(StructureEdits):
         """The sheet's problems, the assumptions its current values violate (E-ASSUME)
         and the expectations they fail (E-EXPECT)."""
         from supersheet.engine.expect.assume import diagnostics as outside_the_model
-        return [d for d in self.workbook.diagnostics if d.code != "E-EXPECT"] + outside_the_model(
+        return sheet_problems(self.workbook.diagnostics) + outside_the_model(
             self.workbook, self.scenario) + [o.diagnostic() for found in self.failing().values() for o in found]
 
     def failing(self) -> dict[str, list[Outcome]]:
@@ -151,7 +151,7 @@ class Document(StructureEdits):
 
     def diagnostic_cell(self, diagnostic: Diagnostic) -> str | None:
         """The cell a diagnostic is about: for E-EXPECT the expected cell, not the `expect:` line."""
-        if diagnostic.code == "E-EXPECT":
+        if diagnostic.is_failed_expectation:
             for key, found in self.failing().items():
                 if any(o.expectation.span == diagnostic.span for o in found):
                     return key

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from supersheet.editor.results import same
-from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.compile.evaluate import Scenario, evaluate, reevaluate
 from supersheet.engine.workbook import Workbook
 
@@ -18,7 +18,7 @@ def evaluate_dependents(old_wb: Workbook, old: Scenario, wb: Workbook, key: str)
     other cells their previous values; a full evaluation when the sheet's
     validity changed elsewhere (a fixed problem can revive unrelated cells)."""
     same_keys = list(old_wb.model.cells) == list(wb.model.cells)
-    clean = not [d for d in old_wb.diagnostics if d.code != "E-EXPECT"]
+    clean = not sheet_problems(old_wb.diagnostics)
     if same_keys and clean and key in wb.model.cells:
         try:
             partial = Scenario(wb.checked, dict(old.values), old.fixed)
@@ -31,11 +31,9 @@ def evaluate_dependents(old_wb: Workbook, old: Scenario, wb: Workbook, key: str)
 
 def new_problems(before: list[Diagnostic], after: list[Diagnostic]) -> list[Diagnostic]:
     """Diagnostics of `after` that `before` did not have (spans may have moved)."""
-    seen = Counter((d.code, d.message) for d in before if d.code != "E-EXPECT")
+    seen = Counter((d.code, d.message) for d in sheet_problems(before))
     new = []
-    for d in after:
-        if d.code == "E-EXPECT":
-            continue
+    for d in sheet_problems(after):
         if seen[(d.code, d.message)] > 0:
             seen[(d.code, d.message)] -= 1
         else:

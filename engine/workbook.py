@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, sort_key
+from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, sheet_problems, sort_key
 from supersheet.engine.base.types import Type
 from supersheet.engine.check.check import check_model
 from supersheet.engine.check.checked import Checked
@@ -29,7 +29,7 @@ class Workbook:
 
     @property
     def ok(self) -> bool:
-        return not any(d.code != "E-EXPECT" for d in self.diagnostics)
+        return not sheet_problems(self.diagnostics)
 
     def key_for(self, name: str) -> str | None:
         """A cell key from a user's name: `weights` or `gpu.hbm_bandwidth`."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
+from supersheet.engine.base.diagnostics import sheet_problems
 from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
 from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments, open_workbook
 
@@ -30,7 +31,7 @@ def load(path: str | Path) -> Sheet:
         raise problem("E-IMPORT", f"no such sheet: {path}")
     workbook = open_workbook(path)
     if not workbook.ok:
-        raise SheetError(d for d in workbook.diagnostics if d.code != "E-EXPECT")
+        raise SheetError(sheet_problems(workbook.diagnostics))
     return Sheet(workbook, workbook, workbook.evaluate())
 
 
@@ -145,7 +146,7 @@ class Sheet:
         model = build_model(self._base.model.path, texts=texts, cell_overrides=dict(self.inputs))
         workbook = Workbook(model, check_model(model))
         if not workbook.ok:
-            raise SheetError(d for d in workbook.diagnostics if d.code != "E-EXPECT")
+            raise SheetError(sheet_problems(workbook.diagnostics))
         return workbook
 
     # -- scenarios ----------------------------------------------------------

@@ -38,6 +38,17 @@ class Diagnostic:
         where = f"{self.span}: " if self.span else ""
         return f"{where}{self.code}: {self.message}"
 
+    @property
+    def is_failed_expectation(self) -> bool:
+        """An `expect:` that does not hold (E-EXPECT): the sheet is valid and computes, a value
+        just differs from the one written down, so no command refuses the sheet for it."""
+        return self.code == "E-EXPECT"
+
+
+def sheet_problems(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics that make a sheet invalid: all but its failing expectations."""
+    return [d for d in diagnostics if not d.is_failed_expectation]
+
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate to a misspelt word, as a hint, or None."""

@@ -20,7 +20,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.base.types import Type
 from supersheet.engine.load.model import Model
 
@@ -54,7 +54,7 @@ class Checked:
 
     @property
     def ok(self) -> bool:
-        return not any(d.code != "E-EXPECT" for d in self.diagnostics)
+        return not sheet_problems(self.diagnostics)
 
     @cached_property
     def users(self) -> dict[str, list[str]]:

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.compile.evaluate import Scenario, Value
 from supersheet.engine.present.present import show
 from supersheet.engine.present.report import formula_text
@@ -133,7 +133,7 @@ def _import_changes(old: Workbook, new: Workbook) -> list[Change]:
 def _evaluate(workbook: Workbook | None, problems: list[Diagnostic]) -> Scenario | None:
     if workbook is None:
         return None
-    broken = [d for d in workbook.diagnostics if d.code != "E-EXPECT"]
+    broken = sheet_problems(workbook.diagnostics)
     if broken:
         problems.extend(broken)
         return None

@@ -9,7 +9,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedSeq
 
-from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.expect.expect import ExpectationError, Outcome, parse_expectation, static_problem
 from supersheet.engine.load.rawtext import raw_text
 from supersheet.engine.workbook import Workbook
@@ -31,7 +31,7 @@ class TestReport:
 
     @property
     def failed(self) -> int:
-        return sum(not o.passed for o in self.outcomes) + len([d for d in self.diagnostics if d.code != "E-EXPECT"])
+        return sum(not o.passed for o in self.outcomes) + len(sheet_problems(self.diagnostics))
 
     def extend(self, other: "TestReport") -> None:
         self.outcomes.extend(other.outcomes)

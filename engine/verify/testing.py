@@ -9,7 +9,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedSeq
 
-from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean
+from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, sheet_problems
 from supersheet.engine.compile.evaluate import Scenario
 from supersheet.engine.expect.expect import ExpectationError, check_expectation, parse_expectation
 from supersheet.engine.load.rawtext import raw_text
@@ -22,7 +22,7 @@ def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | No
                   max_memory: int | None = None) -> TestReport:
     report = TestReport()
     if not workbook.ok:
-        report.diagnostics.extend(d for d in workbook.diagnostics if d.code != "E-EXPECT")
+        report.diagnostics.extend(sheet_problems(workbook.diagnostics))
         return report
     sampled = None
     if workbook.checked.distributions:
