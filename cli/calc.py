@@ -6,7 +6,7 @@ from pathlib import Path
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.span import Origin
 from supersheet.engine.check.check import check_model
-from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 from supersheet.engine.load.model import Cell, Model, Scope
 from supersheet.engine.load.sheet import CellSpec
 from supersheet.engine.workbook import Workbook
@@ -15,10 +15,9 @@ CALC_FILE = "<calc>"
 
 
 def calc_workbook(expression: str) -> tuple[Workbook | None, list[Diagnostic]]:
-    text = expression.strip()
-    if text.startswith("="):
-        text = text[1:].lstrip()
-    origin = Origin(CALC_FILE, 1, 1 + (len(expression) - len(expression.lstrip())) + (len(expression.strip()) - len(text)))
+    text, offset = formula_body(expression)
+    text = text.rstrip()
+    origin = Origin(CALC_FILE, 1, 1 + offset)
     model = Model(path=Path(CALC_FILE), root=None)
     try:
         formula = parse_formula(text)

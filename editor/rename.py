@@ -18,6 +18,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from supersheet.editor.cells import StructureError
 from supersheet.editor.roundtrip import make_yaml
 from supersheet.engine.formula.lexer import LexError, tokenize
+from supersheet.engine.formula.parser import formula_body
 
 # Sections whose strings are formulas or names in this sheet's scope.
 FORMULA_SECTIONS = {"expect", "checks", "assume", "sweeps", "solve", "solves", "choose", "choices"}
@@ -112,11 +113,11 @@ def _imports(lines: list[str], use: Any, old: str) -> list[Edit]:
 
 def _formula(lines: list[str], value: str, where: tuple[int, int], old: str) -> list[Edit]:
     """The spans of `old` as a name of this sheet in the formula `value` written at `where`."""
+    body, skip = formula_body(value)
     try:
-        tokens = tokenize(value[value.index("=") + 1:] if value.lstrip().startswith("=") else value)
+        tokens = tokenize(body)
     except LexError:
         return []       # not a formula (a note, an error value like '#DIV/0'): nothing to rename
-    skip = value.index("=") + 1 if value.lstrip().startswith("=") else 0
     hits = [t for i, t in enumerate(tokens) if t.kind == "NAME" and t.text == old
             and not (i and tokens[i - 1].kind == "OP" and tokens[i - 1].text == ".")]
     if not hits:

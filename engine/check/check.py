@@ -18,6 +18,7 @@ from supersheet.engine.check.display_family import formula_family, share_unit
 from supersheet.engine.check.graph import order_cells
 from supersheet.engine.check.reductions import classify
 from supersheet.engine.formula import ast as A
+from supersheet.engine.formula.parser import formula_body
 from supersheet.engine.load.model import CONDITIONS, Cell, Model, Scope
 from supersheet.units import DIMENSIONLESS, UnitError, compact_unit, describe, divide, multiply, parse_unit, power
 
@@ -168,7 +169,7 @@ class Typer(CallRules):
         if cell.formula is None:
             return CheckedCell(None, deps, ok=False)
         spec = cell.set_by or cell.spec
-        self.origin, self.scope, self.text = spec.origin, cell.formula_scope, _formula_body(spec.text)
+        self.origin, self.scope, self.text = spec.origin, cell.formula_scope, formula_body(spec.text)[0]
         self.key, self.draws = cell.key, 0
         try:
             typ = self.formula_type(cell.formula)
@@ -426,13 +427,6 @@ def _natural_unit(node: A.Node) -> str | None:
 _UNIT_KEEPING = frozenset({"min", "max", "abs", "clamp", "if", "ceil", "floor", "round", "uniform", "normal", "lognormal",
                            "p5", "p50", "p95", "percentile", "expected",
                            "triangular"})
-
-
-def _formula_body(text: str) -> str:
-    stripped = text.lstrip()
-    if stripped.startswith("="):
-        return stripped[1:].lstrip()
-    return stripped
 
 
 def _unit_hint(typ: Type) -> str | None:

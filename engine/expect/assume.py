@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.compile.evaluate import Scenario, error_code
+from supersheet.engine.formula.parser import formula_body
 from supersheet.engine.present.present import show
 from supersheet.engine.workbook import Workbook
 
@@ -72,7 +73,7 @@ def violations(workbook: Workbook, scenario: Scenario, sampled: Any = None) -> l
         cell = workbook.model.cells[key]
         deps = workbook.checked.cells[key].deps if key in workbook.checked.cells else ()
         operands = tuple((dep, show(workbook.checked, dep, scenario.values.get(dep)).text) for dep in deps)
-        found.append(Violation(key, cell.spec.text.strip().lstrip("=").strip(), operands,
+        found.append(Violation(key, formula_body(cell.spec.text)[0].rstrip(), operands,
                                error_code(value) if share is None else None, share))
     return found
 

@@ -56,6 +56,18 @@ _POWERS = frozenset(("^", "**"))
 ParseError = LexError
 
 
+def formula_body(text: str) -> tuple[str, int]:
+    """A formula as written (`= a * b`, or a bare `a * b`) without its leading '=' and the
+    blanks before the body, and the offset in `text` where the body starts, so that spans
+    into the body can be moved back onto the written text. Trailing blanks are kept."""
+    stripped = text.lstrip()
+    offset = len(text) - len(stripped)
+    if stripped.startswith("="):
+        body = stripped[1:].lstrip()
+        return body, offset + (len(stripped) - len(body))
+    return stripped, offset
+
+
 def parse_formula(text: str) -> Formula:
     """Parse a formula (without its leading '='). Raises ParseError."""
     tokens = tokenize(text)

@@ -23,7 +23,7 @@ from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_text
 from supersheet.engine.base.span import Origin, Span
 from supersheet.engine.formula.ast import Formula, is_literal
-from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 from supersheet.engine.load.fastyaml import load_fast
 from supersheet.engine.load.positions import Positions, scalar_text
 from supersheet.engine.load.yamlguard import YamlLimitError, guarded_loader, long_line
@@ -372,7 +372,7 @@ class _Reader(Positions):
                 self.error("E-SHEET", f"{what} {name!r} must be a condition (a formula)", span)
                 continue
             origin = self.text_origin(conditions, name, text)
-            body, offset = _strip_equals(text)
+            body, offset = formula_body(text)
             origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
             formula = self.parse(body, origin)
             target[str(name)] = CellSpec(str(name), kind, text, formula, origin, span)
@@ -406,7 +406,7 @@ class _Reader(Positions):
         origin = self.text_origin(container, key, text)
         is_formula = formula_key or (isinstance(value, str) and text.lstrip().startswith("="))
         if is_formula:
-            body, offset = _strip_equals(text)
+            body, offset = formula_body(text)
             origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
             raw = text if text.lstrip().startswith("=") else "= " + text
             return CellSpec(name, "formula", raw, self.parse(body, origin), origin, span)
@@ -494,14 +494,3 @@ def _input_hint(name: str, text: str) -> str:
 
 def _optional_text(value: Any) -> str | None:
     return None if value is None else str(value)
-
-
-def _strip_equals(text: str) -> tuple[str, int]:
-    """The formula body after a leading '=' and the offset where it starts."""
-    stripped = text.lstrip()
-    offset = len(text) - len(stripped)
-    if stripped.startswith("="):
-        body = stripped[1:]
-        inner = body.lstrip()
-        return inner, offset + 1 + (len(body) - len(inner))
-    return stripped, offset

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supersheet.engine.compile.evaluate import Scenario, error_code
+from supersheet.engine.formula.parser import formula_body
 from supersheet.engine.load.model import CONDITIONS, Cell
 from supersheet.engine.present.present import Shown, show
 from supersheet.engine.workbook import Workbook
@@ -119,7 +120,7 @@ def formula_text(cell: Cell) -> str:
     text = spec.text.strip()
     if cell.kind in CONDITIONS:
         return text
-    return text[1:].strip() if text.startswith("=") else text
+    return formula_body(text)[0].rstrip()
 
 
 def _json_value(shown: Shown) -> Any:

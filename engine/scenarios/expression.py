@@ -16,7 +16,7 @@ from supersheet.engine.base.types import Type
 from supersheet.engine.check.check import Typer, _Fail, resolve_name
 from supersheet.engine.check.checked import Checked, Draft
 from supersheet.engine.formula import ast as A
-from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 from supersheet.engine.workbook import Workbook
 
 
@@ -32,12 +32,8 @@ class Bound:
 
 def bind_expression(workbook: Workbook, text: str, origin: Origin) -> Bound | Diagnostic:
     """Parse, resolve and type one formula in the root scope (a leading '=' is allowed)."""
-    body = text.strip()
-    offset = len(text) - len(text.lstrip())
-    if body.startswith("="):
-        stripped = body[1:].lstrip()
-        offset += len(body) - len(stripped)
-        body = stripped
+    body, offset = formula_body(text)
+    body = body.rstrip()
     origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
     try:
         formula = parse_formula(body)
