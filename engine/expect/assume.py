@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.compile.evaluate import Scenario, error_code
 from supersheet.engine.formula.parser import formula_body
+from supersheet.engine.present.headers import header
 from supersheet.engine.present.present import show
 from supersheet.engine.workbook import Workbook
 
 if TYPE_CHECKING:   # Polars only for a sweep's column: `run` and `check` start without it
     import polars as pl
 
-OUTSIDE_HEADER = "outside [assumptions]"
+OUTSIDE_HEADER = header("outside", "assumptions")
 OUTSIDE_HINT = "the results are outside the model this sheet describes: change the inputs, or extend the model"
 
 

@@ -14,6 +14,7 @@ from typing import Iterator
 import polars as pl
 
 from supersheet.engine.expect.assume import OUTSIDE_HEADER
+from supersheet.engine.present.headers import ERROR_UNIT, is_error_header, split_header
 from supersheet.units import format_number
 
 
@@ -27,7 +28,7 @@ class _ErrorWatch:
 
     def see(self, chunk: pl.DataFrame) -> pl.DataFrame:
         for name in chunk.columns:
-            if name.endswith(" [error]"):
+            if is_error_header(name):
                 self.columns.setdefault(name)
                 if name not in self.held and chunk[name].null_count() < chunk.height:
                     self.held.add(name)
@@ -144,14 +145,6 @@ def whole_numbers(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(casts) if casts else frame
 
 
-def split_header(header: str) -> tuple[str, str | None]:
-    """`step [ms]` -> ("step", "ms"); `tp` -> ("tp", None)."""
-    if header.endswith("]") and " [" in header:
-        name, _, unit = header[:-1].rpartition(" [")
-        return name, unit
-    return header, None
-
-
 def frame_cells(frame: pl.DataFrame, digits: int = 4) -> list[list[dict]]:
     """Each row as a list of cells in the schema `run --format json` uses:
     {"name", "value", "unit", "display"} (+ "error" where the cell holds one)."""
@@ -164,7 +157,7 @@ def frame_cells(frame: pl.DataFrame, digits: int = 4) -> list[list[dict]]:
             if header == OUTSIDE_HEADER:   # names, not a quantity in a unit
                 cells[name] = {"name": name, "value": value, "unit": None, "display": value or ""}
                 continue
-            if unit == "error":
+            if unit == ERROR_UNIT:
                 if value is not None:
                     errors[name] = value
                 continue

@@ -22,6 +22,7 @@ from supersheet.engine.expect.assume import violations
 from supersheet.engine.formula import ast as A
 from supersheet.engine.load.positions import Positions, scalar_text
 from supersheet.engine.load.sheet import Entry
+from supersheet.engine.present.headers import header
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.scenarios.axes import AxisError, literal_value
 from supersheet.engine.scenarios.expression import Bound, bind_expression
@@ -256,7 +257,7 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
     tally = merge(parts, minimize, top)
     first = tally.first_objective
     objective_unit = _objective_unit(workbook, goal, float(abs(first)) if first is not None else 1.0)
-    factor, header = unit_factor(objective_unit), _header(goal.text, objective_unit)
+    factor, objective_header = unit_factor(objective_unit), header(goal.text, objective_unit)
 
     def shown(row: dict[str, Any]) -> dict[str, Any]:
         record = {k: v for k, v in row.items() if not k.startswith("__") and k != "excluded because"}
@@ -264,7 +265,7 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
             if isinstance(record.get(alias), str):
                 record[alias] = _relative(record[alias])
         record["__plan"], record["__index"] = row["__plan"], row["__index"]
-        record[header] = None if row["__objective"] is None else row["__objective"] / factor
+        record[objective_header] = None if row["__objective"] is None else row["__objective"] / factor
         if "excluded because" in row:
             record["excluded because"] = row["excluded because"]
         return record
@@ -304,10 +305,6 @@ def _objective_unit(workbook: Workbook, goal: Bound, sample: float) -> str | Non
             return display_unit(workbook.checked, key, sample)
     from supersheet.units import compact_unit
     return goal.formula.display_unit or compact_unit(sample, goal.type.dims)
-
-
-def _header(name: str, unit: str | None) -> str:
-    return f"{name} [{unit}]" if unit else name
 
 
 def choice_entry(workbook: Workbook, name: str, top: int | None = None,

@@ -21,6 +21,7 @@ from supersheet.engine.compile.values import Source, in_unit
 from supersheet.engine.expect.assume import OUTSIDE_HEADER, outside_expression
 from supersheet.engine.load.positions import Positions
 from supersheet.engine.load.sheet import Entry
+from supersheet.engine.present.headers import error_header, header, is_error_header, split_header
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.present.report import formula_text
 from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
@@ -154,15 +155,14 @@ def _with_statistics(workbook: Workbook, columns: list[Column]) -> list[Column]:
         if column.is_error or key not in workbook.checked.uncertain:
             out.append(column)
             continue
-        name, _, unit = column.header.partition(" [")
+        name, unit = split_header(column.header)
         typ = workbook.checked.cells[key].type
         if typ is not None and typ.is_bool:   # a condition over draws: the share of samples where it holds (9.6)
-            out.append(Column(f"{name} true [%]", column.source, 1.0, value=column.value, statistic="share"))
+            out.append(Column(header(f"{name} true", "%"), column.source, 1.0, value=column.value, statistic="share"))
             continue
         for statistic in STATISTICS:
             label = name if statistic == "mean" else f"{name} {statistic}"
-            header = f"{label} [{unit}" if unit else label
-            out.append(Column(header, column.source, column.factor, value=column.value, statistic=statistic))
+            out.append(Column(header(label, unit), column.source, column.factor, value=column.value, statistic=statistic))
     return out
 
 
@@ -200,7 +200,7 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
             magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
             value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))  # type: ignore[union-attr]
         cell = workbook.model.cells[axis.key]  # type: ignore[index]
-        columns.append(Column(_header(axis.name, unit), axis.key, unit_factor(unit), value=value,  # type: ignore[arg-type]
+        columns.append(Column(header(axis.name, unit), axis.key, unit_factor(unit), value=value,  # type: ignore[arg-type]
                               typed=True, replaces=formula_text(cell) if cell.kind == "formula" else None))
     for key in shown_keys(workbook, grid, show):
         source = program.sources.get(key)
@@ -210,10 +210,10 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         names = source.columns if isinstance(source.columns, list) else [source.columns]
         for i, (column, value) in enumerate(zip(names, source.exprs())):
             label = key if not isinstance(source.columns, list) else f"{key}[{i}]"
-            columns.append(Column(_header(label, unit), column, unit_factor(unit), value=value,
+            columns.append(Column(header(label, unit), column, unit_factor(unit), value=value,
                                   typed=workbook.model.cells[key].kind == "input"))
         if source.error_column:
-            columns.append(Column(f"{key} [error]", source.error_column, 1.0, is_error=True))
+            columns.append(Column(error_header(key), source.error_column, 1.0, is_error=True))
     return columns
 
 
@@ -239,10 +239,6 @@ def _sample(value: Any) -> float | None:
     if isinstance(value, list):
         value = next((v for v in value if isinstance(v, float)), None)
     return abs(value) if isinstance(value, float) else None
-
-
-def _header(name: str, unit: str | None) -> str:
-    return f"{name} [{unit}]" if unit else name
 
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
@@ -381,7 +377,7 @@ def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:
 
 def drop_clean_error_columns(frame: pl.DataFrame) -> pl.DataFrame:
     """In-memory tables show an error column only where some row has an error."""
-    clean = [c for c in frame.columns if c.endswith(" [error]") and frame[c].null_count() == frame.height]
+    clean = [c for c in frame.columns if is_error_header(c) and frame[c].null_count() == frame.height]
     return frame.drop(clean)
 
 
@@ -390,9 +386,9 @@ def units_metadata(plans: list[Plan]) -> dict[str, str]:
     import json
     units = {}
     for column in plans[0].columns if plans else []:
-        if "[" in column.header and not column.is_error and not column.is_outside:
-            name, _, unit = column.header.rpartition(" [")
-            units[column.header] = unit.rstrip("]")
+        unit = split_header(column.header)[1]
+        if unit and not column.is_error and not column.is_outside:
+            units[column.header] = unit
     metadata = {"supersheet.units": json.dumps(units, ensure_ascii=False)}
     # A swept formula cell holds the axis values, not what its formula computes: say so.
     replaced = {c.header: c.replaces for c in (plans[0].columns if plans else []) if c.replaces is not None}

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 
 import polars as pl
 
+from supersheet.engine.present.headers import is_error_header
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sheetbundle import Materialized, SheetBundle
 from supersheet.engine.scenarios.sweep import Plan, evaluate_chunk, make_plan, partition_plan
@@ -146,7 +147,7 @@ def clean_error_columns(job: SweepJob, done: list[PartDone]) -> list[str]:
     """The error columns no part holds an error in: dropped from every part, so the
     dataset has the columns a local file of the same sweep has."""
     held = set().union(*(d.errors_held for d in done))
-    return [name for name in job.schema if name.endswith(" [error]") and name not in held]
+    return [name for name in job.schema if is_error_header(name) and name not in held]
 
 
 def drop_from_part(columns: list[str], part: Part, staging: str, count: int, metadata: dict[str, str]) -> None:

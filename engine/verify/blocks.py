@@ -10,6 +10,7 @@ from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.expect.expect import ExpectationError, check_expectation, parse_expectation
 from supersheet.engine.load.rawtext import raw_text
 from supersheet.engine.load.sheet import Entry
+from supersheet.engine.present.headers import error_header
 from supersheet.engine.scenarios.axes import AxisError
 from supersheet.engine.verify.expectations import STATISTIC, TestReport, expectation_problems, written_problem
 
@@ -186,7 +187,7 @@ def _sweep(workbook, name: str, entry: Entry, expect: Any, report) -> None:
 
 
 def _error_column(plans, frames, key: str) -> list[str | None]:
-    header = f"{key} [error]"
+    header = error_header(key)
     out: list[str | None] = []
     for frame in frames:
         out.extend(frame[header].to_list() if header in frame.columns else [None] * frame.height)
