@@ -305,7 +305,9 @@ class Document(StructureEdits):
         assert step.path is not None
         before = node_at(self.source.doc, step.path)
         set_at(self.source.doc, step.path, yaml_node)
-        self.source.changed()
+        line, nested = self._line_of(step)
+        if not self.source.replace_scalar(line, step.path[-1], before, yaml_node, nested):
+            self.source.changed()
         try:
             self.source.text()       # the line it writes: refused when other lines would be reformatted
         except Unmergeable as e:
@@ -318,6 +320,15 @@ class Document(StructureEdits):
         self.scenario, recomputed = reevaluate(Scenario(self.workbook.checked, old.values, old.fixed),
                                                {step.key: literal})
         return EditResult(True, step.key, text, changes(old.values, self.scenario.values), recomputed)
+
+    def _line_of(self, step: Step) -> tuple[int, bool]:
+        """The line of the cell whose scalar `step` changes (0: not known), and whether
+        the scalar is under it (`value:` of the long form) rather than on it."""
+        cell = self.cell(step.key)
+        spec = cell.set_by or cell.spec
+        if spec.span.file != self.file or not step.path or cell.name not in step.path[-2:]:
+            return 0, False
+        return spec.span.line, step.path[-1] != cell.name
 
     def _apply_structure(self, key: str, before: str, text: str) -> tuple[EditResult, Step | None]:
         text_before = self.text()

@@ -21,6 +21,7 @@ import hashlib
 import io
 import os
 import re
+import threading
 from collections import Counter
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -54,6 +55,7 @@ class SheetText:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._loading = threading.Lock()
         self.read()
 
     def read(self) -> None:
@@ -70,9 +72,14 @@ class SheetText:
         self._text: str | None = text
 
     def _round_trip(self) -> tuple[YAML, Any, str]:
-        if self._rt is None:
-            self._rt = yaml_for(self.original)
-        return self._rt
+        with self._loading:     # `warm` may be loading it in another thread
+            if self._rt is None:
+                self._rt = yaml_for(self.original)
+            return self._rt
+
+    def warm(self) -> None:
+        """Load the round-trip document now (from a worker thread: the first edit then need not wait)."""
+        self._round_trip()
 
     @property
     def yaml(self) -> YAML:
@@ -105,6 +112,43 @@ class SheetText:
     def changed(self, text: str | None = None) -> None:
         """The document was changed in place (`text`: and this is how it reads)."""
         self._text = text
+
+    def replace_scalar(self, line: int, key: str, old: Any, new: Any, nested: bool = False) -> bool:
+        """The value of `key` changed from `old` to `new` in the document; write it
+        into the text on its line (1-based; `nested`: `key` is a key of the
+        mapping under line `line`, as `value:` of a cell in the long form)
+        without writing the whole document out, which takes as long as the file
+        is big. Done only when the line reads exactly `key: OLD` as ruamel
+        writes it, so the result is the line the whole document would give;
+        False otherwise (the caller then calls `changed()` and the text is
+        merged from the document)."""
+        lines = self.known_text().split("\n")
+        if not 0 < line <= len(lines) or not isinstance(key, str):
+            return False
+        was, now = self._one_line(key, old), self._one_line(key, new)
+        if was is None or now is None:
+            return False
+        at = _child_line(lines, line - 1, was) if nested else line - 1
+        current = lines[at] if at is not None else ""
+        indent = current[:len(current) - len(current.lstrip(" "))]
+        if at is None or current != indent + was:
+            return False
+        lines[at] = indent + now
+        self._text = "\n".join(lines)
+        return True
+
+    def _one_line(self, key: str, value: Any) -> str | None:
+        """`key: value` as this document's YAML writes it, if that is one line."""
+        if isinstance(value, (CommentedMap, dict)) or (isinstance(value, CommentedSeq)
+                                                         and not value.fa.flow_style()):
+            return None
+        out = io.StringIO()
+        try:
+            self.yaml.dump({key: value}, out)
+        except Exception:  # noqa: BLE001 - not writable on its own: the whole document is written
+            return None
+        text = out.getvalue()
+        return text[:-1] if text.count("\n") == 1 and text.endswith("\n") else None
 
     def restore(self, text: str) -> None:
         """Make the document the one `text` loads to."""
@@ -163,6 +207,23 @@ class SheetText:
         yaml, doc, _ = self._round_trip()
         self.original, self._rt, self._text = text, (yaml, doc, self.dump()), text
         return not same
+
+
+def _child_line(lines: list[str], parent: int, wanted: str) -> int | None:
+    """The line of the mapping under line `parent` that reads `wanted` (indentation aside)."""
+    def indent(text: str) -> int:
+        return len(text) - len(text.lstrip(" "))
+    child = None
+    for at in range(parent + 1, len(lines)):
+        text = lines[at]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        if indent(text) <= indent(lines[parent]):
+            return None              # the mapping ended
+        child = indent(text) if child is None else child
+        if indent(text) == child and text.lstrip(" ") == wanted:
+            return at                # (a deeper line belongs to another key's value)
+    return None
 
 
 # -- YAML ----------------------------------------------------------------------------

@@ -137,6 +137,8 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
             self.rerun_sweep()
         self.refresh_diff()
         self.resample()
+        # the round-trip YAML is loaded off the UI thread, so the first edit need not wait for it
+        self.call_after_refresh(self.in_background, "roundtrip", document.source.warm, lambda _: None)
 
     def update_title(self) -> None:
         document = self.document
@@ -242,7 +244,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self.set_status(f"{verb}: {changed} value{'s' if changed != 1 else ''} changed, "
                         f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")
                         + (f" · {result.note}" if result.note else ""))
-        self.update_title()
+        self.call_after_refresh(self.update_title)   # a new title lays out the header: after the values show
         if not self.editor.editing:
             self.show_selected(grid.current_key)
         if self.sweep.display:

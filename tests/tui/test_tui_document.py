@@ -62,10 +62,36 @@ def test_every_library_sheet_saves_unchanged_and_one_edit_is_one_line(path: Path
         before, after = original.decode("utf-8").splitlines(), document.text().splitlines()
         assert len(before) == len(after)
         assert sum(a != b for a, b in zip(before, after)) == 1
+        assert document.text() == document.source.merged()   # the line written in place = the whole document's
         document.undo()
         assert not document.dirty
+        assert document.text() == document.source.merged() == original.decode("utf-8")
     document.save(force=True)
     assert copy.read_bytes() == original
+
+
+def test_a_value_is_written_on_its_line_as_the_whole_document_would_write_it(tmp_path: Path) -> None:
+    """The fast path writes the one changed line in place; every form it does not
+    recognise (a comment after the value, a long form, a flow map, quotes) is
+    merged from the whole document: both give the same text."""
+    path = tmp_path / "forms.yaml"
+    path.write_text("title: forms\ncells:\n  a: 100 GB\n  b: 3   # three\n  c:\n    value: 4 GB\n    doc: four\n"
+                    "  d: {value: 5, doc: five}\n  e: '6 GB'\n  f: [1, 2, 3]\n  g: = a * b\n", encoding="utf-8")
+    document = Document(path)
+    calls = []
+    replace = document.source.replace_scalar
+    document.source.replace_scalar = lambda *a: calls.append(replace(*a)) or calls[-1]  # type: ignore[method-assign]
+    for key, text in [("a", "200 GB"), ("b", "6"), ("c", "8 GB"), ("d", "10"), ("e", "12 GB"), ("f", "[2, 4, 6]"),
+                      ("a", "2 TB")]:
+        assert document.apply(key, text).ok, key
+        assert document.text() == document.source.merged()
+    assert calls == [True, False, True, False, True, True, True]
+    assert document.text().splitlines()[2:4] == ["  a: 2 TB", "  b: 6   # three"]
+    assert "    value: 8 GB\n    doc: four" in document.text() and "  e: '12 GB'" in document.text() and "  f: [2, 4, 6]" in document.text()
+    while document.can_undo:
+        document.undo()
+        assert document.text() == document.source.merged()
+    assert document.text() == path.read_text(encoding="utf-8")
 
 
 def test_running_example_is_the_default() -> None:

@@ -17,16 +17,23 @@ class DiagnosticsPanel(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.targets: dict[str, str] = {}
+        self._shown: tuple | None = None
 
     def load(self, document: Document) -> int:
-        """Show the document's diagnostics; returns how many there are."""
+        """Show the document's diagnostics; returns how many there are. The list
+        is rebuilt only when they changed: rebuilding it lays out the screen
+        again, which would delay the new values of an edit by a frame."""
+        diagnostics = document.diagnostics
+        shown = tuple((d.code, d.message, d.hint, d.span, document.diagnostic_cell(d)) for d in diagnostics)
+        if shown == self._shown:
+            return len(diagnostics)
+        self._shown = shown
         self.clear_options()
         self.targets = {}
-        diagnostics = document.diagnostics
         self.border_title = f"diagnostics ({len(diagnostics)})"
         options = []
-        for i, d in enumerate(diagnostics):
-            key = document.diagnostic_cell(d)
+        for i, (d, row) in enumerate(zip(diagnostics, shown)):
+            key = row[-1]
             where = f"{d.span.line}:{d.span.col}" if d.span else "-"
             text = Text(f"{d.code:<8} ", style="bold red")
             text.append(f"{where:<7} ", style="dim")

@@ -119,7 +119,9 @@ class CellEditor(Vertical):
         """Stop editing; the field shows `text` (the cell as it now is)."""
         self.editing = False
         self._typed = []
-        self.remove_class("-editing")
+        # restyling the editor costs about as much as the new values' repaint: it
+        # is done after them (and not at all when the editor opened again meanwhile)
+        self.call_after_refresh(self._restyle)
         field = self.input
         field.can_focus = False
         if text is not None:
@@ -127,6 +129,10 @@ class CellEditor(Vertical):
                 field.value = text
             self._shown = text
         self.clear_problem()
+
+    def _restyle(self) -> None:
+        if not self.editing:
+            self.remove_class("-editing")
 
     def _set_label(self, label: Text | str) -> None:
         self.query_one("#editor-label", Label).update(label, layout=False)

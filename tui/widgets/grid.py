@@ -191,12 +191,20 @@ class SheetGrid(RowsView, can_focus=True):
         key = self.current_row_key
         return None if key is None or key.startswith(HEADER) else key
 
+    def index_of(self, key: str) -> int | None:
+        return self._index.get(key)
+
     def _set_cursor(self, index: int) -> None:
         index = max(0, min(index, len(self.rows) - 1)) if self.rows else 0
         changed = index != self.cursor
+        previous, top = self.cursor, self.scroll_offset.y
         self.cursor = index
         self._scroll_cursor_visible()
-        self.refresh()
+        if self.scroll_offset.y == top:   # only the two cursor rows look different
+            self.refresh_line(previous + 1)
+            self.refresh_line(index + 1)
+        else:
+            self.refresh()
         if changed:
             self.post_message(self.CellChosen(self.current_key))
 

@@ -46,6 +46,7 @@ class RowsView(ScrollView):
         self._preferred = Preferred()
         self._strips: dict[str, Strip] = {}
         self._texts: dict[str, tuple[Text, ...]] = {}
+        self._style = Style()
 
     def row_texts(self, key: str) -> tuple[Text, ...]:
         """The texts of the row `key` (a cell, or HEADER + a section's id)."""
@@ -64,11 +65,22 @@ class RowsView(ScrollView):
         return " | ".join(t.plain for t in self.texts(key))
 
     def refresh_values(self, keys) -> None:
-        """Re-render these rows (those that are shown)."""
+        """Re-render these rows. Only the lines of those on screen are repainted
+        (repainting the whole grid would cost a frame's worth of time on an edit)."""
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        lines = []
         for key in keys:
             self._strips.pop(key, None)
             self._texts.pop(key, None)
-        self.refresh()
+            index = self.index_of(key)
+            if index is not None and top <= index < top + height - 1:
+                lines.append(index + 1)   # (line 0 is the column titles)
+        for line in lines:
+            self.refresh_line(line)
+
+    def index_of(self, key: str) -> int | None:
+        """The position of the row `key` in `rows` (None when it is not shown)."""
+        raise NotImplementedError
 
     def forget_rows(self) -> None:
         self._strips.clear()
@@ -91,6 +103,7 @@ class RowsView(ScrollView):
         self.widths = widths
         self._strips.clear()
         self._resized()
+        self.refresh()
         return True
 
     def _resized(self) -> None:
@@ -114,6 +127,7 @@ class RowsView(ScrollView):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
+        style = self._style   # (computed once per repaint: `rich_style` walks the ancestors each time)
         if y == 0:
             header_style = self.get_component_rich_style(self.HEADER_STYLE)
             titles = tuple(Text(column.title) for column in self.columns)
@@ -121,17 +135,18 @@ class RowsView(ScrollView):
             return strip.crop_extend(scroll_x, scroll_x + width, header_style).apply_style(header_style)
         index = scroll_y + y - 1
         if index >= len(self.rows):
-            return Strip.blank(width, self.rich_style)
-        strip = self._strip(self.rows[index].key).crop_extend(scroll_x, scroll_x + width, self.rich_style)
+            return Strip.blank(width, style)
+        strip = self._strip(self.rows[index].key).crop_extend(scroll_x, scroll_x + width, style)
         if index == self.cursor:
             strip = strip.apply_style(self.get_component_rich_style(
                 self.CURSOR_STYLE if self.has_focus else self.BLURRED_CURSOR_STYLE))
-        return strip.apply_style(self.rich_style)
+        return strip.apply_style(style)
 
     def render_lines(self, crop):
         # focus changes restyle the widget too; rows are re-rendered only when
         # the styles they are drawn with really changed (a theme change)
-        key = (self.get_component_rich_style(self.SECTION_STYLE), self.rich_style)
+        self._style = self.rich_style
+        key = (self.get_component_rich_style(self.SECTION_STYLE), self._style)
         if key != getattr(self, "_style_key", None):
             self._style_key = key
             self._strips.clear()
