@@ -68,7 +68,7 @@ def with_literal(checked: Checked, model: Model, key: str) -> Checked:
         stack.extend(A.children(node))
     typer = Typer(draft)
     spec = new.set_by or new.spec
-    typer.origin, typer.scope, typer.text, typer.key = spec.origin, new.formula_scope, _formula_body(spec.text), key
+    typer.origin, typer.scope, typer.text, typer.key = spec.origin, new.formula_scope, formula_body(spec.text)[0], key
     typer.formula_type(new.formula)   # a literal of the cell's type: it cannot fail
     result = draft.freeze()
     for derived in ("users", "position"):   # from cells and order, which are shared
