@@ -14,11 +14,11 @@ from supersheet.cli.support import (
     print_diagnostics,
     with_sets,
 )
-from supersheet.engine.base.diagnostics import Diagnostic
 
 
-def axis_error(e) -> UsageError:
-    return UsageError(f"{e.code}: {e.message}" + (f" (hint: {e.hint})" if e.hint else ""))
+def axis_error(e) -> Exception:
+    """A problem at a position in the sheet is printed as `check` prints it (main.py); one without, as a usage error."""
+    return e if e.span is not None else UsageError(e.line())
 
 
 def sweep(args: argparse.Namespace) -> int:
@@ -172,7 +172,7 @@ def solve(args: argparse.Namespace) -> int:
     except SolveError as e:
         entry = workbook.model.root.solve.get(args.name) if args.name and workbook.model.root else None
         if entry is not None:  # at the solve's name, as `supersheet check` reports it
-            print_diagnostics([Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint)])
+            print_diagnostics([e.at(entry.span)])
         else:
             print(f"{args.sheet}: E-SOLVE: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""), file=sys.stderr)
         return EXIT_FINDING

@@ -30,7 +30,7 @@ from supersheet.cli.support import (
     sheet_paths,
     shown_overrides,
 )
-from supersheet.engine.base.diagnostics import SourceCache, render, sheet_problems
+from supersheet.engine.base.diagnostics import Problem, SourceCache, render, sheet_problems
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except UsageError as e:
         print(f"supersheet: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    except Problem as e:   # a problem at its place in a sheet (a sweep's where, a goal): as `check` prints it
+        print_diagnostics([e.diagnostic])
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("supersheet: interrupted", file=sys.stderr)

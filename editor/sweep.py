@@ -63,7 +63,7 @@ def run_sweep(workbook: Workbook, name: str | None = None, axis: str | None = No
                                                  "use `supersheet sweep` for large grids")
         frame = run_in_memory(workbook, spec)
     except AxisError as e:
-        return SweepRun(title, None, [], [], f"{e.code}: {e.message}" + (f" (hint: {e.hint})" if e.hint else ""))
+        return SweepRun(title, None, [], [], e.line())
     except Exception as e:  # noqa: BLE001 - a sweep that cannot run is reported, never fatal to the editor
         return SweepRun(title, None, [], [], f"cannot run {title}: {type(e).__name__}: {e}")
     n_axes = len(spec.grid.import_axes) + len(spec.grid.value_axes)

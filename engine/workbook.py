@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, sheet_problems, sort_key
+from supersheet.engine.base.diagnostics import Diagnostic, Problem, did_you_mean, sheet_problems, sort_key
 from supersheet.engine.base.types import Type
 from supersheet.engine.check.check import check_model
 from supersheet.engine.check.checked import Checked
@@ -67,10 +67,11 @@ def unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-class OverrideError(Exception):
+class OverrideError(Problem):
+    """A `--set` value (or an edit's literal) that does not fit its cell."""
+
     def __init__(self, code: str, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.hint = code, message, hint
+        super().__init__(code, message, hint)
         self.assignment: str | None = None   # the NAME=VALUE it is about, when known
 
 

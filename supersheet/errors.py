@@ -1,7 +1,7 @@
 """The one exception of the Python API: the diagnostics the CLI would print.
 
-The engine reports problems as `Diagnostic` lists (and, in a few older
-places, as exceptions without a position: override, axis and solve errors).
+The engine reports problems as `Diagnostic` lists, or raises a `Problem`
+(override, axis, expectation and solve errors) that carries one.
 `SheetError` carries `Diagnostic` objects in every case, so a notebook sees
 exactly what `supersheet check`/`run`/`sweep` print, rendered the same way.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render
+from supersheet.engine.base.diagnostics import Diagnostic, Problem, SourceCache, render
 from supersheet.engine.base.span import Span
 
 
@@ -38,12 +38,10 @@ class SheetError(Exception):
 
 
 def problem(code: str, message: str, hint: str | None = None, span: Span | None = None) -> SheetError:
-    """A SheetError of one diagnostic (for the engine's span-less exceptions)."""
+    """A SheetError of one diagnostic (a problem the API finds itself)."""
     return SheetError([Diagnostic(code, message, span, hint=hint)])
 
 
-def from_engine(error: Exception, prefix: str = "") -> SheetError:
-    """`OverrideError`, `AxisError` (code, message, hint) or `SolveError` (message, hint) as a SheetError."""
-    code = getattr(error, "code", "E-SOLVE")
-    message = getattr(error, "message", str(error))
-    return problem(code, f"{prefix}{message}", getattr(error, "hint", None))
+def from_engine(error: Problem, prefix: str = "") -> SheetError:
+    """An engine `Problem` (`OverrideError`, `AxisError`, `SolveError` …) as a SheetError, its span kept."""
+    return SheetError([error.at(None, prefix)])

@@ -118,7 +118,6 @@ class Solution:
 
 
 def solve(sheet: Sheet, name: str) -> Solution:
-    from supersheet.engine.base.diagnostics import Diagnostic
     from supersheet.engine.present.present import show
     from supersheet.engine.scenarios.solve import SolveError, solve_entry
     workbook = sheet._scenario_workbook()
@@ -128,7 +127,7 @@ def solve(sheet: Sheet, name: str) -> Solution:
         raise from_engine(e) from None
     except SolveError as e:   # at the solve's name, as `supersheet solve` and `check` report it
         entry = workbook.model.root.solve.get(name) if workbook.model.root else None
-        raise SheetError([Diagnostic("E-SOLVE", e.message, entry.span if entry else None, hint=e.hint)]) from None
+        raise SheetError([e.at(entry.span if entry else None)]) from None
     shown = show(workbook.checked, solution.key, solution.value)
     text = f"{shown.value!r} {shown.unit}" if shown.unit else repr(shown.value)
     return Solution(name, solution.goal, solution.key, python_value(workbook.checked, solution.key, solution.value),

@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.diagnostics import Diagnostic, Problem
 from supersheet.engine.base.span import Span
 from supersheet.engine.base.types import Type
 from supersheet.engine.compile.evaluate import ErrorValue
@@ -58,10 +58,8 @@ class Outcome:
                           self.expectation.span)
 
 
-class ExpectationError(Exception):
-    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.hint = code, message, hint
+class ExpectationError(Problem):
+    """An expectation written so that it cannot be compared (not a value, the wrong unit or shape)."""
 
 
 def parse_expectation(text: str, span: Span) -> Expectation:

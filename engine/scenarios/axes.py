@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from supersheet.engine.base.diagnostics import Problem
 from supersheet.engine.base.types import Type
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
@@ -34,10 +35,8 @@ from supersheet.units import DIMENSIONLESS
 MAX_AXIS_VALUES = 10_000_000
 
 
-class AxisError(Exception):
-    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.hint = code, message, hint
+class AxisError(Problem):
+    """An axis, a grid or a free formula of a sweep, solve or choice that cannot be used."""
 
 
 @dataclass(frozen=True)
@@ -152,7 +151,7 @@ def _type_of(node: A.Node) -> Type:
     try:
         return literal_type_of(node)
     except OverrideError as e:
-        raise AxisError(e.code, e.message, e.hint) from None
+        raise AxisError.of(e.diagnostic) from None
 
 
 _PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\Z")

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from supersheet.engine.base.diagnostics import Problem
 from supersheet.engine.base.span import Origin
 from supersheet.engine.compile.evaluate import Scenario, compile_program
 from supersheet.engine.compile.values import Source
@@ -43,10 +44,11 @@ class Solution:
     goal: str
 
 
-class SolveError(Exception):
+class SolveError(Problem):
+    """A goal seek that found no answer (E-SOLVE): reported at the solve's name."""
+
     def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message, self.hint = message, hint
+        super().__init__("E-SOLVE", message, hint)
 
 
 def _origin(workbook: Workbook, container: Any, key: str, text: str) -> Origin:
@@ -57,7 +59,7 @@ def _origin(workbook: Workbook, container: Any, key: str, text: str) -> Origin:
 def _bind(workbook: Workbook, text: str, origin: Origin) -> Bound:
     bound = bind_expression(workbook, text, origin)
     if not isinstance(bound, Bound):
-        raise AxisError(bound.code, bound.message, bound.hint)
+        raise AxisError.of(bound)
     from supersheet.engine.check.reductions import uses_reductions
     if uses_reductions(bound.formula.expr, bound.deps, bound.checked):
         # solve and choose see every draw at its mean, where prob() is 0 or 1 and p95(x) is x

@@ -127,7 +127,7 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     if where:
         bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
         if not isinstance(bound, Bound):
-            raise AxisError(bound.code, bound.message, bound.hint)
+            raise AxisError.of(bound)
         if not bound.type.is_bool or bound.type.is_array:
             raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
         if draws and any(d in workbook.checked.uncertain for d in bound.deps):

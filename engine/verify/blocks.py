@@ -36,10 +36,8 @@ def test_blocks(workbook: "Workbook") -> TestReport:
                     _solve(workbook, name, entry, expect, report)
                 else:
                     _choice(workbook, name, entry, expect, report)
-            except AxisError as e:
-                report.diagnostics.append(Diagnostic(e.code, f"{kind} {name!r}: {e.message}", entry.span, hint=e.hint))
-            except ExpectationError as e:
-                report.diagnostics.append(Diagnostic(e.code, f"{kind} {name!r}: {e.message}", entry.span, hint=e.hint))
+            except (AxisError, ExpectationError) as e:
+                report.diagnostics.append(e.at(entry.span, f"{kind} {name!r}: "))
     return report
 
 
@@ -72,9 +70,9 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
                     diagnostics.extend(_static_expectations(workbook, kind, name, entry))
                     choice_entry(workbook, name)
             except SolveError as e:
-                diagnostics.append(Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint))
+                diagnostics.append(e.at(entry.span))
             except AxisError as e:
-                diagnostics.append(Diagnostic(e.code, f"{kind} {name!r}: {e.message}", entry.span, hint=e.hint))
+                diagnostics.append(e.at(entry.span, f"{kind} {name!r}: "))
     return diagnostics
 
 
@@ -113,7 +111,7 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, entry: Entr
         for target, container, index, typ in items:
             found = written_problem(sheet, container, index, target, typ)
             if found is not None:
-                return problem(found.code, found.message, found.hint)
+                return [found.at(entry.span, f"{kind} {name!r}: ")]
         return []
 
     if kind == "solve":
@@ -199,7 +197,7 @@ def _solve(workbook, name: str, entry: Entry, expect: Any, report) -> None:
     try:
         solution, _ = solve_entry(workbook, name)
     except SolveError as e:
-        report.diagnostics.append(Diagnostic("E-SOLVE", e.message, entry.span, hint=e.hint))
+        report.diagnostics.append(e.at(entry.span))
         return
     if expect is None:
         return

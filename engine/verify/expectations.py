@@ -55,7 +55,7 @@ def expectation_problems(workbook: Workbook, name: str, entry, whole_cell: bool)
     for container, index in items:
         problem = written_problem(sheet, container, index, name, typ)
         if problem is not None:
-            out.append(Diagnostic(problem.code, problem.message, entry.span, hint=problem.hint))
+            out.append(problem.at(entry.span))
             break
     return out
 

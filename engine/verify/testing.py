@@ -73,7 +73,7 @@ def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None)
             text, span = raw_text(sheet, entry.node, name)
             report.outcomes.append(check_expectation(name, parse_expectation(text, span), value, typ))
         except ExpectationError as e:
-            report.diagnostics.append(Diagnostic(e.code, e.message, entry.span, hint=e.hint))
+            report.diagnostics.append(e.at(entry.span))
     return report
 
 
@@ -95,5 +95,5 @@ def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str
         report.outcomes.append(check_expectation(name, parse_expectation(text, span), value,
                                                  workbook.checked.cells[key].type))
     except ExpectationError as e:
-        report.diagnostics.append(Diagnostic(e.code, e.message, entry.span, hint=e.hint))
+        report.diagnostics.append(e.at(entry.span))
     return report
