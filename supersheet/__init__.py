@@ -16,9 +16,30 @@ docs/python.md.
 """
 from __future__ import annotations
 
-from .compare import Diff, diff
-from .errors import SheetError
-from .scenarios import Choice, Range, Solution
-from .sheet import Sheet, load, range
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .compare import Diff, diff
+    from .errors import SheetError
+    from .scenarios import Choice, Range, Solution
+    from .sheet import Sheet, load, range
+
+# Imported on first use (PEP 562): `supersheet` is also the package of the command
+# (supersheet.cli), whose `calc` and `check` should not pay for this API's imports (NumPy among them).
+_HOME = {"Diff": "compare", "diff": "compare", "SheetError": "errors", "Choice": "scenarios", "Range": "scenarios",
+         "Solution": "scenarios", "Sheet": "sheet", "load": "sheet", "range": "sheet"}
 
 __all__ = ["Choice", "Diff", "Range", "Sheet", "SheetError", "Solution", "diff", "load", "range"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'supersheet' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -46,3 +46,16 @@ def test_without_polars(command, tmp_path):
     code, imported = json.loads(result.stdout.strip().splitlines()[-1])
     assert code == 0
     assert imported is False
+
+
+def test_the_command_does_not_import_the_python_api():
+    """`supersheet` is also the command's package: importing the command loads neither the Python
+    API (supersheet/__init__.py imports it on first use) nor NumPy; the API still works as before."""
+    probe = ("import sys, supersheet.cli.main\n"
+             "print(sorted(m for m in ('supersheet.sheet', 'supersheet.scenarios', 'numpy') if m in sys.modules))\n"
+             "import supersheet as ss\n"
+             "from supersheet import Range\n"
+             "print(ss.load.__module__, Range.__module__, 'load' in dir(ss))\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[]", "supersheet.sheet supersheet.scenarios True"]
