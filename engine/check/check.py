@@ -163,6 +163,7 @@ class Typer(CallRules):
         self.text = ""
         self.key: str | None = None   # the cell being typed (None for where/require/goal)
         self.draws = 0
+        self.sampling_calls = 0   # draws and reductions typed in the current formula
 
     # -- cells ------------------------------------------------------------
     def check_cell(self, cell: Cell, deps: tuple[str, ...]) -> CheckedCell:
@@ -170,14 +171,15 @@ class Typer(CallRules):
             return CheckedCell(None, deps, ok=False)
         spec = cell.set_by or cell.spec
         self.origin, self.scope, self.text = spec.origin, cell.formula_scope, formula_body(spec.text)[0]
-        self.key, self.draws = cell.key, 0
+        self.key, self.draws, self.sampling_calls = cell.key, 0, 0
         try:
             typ = self.formula_type(cell.formula)
             if cell.formula.display_unit is None and cell.spec.unit and typ is not None:
                 self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
         except _Fail:
             return CheckedCell(None, deps, ok=False)
-        classify(cell.key, cell.formula.expr, deps, self.checked)   # varies over samples, or reduces them (9.6)
+        # varies over samples, or reduces them (9.6)
+        classify(cell.key, cell.formula.expr, deps, self.checked, self.sampling_calls > 0)
         if cell.kind in CONDITIONS and typ is not None and not typ.is_bool:
             what = "check" if cell.kind == "check" else "assumption"
             self.error("E-TYPE", f"{what} {cell.name!r} must be a condition (a boolean), not {typ.describe()}",

@@ -22,6 +22,8 @@ class CallRules:
     """Typing of calls; relies on Typer's helpers (type_of, fail, need_number, …)."""
 
     def call_type(self, node: A.Call) -> Type:
+        if node.func in REDUCTIONS or node.func in DISTRIBUTIONS:
+            self.sampling_calls += 1   # (classify: a formula without any reads samples only through its cells)
         fn = FUNCTIONS.get(node.func) or DISTRIBUTIONS.get(node.func)
         if fn is None:
             self.fail("E-NAME", f"unknown function {node.func!r}", node.name_span,

@@ -49,9 +49,17 @@ def varies_over_samples(node: A.Node, checked: Checked) -> bool:
     return draws or any(checked.bindings.get(id(n)) in checked.uncertain for n in names)
 
 
-def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Checked) -> None:
+def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Checked, sampling_calls: bool = True) -> None:
     """Record a checked cell as varying over samples (uncertain), or as a
-    deterministic result of reductions over them (reduced), or neither."""
+    deterministic result of reductions over them (reduced), or neither.
+    `sampling_calls` False: the formula calls no draw and no reduction (its typing
+    saw none), so only the cells it reads decide, and its tree need not be walked."""
+    if not sampling_calls:
+        if any(d in checked.uncertain for d in deps):
+            checked.uncertain.add(key)
+        elif any(d in checked.reduced for d in deps):
+            checked.reduced.add(key)
+        return
     if varies_over_samples(expr, checked):
         checked.uncertain.add(key)
         return

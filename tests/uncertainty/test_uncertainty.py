@@ -166,3 +166,15 @@ def test_routing_loads_normal_limit_agrees_with_simulation() -> None:
     assert approx.max(axis=1).mean() == pytest.approx(exact.max(axis=1).mean(), rel=1e-2)
     assert approx[:, 0].var() == pytest.approx(exact[:, 0].var(), rel=0.1)
     assert np.corrcoef(approx[:, 0], approx[:, 1])[0, 1] == pytest.approx(-1 / 31, abs=0.03)
+
+
+def test_what_varies_and_what_reduces_carries_through_cells_without_draws(tmp_path) -> None:
+    """A formula with no draw and no reduction of its own varies over samples, or is a reduction's
+    result, through the cells it reads: the checker decides that from its precedents alone."""
+    workbook = open_workbook(sheet(tmp_path, "  x: = uniform(1 GB, 3 GB)\n  y: = x * 2\n  z: = y + 1 GB\n"
+                                             "  worst: = p95(z)\n  twice: = worst * 2\n  margin: = twice - 1 GB\n"
+                                             "  fixed: 4 GB\n  plain: = fixed * 2\n  mixed: = plain + margin\n"))
+    assert workbook.ok, workbook.diagnostics
+    checked = workbook.checked
+    assert {"x", "y", "z"} <= checked.uncertain and not {"worst", "twice", "margin", "plain", "mixed"} & checked.uncertain
+    assert {"worst", "twice", "margin", "mixed"} <= checked.reduced and not {"plain", "fixed"} & checked.reduced
