@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from supersheet.cli.progress import ProgressBar
 from supersheet.cli.support import (
     EXIT_FINDING,
     EXIT_INVALID,
@@ -84,23 +85,25 @@ def sweep(args: argparse.Namespace) -> int:
             check_writable(Path(args.output))
         except OutputError as e:
             raise UsageError(str(e)) from None
-    progress = sys.stderr.isatty()
-    chunks = iterate_chunks(plans, spec.grid, max(1, args.chunk_rows), progress)
+    bar = ProgressBar(delay=1.0)   # from a second on: a quick sweep prints nothing extra
+    chunks = iterate_chunks(plans, spec.grid, max(1, args.chunk_rows), bar if bar.enabled else None)
     if args.output:
         path = Path(args.output)
-        if fmt == "parquet":
-            rows = write_parquet(chunks, None, path, units_metadata(plans))
-        elif fmt == "csv":
-            rows = write_csv(chunks, path)
-        else:
-            import polars as pl
-            frame = whole_numbers(drop_clean_error_columns(pl.concat(list(chunks), how="diagonal_relaxed")))
-            write_text(path, render_table(frame, fmt) + "\n")
-            rows = frame.height
+        with bar:
+            if fmt == "parquet":
+                rows = write_parquet(chunks, None, path, units_metadata(plans))
+            elif fmt == "csv":
+                rows = write_csv(chunks, path)
+            else:
+                import polars as pl
+                frame = whole_numbers(drop_clean_error_columns(pl.concat(list(chunks), how="diagonal_relaxed")))
+                write_text(path, render_table(frame, fmt) + "\n")
+                rows = frame.height
         print(f"{rows:,} rows written to {path}", file=sys.stderr)
         return EXIT_OK
     import polars as pl
-    frames = list(chunks)
+    with bar:
+        frames = list(chunks)
     frame = whole_numbers(drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed"))) if frames \
         else pl.DataFrame()
     if fmt == "csv":
@@ -117,25 +120,23 @@ def _sweep_on_ray(args: argparse.Namespace, spec, plans, units: dict) -> int:
     import os
 
     from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session
-    from supersheet.engine.scenarios.sweep import _Progress
     from supersheet.engine.scenarios.sweep_parts import PartError
     from supersheet.engine.scenarios.sweep_ray import sweep_to_dataset
     output = args.output or ""
     if not (output.endswith(("/", os.sep)) or os.path.isdir(output)) or args.format not in (None, "parquet"):
         raise UsageError("--on ray writes a Parquet dataset directory: give -o DIR/ (e.g. -o out/ or -o out.parquet/)")
-    bar = _Progress(spec.grid.value_size() * len(plans)) if sys.stderr.isatty() else None
+    bar = ProgressBar()
     try:
         with session(args.address):
             written = sweep_to_dataset(plans, spec.grid, spec.show, spec.where, spec.where_origin,
                                        (args.samples, args.seed), units, output.rstrip("/" + os.sep) or ".",
                                        address=args.address, part_rows=args.rows_per_task,
                                        chunk_rows=max(1, args.chunk_rows),
-                                       progress=(lambda done, total: bar.update(done)) if bar else None)
+                                       progress=bar if bar.enabled else None)
     except (RayUnavailable, TaskFailed, PartError) as e:
         raise UsageError(str(e)) from None
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     parts = len(written.parts)
     print(f"{written.rows:,} rows written to {output} ({parts} Parquet part{'s' if parts != 1 else ''})",
           file=sys.stderr)

@@ -43,8 +43,10 @@ class Diff:
 def diff(old: Sheet, new: Sheet) -> Diff:
     """Compare two sheets (each with the inputs set on it) as `supersheet diff` does."""
     from supersheet.engine.diff.diff import diff_workbooks
+
+    from .sheet import scenario_workbook
     name = str(new.path)
-    return Diff(diff_workbooks(name, old._scenario_workbook(), new._scenario_workbook(),
+    return Diff(diff_workbooks(name, scenario_workbook(old), scenario_workbook(new),
                                _label(old), _label(new)))
 
 

@@ -15,6 +15,7 @@ from supersheet.engine.scenarios.axes import AxisError, axis_cell, import_axis, 
 
 from .errors import SheetError, from_engine
 from .quantities import literal_text, python_value
+from .sheet import scenario_workbook
 
 if TYPE_CHECKING:
     import polars as pl
@@ -72,7 +73,7 @@ def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] 
         plans_for,
         units_metadata,
     )
-    workbook = sheet._scenario_workbook()
+    workbook = scenario_workbook(sheet)
     try:
         if name is None and not axes:
             sweeps = ", ".join(workbook.model.root.sweeps) if workbook.model.root else ""
@@ -120,7 +121,7 @@ class Solution:
 def solve(sheet: Sheet, name: str) -> Solution:
     from supersheet.engine.present.present import show
     from supersheet.engine.scenarios.solve import SolveError, solve_entry
-    workbook = sheet._scenario_workbook()
+    workbook = scenario_workbook(sheet)
     try:
         solution, _ = solve_entry(workbook, name)
     except AxisError as e:
@@ -159,7 +160,7 @@ def choose(sheet: Sheet, name: str, top: int | None = None) -> Choice:
 
     from supersheet.engine.scenarios.solve import choice_entry
     try:
-        choice, _ = choice_entry(sheet._scenario_workbook(), name, top)
+        choice, _ = choice_entry(scenario_workbook(sheet), name, top)
     except AxisError as e:
         raise from_engine(e) from None
 

@@ -135,20 +135,6 @@ class Sheet:
     def _assignments(self) -> list[str]:
         return [f"{k}={v}" for k, v in self.inputs.items()]
 
-    def _scenario_workbook(self) -> Workbook:
-        """The sheet with its inputs written in, for sweeps, solves, choices and diffs (which
-        evaluate the sheet as written): read again from the texts loaded, not from disk."""
-        if not self.inputs:
-            return self._workbook
-        from supersheet.engine.check.check import check_model
-        from supersheet.engine.load.model import build_model
-        texts = {path: sheet.text for path, sheet in self._base.model.files.items()}
-        model = build_model(self._base.model.path, texts=texts, cell_overrides=dict(self.inputs))
-        workbook = Workbook(model, check_model(model))
-        if not workbook.ok:
-            raise SheetError(sheet_problems(workbook.diagnostics))
-        return workbook
-
     # -- scenarios ----------------------------------------------------------
     def sweep(self, name: str | None = None, *, show: list[str] | None = None, where: str | None = None,
               **axes: Any) -> pl.DataFrame:
@@ -187,3 +173,18 @@ def range(start: str, stop: str, *, times: float | None = None, step: str | None
     `range("4096 token", "131072 token", times=2)`."""
     from .scenarios import Range
     return Range(start, stop, times, step, count, scale)
+
+
+def scenario_workbook(sheet: Sheet) -> Workbook:
+    """The sheet with its inputs written in, for sweeps, solves, choices and diffs (which
+    evaluate the sheet as written): read again from the texts loaded, not from disk."""
+    if not sheet.inputs:
+        return sheet._workbook
+    from supersheet.engine.check.check import check_model
+    from supersheet.engine.load.model import build_model
+    texts = {path: file.text for path, file in sheet._base.model.files.items()}
+    model = build_model(sheet._base.model.path, texts=texts, cell_overrides=dict(sheet.inputs))
+    workbook = Workbook(model, check_model(model))
+    if not workbook.ok:
+        raise SheetError(sheet_problems(workbook.diagnostics))
+    return workbook

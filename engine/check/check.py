@@ -23,8 +23,9 @@ from supersheet.engine.load.model import CONDITIONS, Cell, Model, Scope
 from supersheet.units import DIMENSIONLESS, UnitError, compact_unit, describe, divide, multiply, parse_unit, power
 
 
-class _Fail(Exception):
-    """Abandon typing this formula; the diagnostic is already recorded."""
+class CheckFailed(Exception):
+    """Abandon typing this formula; the diagnostic is already recorded (the caller, a cell
+    or a where/goal expression, stops there and reports what was recorded)."""
 
 
 @without_cycle_collection
@@ -176,7 +177,7 @@ class Typer(CallRules):
             typ = self.formula_type(cell.formula)
             if cell.formula.display_unit is None and cell.spec.unit and typ is not None:
                 self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
-        except _Fail:
+        except CheckFailed:
             return CheckedCell(None, deps, ok=False)
         # varies over samples, or reduces them (9.6)
         classify(cell.key, cell.formula.expr, deps, self.checked, self.sampling_calls > 0)
@@ -212,7 +213,7 @@ class Typer(CallRules):
     def fail_at(self, code: str, message: str, span, file_span, hint: str | None = None) -> None:
         where = self.origin.span(*span) if span is not None else (file_span or self.origin.span(0, len(self.text)))
         self.checked.diagnostics.append(Diagnostic(code, message, where, hint=hint))
-        raise _Fail
+        raise CheckFailed
 
     def unit_error(self, e: UnitError, span, file_span) -> None:
         if span is not None:
@@ -228,7 +229,7 @@ class Typer(CallRules):
     def fail(self, code: str, message: str, span: tuple[int, int], hint: str | None = None,
              labels: tuple[Label, ...] = ()) -> None:
         self.error(code, message, span, hint, labels)
-        raise _Fail
+        raise CheckFailed
 
     def type_of(self, node: A.Node) -> Type:
         typ = self._type_of(node)
@@ -293,10 +294,10 @@ class Typer(CallRules):
     def name_type(self, node: A.Name) -> Type:
         key = self.checked.bindings.get(id(node))
         if key is None:
-            raise _Fail
+            raise CheckFailed
         target = self.checked.cells.get(key)
         if target is None or target.type is None:
-            raise _Fail  # the referenced cell has its own diagnostic (or is in a cycle)
+            raise CheckFailed  # the referenced cell has its own diagnostic (or is in a cycle)
         return target.type
 
     def need_number(self, typ: Type, node: A.Node, op: str) -> None:
@@ -324,7 +325,7 @@ class Typer(CallRules):
         message = f"cannot {verb} {lw} ({describe(lt.dims)}) and {rw} ({describe(rt.dims)})"
         self.checked.diagnostics.append(Diagnostic("E-UNIT", message, self.origin.span(*right.span), labels,
                                                    self.convert_hint(left, right, lt, rt, verb)))
-        raise _Fail
+        raise CheckFailed
 
     def unit_word(self, node: A.Node, typ: Type) -> str:
         unit = _natural_unit(node)

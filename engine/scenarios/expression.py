@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.span import Origin
 from supersheet.engine.base.types import Type
-from supersheet.engine.check.check import Typer, _Fail, resolve_name
+from supersheet.engine.check.check import CheckFailed, Typer, resolve_name
 from supersheet.engine.check.checked import Checked, Draft
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
@@ -51,7 +51,7 @@ def bind_expression(workbook: Workbook, text: str, origin: Origin) -> Bound | Di
     typer.origin, typer.scope, typer.text = origin, workbook.model.scope, body
     try:
         typ = typer.formula_type(formula)
-    except _Fail:
+    except CheckFailed:
         return draft.diagnostics[0] if draft.diagnostics else Diagnostic(
             "E-TYPE", "this formula uses a cell that has its own error", None)
     return Bound(body, formula, typ, tuple(deps), origin, draft.freeze(workbook.checked, formula))

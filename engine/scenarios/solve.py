@@ -25,7 +25,7 @@ from supersheet.engine.load.positions import Positions, scalar_text
 from supersheet.engine.load.sheet import Entry
 from supersheet.engine.present.headers import header
 from supersheet.engine.present.present import display_unit, unit_factor
-from supersheet.engine.scenarios.axes import AxisError, literal_value
+from supersheet.engine.scenarios.axes import AxisError, literal_value, rebind
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, parse_vary
 from supersheet.engine.scenarios.sweep import plans_for
@@ -234,8 +234,7 @@ class Choice:
 
 
 def plan_axes(plan, grid: Grid) -> list:
-    from supersheet.engine.scenarios.sweep import _rebind
-    return [_rebind(plan.workbook, a) for a in grid.value_axes] if plan.imports else grid.value_axes
+    return [rebind(plan.workbook, a) for a in grid.value_axes] if plan.imports else grid.value_axes
 
 
 def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, Origin]],

@@ -7,8 +7,6 @@ plan per value.
 """
 from __future__ import annotations
 
-import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -267,14 +265,10 @@ def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: 
     if not variant.ok:
         d = variant.diagnostics[0]
         raise AxisError(d.code, f"with {imports or cells}: {d.headline()}", d.hint)
-    sub = Grid([_rebind(variant, a) if not a.structural else a for a in grid.axes], None)
+    sub = Grid([rebind(variant, a) if not a.structural else a for a in grid.axes], None)
     plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
     plan.imports = imports
     return plan
-
-
-def _rebind(workbook: Workbook, axis: Axis) -> Axis:
-    return rebind(workbook, axis)
 
 
 def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool = True) -> pl.DataFrame:
@@ -335,38 +329,19 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
 
 
 def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUNK,
-                   progress: bool = False) -> Iterator[pl.DataFrame]:
+                   progress: Callable[[int, int], None] | None = None) -> Iterator[pl.DataFrame]:
+    """The sweep's rows, chunk by chunk, in grid order. `progress(done, total)` hears of the
+    rows done after each chunk; the engine draws nothing (the CLI draws a bar with it)."""
     total = grid.value_size() * len(plans)
     done = 0
-    started = time.monotonic()
-    bar = _Progress(total) if progress else None
     for plan in plans:
         rows = max(1, chunk_rows // plan.samples)   # a row of a sheet with draws is `samples` rows of the frame
         for start in range(0, grid.value_size(), rows):
             stop = min(start + rows, grid.value_size())
             yield evaluate_chunk(plan, grid, start, stop)
             done += stop - start
-            if bar is not None and time.monotonic() - started > 1.0:
-                bar.update(done)
-    if bar is not None:
-        bar.close()
-
-
-class _Progress:
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.shown = False
-
-    def update(self, done: int) -> None:
-        width = 30
-        filled = int(width * done / max(self.total, 1))
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{self.total:,} rows")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
+            if progress is not None:
+                progress(done, total)
 
 
 def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:
