@@ -63,7 +63,14 @@ class ExpectationError(Problem):
 
 
 def parse_expectation(text: str, span: Span) -> Expectation:
-    """Raises ExpectationError for text that is not a value with an optional ± tolerance."""
+    """Raises ExpectationError (at `span`) for text that is not a value with an optional ± tolerance."""
+    try:
+        return _parse_expectation(text, span)
+    except ExpectationError as e:
+        raise ExpectationError(e.code, e.message, e.hint, span) from None
+
+
+def _parse_expectation(text: str, span: Span) -> Expectation:
     raw = text.strip()
     if raw in ("true", "false"):
         return Expectation(raw, span, "bool", raw == "true")
@@ -113,13 +120,14 @@ def static_problem(target: str, expectation: Expectation, typ: Type | None) -> E
     of the wrong dimension."""
     if typ is not None and typ.is_array:
         return ExpectationError("E-TYPE", f"{target} is an array of {typ.length} values, the expectation "
-                                          f"{expectation.text!r} is one value", "expect one value per element: [a, b, …]")
+                                          f"{expectation.text!r} is one value", "expect one value per element: [a, b, …]",
+                                expectation.span)
     if typ is None or typ.is_bool or expectation.kind != "number":
         return None
     dims = parse_unit(expectation.unit).dimensions if expectation.unit else DIMENSIONLESS
     if expectation.kind == "number" and dims != typ.dims:
         return ExpectationError("E-UNIT", f"{target} is {describe(typ.dims)}, the expectation "
-                                          f"{expectation.text!r} is {describe(dims)}")
+                                          f"{expectation.text!r} is {describe(dims)}", span=expectation.span)
     return None
 
 
@@ -127,7 +135,8 @@ def check_expectation(target: str, expectation: Expectation, value: object, typ:
     """Compare one computed value (base-unit magnitude, bool or error) with an expectation."""
     if isinstance(value, list):
         raise ExpectationError("E-TYPE", f"{target} is an array of {len(value)} values, the expectation "
-                                         f"{expectation.text!r} is one value", "expect one value per element: [a, b, …]")
+                                         f"{expectation.text!r} is one value", "expect one value per element: [a, b, …]",
+                               expectation.span)
     if isinstance(value, ErrorValue):
         actual = value.code
         ok = expectation.kind == "error" and expectation.value == value.code
@@ -144,7 +153,7 @@ def check_expectation(target: str, expectation: Expectation, value: object, typ:
         dims = parse_unit(expectation.unit).dimensions if expectation.unit else DIMENSIONLESS
         if dims != typ.dims:
             raise ExpectationError("E-UNIT", f"{target} is {describe(typ.dims)}, the expectation "
-                                             f"{expectation.text!r} is {describe(dims)}")
+                                             f"{expectation.text!r} is {describe(dims)}", span=expectation.span)
     factor = parse_unit(expectation.unit).factor if expectation.unit else 1.0
     computed = float(value) / factor  # type: ignore[arg-type]
     tolerance = expectation.tolerance_in_unit()

@@ -81,10 +81,11 @@ def test_check_reports_every_diagnostic_that_test_would(run_cli, write_sheet):
 
 
 def test_check_reports_an_expectation_of_the_wrong_dimension(run_cli, write_sheet):
+    # at the expectation's value, where its unit is written (not at the cell's name before it)
     sheet = write_sheet("cells:\n  t: 5 ms\nexpect:\n  t: 5 GB\n")
     result = run_cli("check", str(sheet))
     assert result.code == 2
-    assert f"{sheet}:4:3: E-UNIT: t is time, the expectation '5 GB' is information" in result.err
+    assert f"{sheet}:4:6: E-UNIT: t is time, the expectation '5 GB' is information" in result.err
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "\n\n", "title: nothing here\n"])

@@ -76,3 +76,25 @@ def test_the_four_errors_are_one_problem_type():
     assert own.at(span, "sweep 'w': ").span == own.span   # its own position wins
     assert own.at(span, "sweep 'w': ").message == "sweep 'w': unknown cell 'x'"
     assert SolveError("m").code == "E-SOLVE"
+
+
+def test_an_expectation_that_cannot_be_compared_is_reported_at_its_value(write_sheet, run_cli):
+    path = write_sheet("""
+        cells:
+          bandwidth: 100 GB/s
+          size: 10 GB
+          time: = size / bandwidth -> s
+        sweeps:
+          wide:
+            vary: {bandwidth: [50 GB/s, 100 GB/s]}
+            expect:
+              time: [0.2 s, 0.1 GB]
+        expect:
+          size: 10 GB ± 1 s
+        """)
+    for command in ("check", "test"):
+        err = run_cli(command, str(path)).err
+        assert (f"{path}:9:21: E-UNIT: sweep 'wide': wide.time[1] is time, the expectation '0.1 GB' is information\n"
+                "    9 |       time: [0.2 s, 0.1 GB]\n"
+                "      |                     ^^^^^^") in err, command
+        assert f"{path}:11:9: E-UNIT: tolerance '1 s' is time, the value is information" in err, command
