@@ -10,6 +10,9 @@ operation contributes an "error site" expression giving its code ("#DIV/0",
 "#NUM") where it fails; a cell's error column is the first non-null of its
 precedents' errors and its own sites. Guards and null checks are only emitted
 where a value can actually be null, so the common path stays plain arithmetic.
+A number cell whose value is not finite (overflow, inf - inf) is #NUM, as on
+the scalar path (scalar.py): inside a formula IEEE rules hold, but no cell
+ever holds inf or NaN.
 """
 from __future__ import annotations
 
@@ -54,10 +57,17 @@ class Compiler(CallCompiler):
         node = expr if expr is not None else cell.formula.expr  # type: ignore[union-attr]
         self.sites = []
         val = self.compile(node)
+        formula_sites = self.sites
+        self.sites = []
+        cell_type = self.checked.cells[key].type
+        if cell_type is not None and not cell_type.is_bool:
+            val = self.finite(val)
+        # #NUM is set only where the formula gave a value (not finite), so it comes first:
+        # where the formula gave no value, a precedent's error or the formula's own says why
         deps = self.checked.cells[key].deps if expr is None else ()
-        errors = [pl.col(self.sources[d].error_column) for d in deps   # type: ignore[arg-type]
-                  if d in self.sources and self.sources[d].error_column]
-        errors += self.sites
+        errors = self.sites + [pl.col(self.sources[d].error_column) for d in deps   # type: ignore[arg-type]
+                               if d in self.sources and self.sources[d].error_column]
+        errors += formula_sites
         nullable = val.nullable
         if isinstance(val.expr, list):
             columns = [(element_column(key, i), e.alias(element_column(key, i))) for i, e in enumerate(val.expr)]
@@ -67,6 +77,16 @@ class Compiler(CallCompiler):
         if nullable:
             error = (pl.coalesce(errors) if errors else pl.lit(None, pl.String)).cast(pl.String).alias(error_column(key))
         return CompiledCell(key, columns, nullable, error)
+
+    def finite(self, val: Val) -> Val:
+        """A cell's number where it is finite; null with #NUM where it is not."""
+        if isinstance(val.constant, float) and math.isfinite(val.constant):
+            return val
+
+        def guarded(x: pl.Expr) -> pl.Expr:
+            self.sites.append(pl.when(~x.is_finite()).then(pl.lit(NUM)))
+            return pl.when(x.is_finite()).then(x)
+        return elementwise(guarded, val, nullable=True)
 
     def compile_expression(self, node: A.Node) -> tuple[Val, list[pl.Expr]]:
         """A free-standing formula (where, require, goal): value and error sites."""

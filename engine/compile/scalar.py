@@ -10,7 +10,9 @@ following the same rules as the compiler (spec §3.5/§3.6, IEEE 754 doubles):
   value, and an error operand makes the result that error (the first, in
   reading order); `if` takes only the chosen branch;
 * comparisons and min/max are Python's (IEEE: NaN compares false);
-* overflow is inf, as in the Polars plan.
+* inside a formula overflow is inf and inf - inf is NaN (IEEE), but a cell
+  whose value is not a finite number holds #NUM, as in the Polars plan: a
+  sheet never shows `inf` or `nan` as if it were a number.
 
 tests/engine/test_differential.py checks this path and the Polars one against
 the same plain reference. A formula using something this module does not know
@@ -76,9 +78,18 @@ def evaluate_cells(checked: Any, keys: Iterable[str], values: dict[str, Value],
                 values[key] = None
                 continue
             node = formula.expr
-        values[key] = walker.value(node)
+        values[key] = finite(walker.value(node))
         done.append(key)
     return done
+
+
+def finite(value: Any) -> Any:
+    """A cell's value: a number that is not finite (overflow, inf - inf) is #NUM."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else ErrorValue(NUM)
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
 
 
 class Walker:

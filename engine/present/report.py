@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,14 +52,23 @@ def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, An
     def number(x: float) -> float:
         return convert(x, unit) if unit else x
 
-    mean, p5, p50, p95 = (number(v) for v in (summary.mean, summary.p5, summary.p50, summary.p95))
-    suffix = f" {unit}" if unit else ""
-    display = (f"{format_number(mean, digits)}{suffix} (p5 {format_number(p5, digits)} … "
-               f"p95 {format_number(p95, digits)})")
+    def finite(x: float) -> float | None:   # a mean of huge samples may overflow: #NUM, never inf
+        return number(x) if math.isfinite(x) else None
+
+    def text(x: float | None) -> str:
+        return "#NUM" if x is None else format_number(x, digits)
+
+    mean, p5, p50, p95 = (finite(v) for v in (summary.mean, summary.p5, summary.p50, summary.p95))
+    suffix = f" {unit}" if unit and mean is not None else ""
+    # a statistic over the samples that have a value: say how many did not
+    failed = f"; {summary.errors:,} of {summary.count:,} samples are error values" if summary.errors else ""
+    display = f"{text(mean)}{suffix} (p5 {text(p5)} … p95 {text(p95)}{failed})"
     record = {"name": key, "value": mean, "unit": unit, "display": display,
               "mean": mean, "p5": p5, "p50": p50, "p95": p95, "samples": summary.count}
     if summary.errors:
         record["error_samples"] = summary.errors
+    if mean is None:
+        record["error"] = "#NUM"
     return record
 
 

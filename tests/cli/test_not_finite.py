@@ -1,0 +1,108 @@
+"""A value that is not a finite number (overflow, inf - inf) is the error value
+#NUM in every output — never `inf` or `nan` shown as if it were a number
+(issue 12). The scalar and the Polars path agree (tests/engine/test_differential.py
+compares them operator by operator)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import polars as pl
+import pytest
+
+OVERFLOW = """
+cells:
+  big: = 1e308 * 10
+  gap: = big - big
+  b: 5
+  zero: = b - b
+  tiny: = 1 / (1e308 * 10)
+  after: = big * 0 + 1
+"""
+
+
+def _no_number_words(text: str) -> None:
+    for word in ("inf", "nan", "Infinity", "NaN"):
+        assert word not in text.replace("info", ""), text
+
+
+def test_run_shows_num_and_exits_1(run_cli, write_sheet):
+    result = run_cli("run", str(write_sheet(OVERFLOW)))
+    assert result.code == 1
+    lines = {line.split()[0]: line.split()[1] for line in result.out.splitlines()[2:] if line.strip()}
+    assert lines == {"big": "#NUM", "gap": "#NUM", "b": "5", "zero": "0", "tiny": "0", "after": "#NUM"}
+    _no_number_words(result.out)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_json_and_csv_hold_the_error_not_a_number(fmt, run_cli, write_sheet):
+    result = run_cli("run", str(write_sheet(OVERFLOW)), "--format", fmt)
+    assert result.code == 1
+    if fmt == "json":
+        cells = {c["name"]: c for c in json.loads(result.out)["cells"]}
+        assert cells["big"]["value"] is None and cells["big"]["error"] == "#NUM"
+        assert cells["gap"]["error"] == "#NUM" and cells["zero"]["value"] == 0
+    else:
+        rows = {r["name"]: r for r in csv.DictReader(io.StringIO(result.out))}
+        assert rows["big"]["value"] == "" and rows["big"]["error"] == "#NUM"
+        assert rows["after"]["error"] == "#NUM"
+    _no_number_words(result.out)
+
+
+def test_calc_overflow_is_num(run_cli):
+    for expression in ("1e308 * 10", "1e308 * 10 - 1e308 * 10", "exp(1000)"):
+        result = run_cli("calc", expression)
+        assert (result.code, result.out.strip()) == (1, "#NUM"), expression
+
+
+def test_an_expectation_on_an_overflowing_cell_fails(run_cli, write_sheet):
+    path = write_sheet(OVERFLOW + "expect:\n  big: 1\n  zero: 0\n")
+    result = run_cli("test", str(path))
+    assert result.code == 1 and "big = #NUM" in result.out and "1 passed, 1 failed" in result.out
+
+
+SWEPT = """
+cells:
+  x: 1
+  big: = 1e300 ^ x
+  back: = 1 / big
+  ok: = x * 2
+"""
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".parquet"])
+def test_sweep_rows_that_overflow_are_num_in_every_file(suffix, run_cli, write_sheet, tmp_path):
+    """x = 2 overflows 1e300 ^ x; `back` (1 / inf would be 0) is #NUM too: it uses an error."""
+    out = tmp_path / f"out{suffix}"
+    result = run_cli("sweep", str(write_sheet(SWEPT)), "--vary", "x=1,2", "-o", str(out))
+    assert result.code == 0, result.err
+    if suffix == ".parquet":
+        frame = pl.read_parquet(out)
+    elif suffix == ".csv":
+        frame = pl.read_csv(out)
+    else:
+        text = out.read_text()
+        _no_number_words(text)
+        rows = [{c["name"]: c for c in row} for row in json.loads(text)["rows"]]
+        assert [r["big"].get("error") for r in rows] == [None, "#NUM"]
+        assert [r["back"].get("error") for r in rows] == [None, "#NUM"]
+        assert [r["big"]["value"] for r in rows] == [1e300, None] and [r["ok"]["value"] for r in rows] == [2, 4]
+        return
+    assert frame["big"].to_list() == [1e300, None] and frame["back"].to_list() == [1e-300, None]
+    assert frame["big [error]"].to_list() == [None, "#NUM"] and frame["back [error]"].to_list() == [None, "#NUM"]
+    assert frame["ok"].to_list() == [2, 4]
+
+
+def test_samples_that_are_errors_are_counted_in_the_display(run_cli, write_sheet):
+    path = write_sheet("""
+        cells:
+          x: = uniform(-1, 1)
+          y: = exp(x * 1000)
+        samples: {count: 1000}
+    """)
+    result = run_cli("run", str(path))
+    assert result.code == 1
+    line = next(line for line in result.out.splitlines() if line.strip().startswith("y "))
+    assert "of 1,000 samples are error values" in line
+    _no_number_words(result.out)
