@@ -2,7 +2,8 @@
 command lines, run in-process, counted by exit code.
 
 The promise under test: whatever the input, the command ends with 0, 1 or 2
-and a message, never `internal error` (exit 70) or a traceback. Every other
+and a message, never `internal error` (exit 70) or a traceback, and no output
+line shows a Python repr (`{'a': 1}`, `ErrorValue(...)`) or `inf`/`nan` as a value. Every other
 outcome is printed with the input that caused it (and saved with --save DIR).
 
     .venv/bin/python tools/fuzz.py --cases 10000 --seed 1    # the full campaign
@@ -26,6 +27,7 @@ import contextlib
 import io
 import os
 import random
+import re
 import shutil
 import signal
 import sys
@@ -279,6 +281,25 @@ def run_command(argv: list[str], seconds: int) -> tuple[int | str, str]:
     return code, out.getvalue() + err.getvalue()
 
 
+# What a message or a value must never show: a Python repr (a dict, an internal object) or
+# a float that is not a number (overflow and NaN are the error value #NUM).
+_INTERNALS = re.compile(r"\{'[^']*': |\b(?:ErrorValue|PosixPath|Decimal)\(|<supersheet\.|\bnan\b|\binf\b"
+                        r"|\bInfinity\b|\bNaN\b")
+_SOURCE_LINE = re.compile(r"^\s*(?:\d+ )?\|")   # a diagnostic's quoted source line and its caret line
+
+
+def shows_internals(output: str, text: str) -> bool:
+    """A line of output (not a quoted line of the sheet) with a Python repr or inf/nan."""
+    for line in output.splitlines():
+        if _SOURCE_LINE.match(line) or not _INTERNALS.search(line):
+            continue
+        found = _INTERNALS.search(line).group(0)   # type: ignore[union-attr]
+        if found.strip("{': ") and found in text:   # the sheet's own words (a cell named nan), echoed
+            continue
+        return True
+    return False
+
+
 def campaign(cases: int, seed: int, seconds: int = 20, save: Path | None = None, quiet: bool = False) -> Outcome:
     os.environ.pop("SUPERSHEET_DEBUG", None)
     rng = random.Random(seed)
@@ -308,7 +329,8 @@ def campaign(cases: int, seed: int, seconds: int = 20, save: Path | None = None,
                 outcome.codes[code] += 1
                 if took > outcome.slowest[0]:
                     outcome.slowest = (took, argv)
-                if code not in (0, 1, 2) or "internal error" in output or "Traceback" in output:
+                if code not in (0, 1, 2) or "internal error" in output or "Traceback" in output \
+                        or shows_internals(output, text):
                     outcome.failures.append((text, argv, output))
                     if save is not None:
                         save.mkdir(parents=True, exist_ok=True)

@@ -250,6 +250,9 @@ def _lookup(ureg: pint.UnitRegistry, name: str) -> tuple[str, str, str] | None:
 def _hint(ureg: pint.UnitRegistry, token: _Token, text: str) -> str | None:
     """'did you mean "GB/s"?': the whole unit with the bad name replaced by a close known one."""
     name = token.text
+    cased = next((c for c in (name.lower(), name[:1].lower() + name[1:]) if c != name and _lookup(ureg, c)), None)
+    if cased is not None:   # `Gigabytes`: the unit in lower case, not a near spelling of another (`byte`)
+        return f'units are case-sensitive: did you mean "{text[: token.offset]}{cased}{text[token.offset + len(name):]}"?'
     match = next((u for u in COMMON_UNITS if u.lower() == name.lower()), None)
     if match is None:
         close = difflib.get_close_matches(name, COMMON_UNITS, n=1, cutoff=0.6)

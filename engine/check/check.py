@@ -17,6 +17,7 @@ from supersheet.engine.check.checked import Checked, CheckedCell, Draft
 from supersheet.engine.check.display_family import formula_family, share_unit
 from supersheet.engine.check.graph import order_cells
 from supersheet.engine.check.reductions import classify
+from supersheet.engine.check.set_kind import set_kind_problem
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import formula_body
 from supersheet.engine.load.model import CONDITIONS, Cell, Model, Scope
@@ -179,6 +180,10 @@ class Typer(CallRules):
                 self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
         except CheckFailed:
             return CheckedCell(None, deps, ok=False)
+        problem = set_kind_problem(cell, typ) if cell.set_by is not None and typ is not None else None
+        if problem is not None:
+            self.checked.diagnostics.append(problem)
+            return CheckedCell(None, deps, ok=False)
         # varies over samples, or reduces them (9.6)
         classify(cell.key, cell.formula.expr, deps, self.checked, self.sampling_calls > 0)
         if cell.kind in CONDITIONS and typ is not None and not typ.is_bool:
@@ -238,7 +243,7 @@ class Typer(CallRules):
 
     def _type_of(self, node: A.Node) -> Type:
         if isinstance(node, A.Number):
-            return Type("number", self.unit_dims(node.unit, node.unit_span))
+            return Type("number", self.unit_dims(node.unit, node.unit_span, self.number_text(node)))
         if isinstance(node, A.Bool):
             return BOOL
         if isinstance(node, A.Array):
@@ -256,15 +261,15 @@ class Typer(CallRules):
             return self.binary_type(node)
         return self.call_type(node)
 
-    def unit_dims(self, unit: str | None, span: tuple[int, int] | None):
+    def unit_dims(self, unit: str | None, span: tuple[int, int] | None, number: str = "2"):
         if unit is None:
             return DIMENSIONLESS
         try:
             return parse_unit(unit).dimensions
         except UnitError as e:
             hint = e.hint
-            if hint is None and unit.isidentifier():
-                hint = f"multiplication is written with '*': 8 * {unit}"
+            if hint is None and unit.isidentifier():   # perhaps a cell: `3 n` for 3 * n
+                hint = f"multiplication is written with '*': {number} * {unit}"
             assert span is not None
             start = span[0] + e.offset
             self.fail("E-UNIT", e.message, (start, start + max(e.length, 1)), hint)
@@ -358,6 +363,12 @@ class Typer(CallRules):
                 if k == key:
                     return f"{alias}.{name}"
         return None
+
+    def number_text(self, node: A.Number) -> str:
+        """A number literal as written, without its unit."""
+        if self.origin.exact and self.text and node.unit_span is not None:
+            return self.text[node.span[0]:node.unit_span[0]].strip()
+        return A.to_text(A.Number(node.value, None, node.span))
 
     def snippet(self, node: A.Node) -> str:
         if self.origin.exact and self.text:

@@ -1,5 +1,6 @@
 """Writing sweep results: CSV (full float precision), Parquet (units in the
-file's metadata), JSON, and text/Markdown tables. Large grids are streamed
+file's key-value metadata, the Arrow schema's metadata and each column's
+field metadata: arrow_schema.py), JSON, and text/Markdown tables. Large grids are streamed
 chunk by chunk, so memory stays bounded whatever the number of rows."""
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import polars as pl
 
 from supersheet.engine.expect.assume import OUTSIDE_HEADER
 from supersheet.engine.present.headers import ERROR_UNIT, is_error_header, split_header
+from supersheet.engine.scenarios.arrow_schema import SchemaWithUnits
 from supersheet.units import format_number
 
 
@@ -94,12 +96,12 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
     lazy = register_io_source(source, schema=schema)
     tmp, cleaned = _temp_path(path), None
     try:
-        lazy.sink_parquet(tmp, metadata=metadata)
+        lazy.sink_parquet(tmp, metadata=metadata, arrow_schema=SchemaWithUnits(schema, metadata))
         if held is not None:
             held.update(watch.held)
         elif watch.clean:
             cleaned = _temp_path(path)
-            pl.scan_parquet(tmp).drop(watch.clean).sink_parquet(cleaned, metadata=metadata)
+            _sink_without(tmp, watch.clean, cleaned, metadata)
             os.replace(cleaned, tmp)
         os.replace(tmp, path)
     finally:
@@ -123,11 +125,17 @@ def drop_columns(path: Path, columns: list[str], metadata: dict[str, str]) -> No
     """Rewrite one Parquet file without `columns` (temp file, then rename)."""
     tmp = _temp_path(path)
     try:
-        pl.scan_parquet(path).drop(columns).sink_parquet(tmp, metadata=metadata)
+        _sink_without(str(path), columns, tmp, metadata)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _sink_without(source: str, columns: list[str], target: str, metadata: dict[str, str]) -> None:
+    """Stream a Parquet file into another without `columns`, units kept in every metadata."""
+    lazy = pl.scan_parquet(source).drop(columns)
+    lazy.sink_parquet(target, metadata=metadata, arrow_schema=SchemaWithUnits(lazy.collect_schema(), metadata))
 
 
 _EXACT_INTEGERS = 2.0 ** 53

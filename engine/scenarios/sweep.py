@@ -26,6 +26,7 @@ from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, parse_vary
 from supersheet.engine.workbook import Workbook, open_workbook
+from supersheet.units import DIMENSIONLESS, parse_unit
 
 DEFAULT_CHUNK = 1_000_000
 
@@ -187,6 +188,10 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
     def unit_for(key: str) -> str | None:
         if key not in units:
             units[key] = display_unit(checked, key, _representative(checked, baseline, key))
+        elif not _unit_fits(checked, key, units[key]):   # an import axis changed the cell's dimension
+            kind = checked.cells[key].type.describe()  # type: ignore[union-attr]
+            raise AxisError("E-UNIT", f"{key} is {kind} here but {units[key] or 'dimensionless'} in the rows "
+                            "before: one column holds one unit", "sweep these imports separately")
         return units[key]
 
     for axis in grid.axes:
@@ -213,6 +218,13 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         if source.error_column:
             columns.append(Column(error_header(key), source.error_column, 1.0, is_error=True))
     return columns
+
+
+def _unit_fits(checked, key: str, unit: str | None) -> bool:
+    cell_type = checked.cells[key].type if key in checked.cells else None
+    if cell_type is None or cell_type.is_bool:
+        return True
+    return cell_type.dims == (parse_unit(unit).dimensions if unit else DIMENSIONLESS)
 
 
 def _representative(checked, baseline, key: str, depth: int = 0) -> float | None:
@@ -262,11 +274,15 @@ def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: 
     cells = {a.name: a.labels[picks[a.name]] for a in grid.partition_axes if not a.is_import}
     variant = open_workbook(workbook.model.path, import_overrides={k: locate(v) for k, v in imports.items()},
                             cell_overrides=cells)
+    picked = ", ".join(f"{name}={value}" for name, value in {**imports, **cells}.items())
     if not variant.ok:
         d = variant.diagnostics[0]
-        raise AxisError(d.code, f"with {imports or cells}: {d.headline()}", d.hint)
+        raise AxisError(d.code, f"with {picked}: {d.headline()}", d.hint)
     sub = Grid([rebind(variant, a) if not a.structural else a for a in grid.axes], None)
-    plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
+    try:
+        plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
+    except AxisError as e:
+        raise AxisError(e.code, f"with {picked}: {e.message}", e.hint) from None
     plan.imports = imports
     return plan
 

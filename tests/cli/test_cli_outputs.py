@@ -66,6 +66,23 @@ def test_parquet_keeps_the_units_in_its_metadata(run_cli, write_sheet, tmp_path)
     assert units == {"total [GB]": "GB", "each [GB]": "GB"}
 
 
+@pytest.mark.parametrize("vary", ["n=1,2", "n=0,1"])
+def test_parquet_units_are_in_the_arrow_schema_and_each_field(vary, run_cli, write_sheet, tmp_path):
+    """Arrow readers (pyarrow's read_table, its schema) see the units, not only Parquet's
+    key-value metadata; also after the pass that drops an error column (n=1,2) and with
+    an error column kept (n=0,1: `each` is #DIV/0 at n=0)."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = write_sheet("cells:\n  n: 1\n  total: 280 GB\n  each: = total / n\n")
+    target = tmp_path / "out.parquet"
+    assert run_cli("sweep", str(path), "--vary", vary, "-o", str(target)).code == 0
+    schema = pq.read_table(target).schema
+    assert json.loads(schema.metadata[b"supersheet.units"]) == {"total [GB]": "GB", "each [GB]": "GB"}
+    assert schema.field("each [GB]").metadata == {b"unit": b"GB"}
+    assert schema.field("total [GB]").metadata == {b"unit": b"GB"} and schema.field("n").metadata is None
+    assert ("each [error]" in schema.names) == (vary == "n=0,1")
+    assert pl.read_parquet(target)["each [GB]"].to_list() == ([280, 140] if vary == "n=1,2" else [None, 280])
+
+
 def test_sweep_units_do_not_depend_on_an_error_in_the_sheets_own_scenario(run_cli, write_sheet):
     path = write_sheet("cells:\n  n: 0\n  total: 280 GB\n  after: = total / n\n")
     frame = _csv(run_cli("sweep", str(path), "--vary", "n=1,2", "--format", "csv").out)

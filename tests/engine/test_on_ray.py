@@ -3,6 +3,7 @@ written as a Parquet dataset; atomic parts under a killed worker; errors
 reported before any task. One local Ray runtime (2 CPUs) serves every test."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -88,6 +89,10 @@ def test_sweep_with_import_axes_and_errors_is_bit_identical(run_cli, ray_runtime
     units = pl.read_parquet_metadata(tmp_path / "local.parquet")["supersheet.units"]
     for part in (tmp_path / "out").iterdir():
         assert pl.read_parquet_metadata(part)["supersheet.units"] == units
+    pq = pytest.importorskip("pyarrow.parquet")   # Arrow readers see the units of a dataset too
+    schema = pq.read_table(next((tmp_path / "out").iterdir())).schema
+    assert schema.metadata[b"supersheet.units"].decode() == units
+    assert all(schema.field(name).metadata == {b"unit": unit.encode()} for name, unit in json.loads(units).items())
 
 
 def test_named_sweep_of_a_library_sheet_on_ray(run_cli, ray_runtime, tmp_path):
