@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from supersheet.engine.base.sheetroot import read_sheet_text, root_for
+from supersheet.engine.diff.copyrev import find_revision
 from supersheet.engine.diff.diff import SheetDiff, diff_workbooks
 from supersheet.engine.diff.gitrev import (
     GitError,
@@ -67,20 +68,48 @@ def diff_pair(old: str, new: str, cwd: Path) -> list[SheetDiff]:
     revisions = Revisions(cwd)
     try:
         merged = _difftool_path(old, new)
-        old_wb, old_label = open_side(old, revisions, merged if merged and not is_revision_spec(old) else None)
-        new_wb, new_label = open_side(new, revisions, merged if merged and not is_revision_spec(new) else None)
+        sides = [_difftool_side(spec, merged, revisions) if merged else (spec, None) for spec in (old, new)]
+        (old_spec, old_as), (new_spec, new_as) = sides
+        old_wb, old_label = open_side(old_spec, revisions, old_as)
+        new_wb, new_label = open_side(new_spec, revisions, new_as)
         name = merged or (new.partition(":")[2] if is_revision_spec(new) else new)
-        diff = diff_workbooks(name, old_wb, new_wb, old_label, new_label)
-        if merged and not is_revision_spec(old) and old_wb is not None and _imports(old_wb):
+        diff = diff_workbooks(name, old_wb, new_wb, _label(old, old_spec, old_label), _label(new, new_spec, new_label))
+        if old_as is not None and old_wb is not None and _imports(old_wb):
             diff.note = WORKING_TREE_IMPORTS
         return [diff]
     finally:
         revisions.close()
 
 
-WORKING_TREE_IMPORTS = ("the old copy's imports were resolved from the working tree (git passes no revision), so "
-                        "its values show the old sheet with today's imports; `supersheet diff --rev REV` resolves "
-                        "them at REV")
+WORKING_TREE_IMPORTS = ("the old copy's imports were resolved from the working tree (git passes no revision, and "
+                        "none holding this copy could be told apart), so its values show the old sheet with today's "
+                        "imports; `supersheet diff --rev REV` resolves them at REV")
+
+
+def _difftool_side(spec: str, merged: str, revisions: Revisions) -> tuple[str, str | None]:
+    """How to open one side `git difftool` passes: the work-tree file as it is; a
+    temporary copy as `COMMIT:path` when the revision it comes from is known
+    (its imports then resolve at that revision, copyrev.py); otherwise as the
+    work-tree path (imports from the working tree, which the caller notes)."""
+    if is_revision_spec(spec):
+        return spec, None
+    try:
+        root = repo_root(revisions.cwd)
+    except GitError:
+        return spec, merged
+    if _inside(Path(spec).resolve(), root.resolve()):
+        return spec, None
+    relative = repo_path(Path(merged), root)
+    commit = find_revision(Path(spec), relative, root)
+    return (f"{commit}:{relative}", None) if commit else (spec, merged)
+
+
+def _label(given: str, opened: str, label: str) -> str:
+    """A side's label; a copy resolved at a revision says which (`old (at 1a2b3c4)`)."""
+    if opened == given or not is_revision_spec(opened):
+        return label
+    commit, _, path = opened.partition(":")
+    return f"{path} at {commit[:12]}, with its imports"
 
 
 def _imports(workbook: Workbook) -> bool:
@@ -192,8 +221,9 @@ def textconv(file: str, cwd: Path) -> str:
     """A sheet as evaluated text, for `git diff` (diff.supersheet.textconv).
 
     Git hands an old version over as a temporary file; its imports are
-    resolved from the work-tree file of the same name when there is one."""
-    from supersheet.engine.present.report import render_run
+    resolved at the revision the copy comes from when it can be told
+    (copyrev.py), else from the work-tree file of the same name, and the
+    first line says which."""
     path = Path(file)
     as_path = None
     try:
@@ -206,10 +236,26 @@ def textconv(file: str, cwd: Path) -> str:
         best = max(candidates, key=lambda p: len(p.name), default=None)
         if best is not None:
             as_path = best
+    commit = find_revision(path, repo_path(as_path, root), root) if as_path is not None and root is not None else None
+    if commit is not None and root is not None and as_path is not None:
+        snap = snapshot(commit, root)
+        try:
+            workbook = open_workbook(snap.path_of(repo_path(as_path, root)))
+            return _textconv_text(path, workbook, f"# supersheet: {repo_path(as_path, root)} at {commit[:12]}, "
+                                  "evaluated with the imports of that revision\n")
+        finally:
+            snap.close()
     workbook = _open_as(path, as_path) if as_path else open_workbook(path)
-    text = read_sheet_text(path)
+    first = ""
     if as_path is not None and _imports(workbook):
-        text = f"# supersheet: {WORKING_TREE_IMPORTS.replace('the old copy', 'this copy')}\n" + text
+        first = f"# supersheet: {WORKING_TREE_IMPORTS.replace('the old copy', 'this copy')}\n"
+    return _textconv_text(path, workbook, first)
+
+
+def _textconv_text(path: Path, workbook: Workbook, first: str) -> str:
+    """The sheet's text (after a first line saying which imports evaluated it), then its values."""
+    from supersheet.engine.present.report import render_run
+    text = first + read_sheet_text(path)
     if not workbook.ok:
         return text + "\n# supersheet: this version does not check:\n" + "\n".join(
             "# " + d.headline() for d in workbook.diagnostics) + "\n"

@@ -11,6 +11,7 @@ import json
 import math
 import time
 from pathlib import Path
+from textwrap import dedent
 
 import polars as pl
 import pytest
@@ -433,3 +434,23 @@ def test_deeply_nested_yaml_is_e_yaml(run_cli, tmp_path, monkeypatch):
 def test_every_command_has_help(command, run_cli):
     result = run_cli(command, "--help")
     assert result.code == 0 and result.out.startswith("usage: supersheet " + command)
+
+
+def test_choose_over_an_import_axis_shows_paths_from_the_working_directory(run_cli, import_sheets, monkeypatch):
+    """The axis is written relative to the sheet (cards/a.yaml); run from the sheet's parent folder,
+    `choose` names each import as the user would type it there: <folder>/cards/a.yaml."""
+    (import_sheets / "scenario.yaml").write_text(dedent(SCENARIO) + dedent("""
+        choose:
+          fastest_card:
+            vary: {gpu: [cards/a.yaml, cards/b.yaml]}
+            require: [fits]
+            minimize: read_time
+    """), encoding="utf-8")
+    monkeypatch.chdir(import_sheets.parent)
+    folder = import_sheets.name
+    result = run_cli("choose", f"{folder}/scenario.yaml", "fastest_card")
+    assert result.code == 0, result.output
+    assert f"{folder}/cards/b.yaml" in result.out and f"{folder}/cards/a.yaml" in result.out
+    assert str(import_sheets) not in result.out   # not absolute
+    answer = json.loads(run_cli("choose", f"{folder}/scenario.yaml", "fastest_card", "--format", "json").out)
+    assert [row["gpu"] for row in answer["ranked"]] == [f"{folder}/cards/b.yaml", f"{folder}/cards/a.yaml"]

@@ -3,6 +3,7 @@ a sheet that stopped checking, and the git integration in a temporary repository
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -215,26 +216,54 @@ def test_rev_diff_of_an_invalid_working_tree_is_an_error(capsys, repo) -> None:
     assert code == 2 and "does not check" in out
 
 
-def test_difftool_says_the_old_copys_imports_are_todays(repo) -> None:
-    card = repo / "sheets" / "hardware" / "h100-sxm.yaml"
-    card.write_text(card.read_text(encoding="utf-8").replace("value: 3350 GB/s", "value: 4000 GB/s"),
-                    encoding="utf-8")
+def _edit_card_and_sheet(repo: Path) -> Path:
+    """A change to an import (the card's bandwidth) and to the sheet that uses it."""
+    _edit_bandwidth(repo)
     sheet = repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
     sheet.write_text(sheet.read_text(encoding="utf-8").replace("value: 8192 token", "value: 32768 token"),
                      encoding="utf-8")
+    return sheet
+
+
+def test_difftool_resolves_the_old_copy_at_its_revision(repo) -> None:
+    """The old copy is HEAD's sheet with HEAD's imports (the card at 3350 GB/s), not today's card:
+    its per-card step is the 1.727 ms HEAD really had, and the label says at which commit."""
+    _edit_card_and_sheet(repo)
+    head = git(repo, "rev-parse", "HEAD").strip()
     out = git(repo, "difftool", "-y", "-x", f"{SUPERSHEET} diff --color never", "HEAD", "--",
               "sheets/supernodes/6.1.2-running-example.yaml")
-    first = out.splitlines()[0]
-    assert first.startswith("note: the old copy's imports were resolved from the working tree")
-    assert "diff --rev" in first
+    assert out.splitlines()[0].startswith("== sheets/supernodes/6.1.2-running-example.yaml  "
+                                          f"(sheets/supernodes/6.1.2-running-example.yaml at {head[:12]}, "
+                                          "with its imports → ")
+    assert "note:" not in out
+    assert "per_card_step: 1.727 ms → " in out
+    assert "hbm_bandwidth: 3350 GB/s → 4000 GB/s" in out     # the changed import is listed
 
 
-def test_textconv_of_an_old_copy_says_where_its_imports_came_from(repo, tmp_path) -> None:
-    copy = tmp_path / "XXXXXX_6.1.2-running-example.yaml"   # git's temporary copy of an old version
-    copy.write_text((repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml").read_text(encoding="utf-8"),
-                    encoding="utf-8")
+def test_git_diff_textconv_evaluates_each_side_at_its_revision(repo) -> None:
+    (repo / ".gitattributes").write_text("*.yaml diff=supersheet\n", encoding="utf-8")
+    git(repo, "config", "diff.supersheet.textconv", f"{SUPERSHEET} textconv")
+    _edit_card_and_sheet(repo)
+    git(repo, "commit", "-qam", "faster HBM, longer context")
+    first = git(repo, "rev-parse", "HEAD~1").strip()
+    out = git(repo, "diff", "HEAD~1", "HEAD", "--", "sheets/supernodes/6.1.2-running-example.yaml")
+    assert f"-# supersheet: sheets/supernodes/6.1.2-running-example.yaml at {first[:12]}, evaluated with the " \
+           "imports of that revision" in out
+    assert re.search(r"^-#   hgx.gpu.hbm_bandwidth +3350 GB/s", out, re.M)      # HEAD~1 with its own card
+    assert re.search(r"^\+#   hgx.gpu.hbm_bandwidth +4000 GB/s", out, re.M)
+
+
+def test_textconv_of_a_copy_no_revision_holds_says_its_imports_are_todays(repo, tmp_path) -> None:
+    """A copy whose content no commit holds (git's copy of the index, say): the honest first line."""
+    copy = tmp_path / "XXXXXX_6.1.2-running-example.yaml"   # git's temporary copy of a version
+    text = (repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml").read_text(encoding="utf-8")
+    copy.write_text(text.replace("value: 8192 token", "value: 16384 token"), encoding="utf-8")
     out = subprocess.run([SUPERSHEET, "textconv", str(copy)], cwd=repo, capture_output=True, text=True).stdout
     assert out.splitlines()[0].startswith("# supersheet: this copy's imports were resolved from the working tree")
+    copy.write_text(text, encoding="utf-8")   # HEAD's content, imports unchanged since: resolved at HEAD
+    head = git(repo, "rev-parse", "HEAD").strip()
+    out = subprocess.run([SUPERSHEET, "textconv", str(copy)], cwd=repo, capture_output=True, text=True).stdout
+    assert out.splitlines()[0].startswith(f"# supersheet: sheets/supernodes/6.1.2-running-example.yaml at {head[:12]}")
     plain = subprocess.run([SUPERSHEET, "textconv", "sheets/hardware/h100-sxm.yaml"], cwd=repo,
                            capture_output=True, text=True).stdout
     assert not plain.startswith("# supersheet:")
