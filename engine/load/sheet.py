@@ -486,7 +486,11 @@ def _input_hint(name: str, text: str) -> str:
     if spaced:   # `3350 GB / s`: with spaces, / divides by a cell named s
         unit = re.sub(r"\s+", "", spaced.group(2))
         return f"write the unit without spaces: {name}: {spaced.group(1)} {unit}"
-    if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", text):   # `yes`, `on`, `fast`: a word is not a value
+    word = text.strip().lower()
+    if word in ("yes", "no", "on", "off", "y", "n"):   # YAML 1.1's booleans are text in YAML 1.2
+        return f"a condition's value is true or false (YAML 1.2 reads {text.strip()} as text): {name}: " \
+               f"{'true' if word in ('yes', 'on', 'y') else 'false'}"
+    if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", text):   # `fast`: a word is not a value
         return (f"a value is a number, a quantity (80 GB) or true/false; to copy another cell write "
                 f"{name}: = {text.strip()}")
     return f"formulas start with '=': {name}: = {text}"

@@ -271,8 +271,12 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
             record["excluded because"] = row["excluded because"]
         return record
 
-    result = Choice(name, goal.text, minimize, [shown(r) for r in tally.ranked], [shown(r) for r in tally.excluded],
-                    tally.feasible, tally.reasons, top)
+    ranked, excluded = [shown(r) for r in tally.ranked], [shown(r) for r in tally.excluded]
+    clean = {k for r in ranked + excluded for k in r if k.endswith(" [error]")} - {
+        k for r in ranked + excluded for k, v in r.items() if k.endswith(" [error]") and v is not None}
+    if clean:   # as in sweeps: an error column only where a row holds an error
+        ranked, excluded = ([{k: v for k, v in r.items() if k not in clean} for r in rows] for rows in (ranked, excluded))
+    result = Choice(name, goal.text, minimize, ranked, excluded, tally.feasible, tally.reasons, top)
     result.plans, result.grid = plans, grid
     return result
 

@@ -305,7 +305,9 @@ def test_an_unexpected_os_error_is_one_line_not_a_traceback(monkeypatch, run_cli
 
 @pytest.mark.parametrize("value, hint", [
     ("3350 GB / s", "write the unit without spaces: bw: 3350 GB/s"),
-    ("yes", "a value is a number, a quantity (80 GB) or true/false"),
+    ("yes", "a condition's value is true or false (YAML 1.2 reads yes as text): bw: true"),
+    ("off", "a condition's value is true or false (YAML 1.2 reads off as text): bw: false"),
+    ("fast", "a value is a number, a quantity (80 GB) or true/false"),
     ("1 + 2", "formulas start with '=': bw: = 1 + 2"),
 ])
 def test_hints_for_inputs_that_are_not_values_lead_somewhere(value, hint, run_cli, write_sheet):

@@ -4,6 +4,8 @@ word is the number written, a bad `set:` value is reported at the `set:` of the
 importing sheet, and no message shows a Python dict."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -51,3 +53,14 @@ def test_an_import_axis_that_changes_a_columns_unit_is_refused_without_a_dict(ru
     broken = write_sheet("cells:\n  x: = nosuch\n", name="broken.yaml")
     result = run_cli("sweep", str(path), "--vary", f"m=good.yaml,{broken.name}")
     assert result.code == 2 and "with m=broken.yaml:" in result.err and "{" not in result.err, result.err
+
+
+def test_choose_shows_no_error_column_where_no_row_holds_an_error(run_cli):
+    """Every number cell can be #NUM, so each has an error column in the plan; like a sweep,
+    `choose --show` keeps one only where some row holds an error."""
+    sheet = Path(__file__).resolve().parents[2] / "sheets" / "questions" / "q10-tp-allreduce-rule-of-thumb.yaml"
+    result = run_cli("choose", str(sheet), "fastest_efficient_layout",
+                     "--show", "efficiency")
+    assert result.code == 0, result.output
+    assert "[error]" not in result.out and "= None" not in result.out
+    assert "efficiency [%]" in result.out
