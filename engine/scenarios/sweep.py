@@ -282,7 +282,7 @@ def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: 
     try:
         plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
     except AxisError as e:
-        raise AxisError(e.code, f"with {picked}: {e.message}", e.hint) from None
+        raise AxisError(e.code, f"with {picked}: {e.message}", e.hint, e.diagnostic.span) from None
     plan.imports = imports
     return plan
 
