@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from generate import write_chain_sheet  # noqa: E402
 from paired import in_process, interleave, load_average, table  # noqa: E402
 
+from supersheet.engine.base.limits import set_limits  # noqa: E402
 from supersheet.engine.check.check import with_literal  # noqa: E402
 from supersheet.engine.compile.evaluate import compile_program, evaluate, reevaluate  # noqa: E402
 from supersheet.engine.formula.parser import parse_formula  # noqa: E402
@@ -35,8 +36,11 @@ def main() -> None:
     parser.add_argument("--cells", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
+    set_limits(max_file_size=10**8, max_cells=10**6, max_array_elements=10**8)   # as --max-cells would
     with tempfile.TemporaryDirectory() as folder:
         workbook = open_workbook(write_chain_sheet(Path(folder), args.cells))
+    if not workbook.ok:
+        raise SystemExit(workbook.diagnostics[0].headline())
     frozen = workbook.checked
     plain = dataclasses.replace(frozen, bindings=dict(frozen.bindings), node_types=dict(frozen.node_types),
                                 constants=dict(frozen.constants))

@@ -56,11 +56,13 @@ def with_literal(checked: Checked, model: Model, key: str) -> Checked:
     which input `key` holds another literal of the same type: the editor's fast
     path. The new literal's nodes are typed in place of the old one's (whose ids
     must not stay as keys: the old nodes may be freed); every cell keeps what was
-    checked, its display unit too, as a literal of the same type leaves it."""
+    checked, its display unit too, as a literal of the same type leaves it.
+    (`.copy()` of a read-only view copies the dict behind it at C speed; `dict(view)`
+    goes key by key: ~70 ms instead of ~4 ms CPU on a 20,000-cell chain, bench/bench_checked.py.)"""
     old, new = checked.model.cells[key], model.cells[key]
     assert old.formula is not None and new.formula is not None
-    draft = Draft(model, checked.cells, checked.order, dict(checked.bindings), dict(checked.node_types),
-                  dict(checked.constants), set(checked.structural_inputs), list(checked.distributions),
+    draft = Draft(model, checked.cells, checked.order, checked.bindings.copy(), checked.node_types.copy(),   # type: ignore[attr-defined]
+                  checked.constants.copy(), set(checked.structural_inputs), list(checked.distributions),   # type: ignore[attr-defined]
                   set(checked.uncertain), set(checked.reduced), list(checked.diagnostics))
     stack: list[A.Node] = [old.formula.expr]
     while stack:
