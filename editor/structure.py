@@ -1,18 +1,23 @@
 """The structural edits of a document: add a cell after another (in its
-group), duplicate, rename, delete one of the sheet's own cells. Each is a new
-text of the sheet (cells.py, rename.py write it line by line, so comments and
+group), duplicate, rename, delete one of the sheet's own cells, set its unit,
+digits, doc and source. Each is a new
+text of the sheet (cells.py, rename.py, properties.py write it line by line, so comments and
 layout stay), checked like any edit and recorded as one undo step. A mixin of
 `Document` (document.py). Pure Python: no UI imports.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from supersheet.editor import cells as editcells, rename as editrename
+from supersheet.editor import cells as editcells, importers, rename as editrename
+from supersheet.editor.properties import PROPERTIES, set_property
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
 from supersheet.editor.history import Step
 from supersheet.editor.results import EditResult
+from supersheet.editor.roundtrip import detect_indent
+from supersheet.engine.load.model import CONDITIONS
 
 if TYPE_CHECKING:
     from supersheet.editor.history import History
@@ -32,10 +37,10 @@ class StructureEdits:
         cell = self.workbook.model.cells.get(key)
         if cell is None:
             raise StructureError(f"no cell {key!r}")
-        if cell.scope.prefix or cell.kind == "check" or cell.spec.span.file != self.file:
-            where = "an imported sheet's" if cell.scope.prefix else ("a check" if cell.kind == "check"
-                                                                   else "the base sheet's")
-            raise StructureError(f"{key} is {where} cell; select one of this sheet's own cells")
+        if cell.scope.prefix or cell.kind in CONDITIONS or cell.spec.span.file != self.file:
+            what = ("an imported sheet's cell" if cell.scope.prefix else "a check" if cell.kind == "check"
+                    else "an assumption" if cell.kind == "assume" else "the base sheet's cell")
+            raise StructureError(f"{key} is {what}; select one of this sheet's own cells")
         return cell.spec.span.line
 
     def add_cell(self, after: str, name: str, text: str) -> EditResult:
@@ -61,6 +66,16 @@ class StructureEdits:
                                  "would come back; rename it in the base sheet")
         return self.restructure(name, f"renamed {key} to {name}", new)
 
+    def importers_of(self, old: str, new: str) -> list[importers.Update]:
+        """The other sheets that name this sheet's `old` (importing or extending it), each
+        as it would read with `old` renamed `new`; nothing is written (importers.py)."""
+        return importers.plan(self.path, old, new)
+
+    def update_importers(self, updates: list[importers.Update]) -> tuple[list[Path], list[str]]:
+        """Write the renamed importing sheets (separate files, saved now: not this
+        sheet's undo history); the paths written and why the others were not."""
+        return importers.apply(updates)
+
     def delete_cell(self, key: str, force: bool = False) -> EditResult:
         """Delete a cell; refused (with its dependents) unless `force`, which
         leaves them as diagnostics."""
@@ -69,6 +84,29 @@ class StructureEdits:
         if users and not force:
             return EditResult(False, key, "", message=f"{key} is used by {', '.join(users)}")
         return self.restructure(key, f"deleted {key}", editcells.delete(self.text(), line), check=not force)
+
+    def properties(self, key: str) -> dict[str, str]:
+        """The unit (a formula's `-> unit` or `unit:`), digits, doc and source of one of
+        this sheet's own cells, as text ("" for none)."""
+        self.own_line(key)
+        spec = self.workbook.model.cells[key].spec
+        unit = (spec.formula.display_unit if spec.formula is not None else None) or spec.unit
+        values = {"unit": unit, "digits": spec.digits, "doc": spec.doc, "source": spec.source}
+        return {prop: "" if values[prop] is None else str(values[prop]).strip() for prop in PROPERTIES}
+
+    def set_properties(self, key: str, values: dict[str, str]) -> EditResult:
+        """Set some of a cell's unit, digits, doc and source ("" removes one) as one
+        undo step; only the lines that hold them change (properties.py)."""
+        current = self.properties(key)
+        changed = [prop for prop, value in values.items() if value.strip() != current.get(prop)]
+        if not changed:
+            return EditResult(True, key, "", message=f"{key}: nothing changed")
+        text, step = self.text(), detect_indent(self.text())[0]
+        for prop in changed:
+            text = set_property(text, key, prop, values[prop], step)
+        label = "; ".join(f"{prop} of {key} {current[prop] or '(none)'} → {values[prop].strip() or '(none)'}"
+                          for prop in changed)
+        return self.restructure(key, label, text)
 
     def restructure(self, key: str, label: str, new_text: str, check: bool = True) -> EditResult:
         """Take `new_text` as the sheet (one undo step); refused when `check` and it brings a new problem."""

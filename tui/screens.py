@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -22,6 +22,7 @@ KEYS = [
     ("/", "filter cells by name, formula or value (↑ ↓ step through them; Esc clears)"),
     ("Ctrl+C", "copy the cell's value (the palette also copies its formula)"),
     ("Ctrl+N / Ctrl+D / Del", "add a cell after this one / duplicate it / delete it"),
+    ("Ctrl+R / Ctrl+E", "rename (every reference follows) / unit, digits, doc, source"),
     ("Ctrl+Z / Ctrl+Y", "undo / redo an edit"),
     ("Ctrl+S", "save; comments and layout are kept"),
     ("F2", "inspector: doc, source, unit, what the cell uses and what uses it"),
@@ -123,6 +124,49 @@ class PromptScreen(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+PROPERTY_HINTS = {
+    "unit": "display unit (a formula's `-> unit`); empty: as computed",
+    "digits": "significant digits shown, 1 to 17; empty: 4",
+    "doc": "what the cell means, one line",
+    "source": "where the number comes from",
+}
+
+
+class PropertiesScreen(ModalScreen["dict[str, str] | None"]):
+    """A cell's unit, digits, doc and source, one field each (↑ ↓ or Tab move
+    between them); Enter answers every field at once, Escape answers None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"),
+                Binding("down", "app.focus_next", "Next field", show=False),
+                Binding("up", "app.focus_previous", "Previous field", show=False)]
+
+    def __init__(self, key: str, values: dict[str, str]) -> None:
+        super().__init__()
+        self.key = key
+        self.values = values
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(f"Properties of {self.key}", id="dialog-title")
+            yield Static("Enter applies them (one undo step; only their lines change on save), Esc cancels.\n"
+                         "An empty field removes the key.", id="dialog-message")
+            for prop, value in self.values.items():
+                with Horizontal(classes="property"):
+                    yield Label(prop, classes="property-name")
+                    yield Input(value, id=f"property-{prop}", placeholder=PROPERTY_HINTS.get(prop, ""),
+                                select_on_focus=False, compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss({field.id.removeprefix("property-"): field.value for field in self.query(Input) if field.id})
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,15 +1,18 @@
 """Editing the sheet's structure from the grid: add a cell after the selected
-one (in its group), duplicate it, rename it (with its references), delete it. Each is one undo step, checked
+one (in its group), duplicate it, rename it (with its references), delete it,
+set its unit, digits, doc and source. Each is one undo step, checked
 like any edit and saved through the round-trip writer (editor/cells.py).
 A mixin of the app (tui/app.py)."""
 from __future__ import annotations
+
+import os
 
 from rich.text import Text
 
 from supersheet.editor.cells import new_sheet
 from supersheet.editor.document import Document, EditResult, StructureError
 
-from .screens import ChoiceScreen, PromptScreen
+from .screens import ChoiceScreen, PromptScreen, PropertiesScreen
 
 
 class StructureActions:
@@ -75,11 +78,43 @@ class StructureActions:
             return
 
         def answer(name: str | None) -> None:
-            if name and name.strip() != key:
-                self._structural(lambda: self.document.rename_cell(key, name.strip()), name.strip())
+            new = (name or "").strip()
+            if new and new != key and self._structural(lambda: self.document.rename_cell(key, new), new):
+                self.offer_importers(key, new)
         self.push_screen(PromptScreen(
             "Rename a cell", f"The new name of {key}. Every formula, expect, check, assumption, sweep,\n"
-            "solve and choice of this sheet that names it follows (one undo step).", key), answer)
+            "solve and choice of this sheet that names it follows (one undo step); sheets that\n"
+            "import or extend this one are listed next.", key), answer)
+
+    def offer_importers(self, old: str, new: str) -> None:
+        """After a rename: list the other sheets that name the cell and offer to update
+        them (saved at once, with this sheet, so that the files agree on disk)."""
+        document = self.document
+        updates = document.importers_of(old, new)
+        if not updates:
+            return
+        here = document.path.parent
+        listed = "\n".join(f"  {os.path.relpath(u.path, here)} ({u.how})"
+                           + ("" if u.after is not None else f": not updatable, {u.problem}") for u in updates)
+        count = f"{len(updates)} other sheet{'s' if len(updates) != 1 else ''}"
+        message = (f"{count} name{'s' if len(updates) == 1 else ''} {old}:\n{listed}\n\nUpdating saves this sheet, then rewrites only the lines "
+                   f"that name it in each of them. Ctrl+Z then undoes the rename in this sheet only.")
+
+        def answer(choice: str | None) -> None:
+            if choice != "update":
+                self.set_status(f"renamed {old} to {new} in this sheet only · {count} still name {old}")
+                return
+            self.save(then=lambda: write_them())
+
+        def write_them() -> None:       # once this sheet is saved: never importers ahead of it
+            written, skipped = document.update_importers(updates)
+            names = ", ".join(p.name for p in written) or "none"
+            self.set_status(f"renamed {old} to {new} · saved this sheet and {names}")
+            if skipped:
+                self.notify("\n".join(skipped), title="not updated", severity="warning", timeout=15)
+        self.push_screen(ChoiceScreen(f"Other sheets name {old}", message, [
+            ("keep", f"Only this sheet (they keep {old} and report it missing)"),
+            ("update", f"Update {'them' if len(updates) != 1 else 'it'} too and save")]), answer)
 
     def action_delete_cell(self) -> None:
         key = self._selected_own()
@@ -99,15 +134,26 @@ class StructureActions:
             choices = [("cancel", "Cancel"), ("delete", f"Delete {key}")]
         self.push_screen(ChoiceScreen(f"Delete {key}?", message, choices), answer)
 
-    def _structural(self, edit, go_to: str | None) -> None:
+    def action_edit_properties(self) -> None:
+        key = self._selected_own()
+        if key is None:
+            return
+
+        def answer(values: dict[str, str] | None) -> None:
+            if values is not None:
+                self._structural(lambda: self.document.set_properties(key, values), key)
+        self.push_screen(PropertiesScreen(key, self.document.properties(key)), answer)
+
+    def _structural(self, edit, go_to: str | None) -> bool:
+        """Make a structural edit and show it; False (with the reason shown) when it was refused."""
         try:
             result: EditResult = edit()
         except StructureError as e:
             self.notify(str(e), severity="warning")
-            return
+            return False
         if not result.ok:
             self.notify(result.message or result.rendered, title="not applied", severity="error", timeout=10)
-            return
+            return False
         if go_to:
             result.changes.pop(go_to, None)    # a new cell did not change: it is new
         self.after_edit(result, result.text)
@@ -115,3 +161,4 @@ class StructureActions:
         if go_to:
             self.grid.go_to(go_to)
             self.show_selected(go_to)
+        return True

@@ -9,7 +9,7 @@ from textual.widgets import Input
 
 from supersheet.editor.document import Document, StructureError
 from supersheet.tui.app import SupersheetApp
-from supersheet.tui.screens import PromptScreen
+from supersheet.tui.screens import ChoiceScreen, PromptScreen
 
 SHEET = """\
 title: Ring vs tree (rename test)
@@ -134,6 +134,9 @@ async def test_rename_from_the_grid_and_save(library: Path) -> None:
         await pilot.pause()
         assert app.grid.current_key == "startup_latency"
         assert app.document.value("ring_startup") == ring_startup
+        assert isinstance(app.screen, ChoiceScreen) and "6.4.2-ring-vs-tree-alpha-halved.yaml (extends it; imports it as base)" in str(
+            app.screen.message)
+        await pilot.press("enter")      # only this sheet
         await pilot.press("ctrl+s")
     after = path.read_text(encoding="utf-8").splitlines()
     changed = [(old, new) for old, new in zip(before, after) if old != new]
@@ -143,3 +146,154 @@ async def test_rename_from_the_grid_and_save(library: Path) -> None:
         ("  tree: = tree_rounds * (alpha + message / link) -> us",
          "  tree: = tree_rounds * (startup_latency + message / link) -> us"),
     ]
+
+
+# -- the sheets that import or extend the renamed cell's sheet ----------------------------------
+LIB = """\
+title: A latency library
+cells:
+  alpha: 3 us
+  alphabet: 2
+"""
+
+USER = """\
+title: Uses the library
+use:
+  l:
+    sheet: lib/latency.yaml
+    set: {alpha: 2 us}   # measured here
+cells:
+  alpha: 1 ms            # this sheet's own alpha: not the library's
+  total: = l.alpha * 4 + alpha + l.alphabet * 1 us
+expect:
+  l.alpha: 2 us
+sweeps:
+  by_alpha:
+    vary: {l.alpha: [1 us, 2 us]}
+    show: [total]
+"""
+
+VARIANT = """\
+title: The library, slower
+extends: latency.yaml
+cells:
+  alpha: 5 us   # an override
+  doubled: = 2 * alpha
+"""
+
+ON_TOP = """\
+title: Extends the user sheet
+extends: ../user.yaml
+cells:
+  total: = l.alpha * 8
+"""
+
+UNRELATED = """\
+title: Names latency.yaml in its doc only
+doc: see lib/latency.yaml
+cells:
+  alpha: 1 us
+"""
+
+
+def folder(tmp_path: Path, allow_path) -> Path:
+    root = tmp_path / "sheets"
+    for name, text in (("lib/latency.yaml", LIB), ("user.yaml", USER), ("lib/slower.yaml", VARIANT),
+                       ("more/on-top.yaml", ON_TOP), ("unrelated.yaml", UNRELATED)):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    allow_path(root)
+    return root
+
+
+def test_importing_and_extending_sheets_are_found_and_updated(tmp_path: Path, allow_path, line_diff) -> None:
+    root = folder(tmp_path, allow_path)
+    document = Document(root / "lib" / "latency.yaml")
+    assert document.rename_cell("alpha", "startup").ok
+    updates = document.importers_of("alpha", "startup")
+    assert [(u.path.relative_to(root.resolve()).as_posix(), u.how) for u in updates] == [
+        ("lib/slower.yaml", "extends it"),
+        ("more/on-top.yaml", "extends user.yaml, which imports it as l"),
+        ("user.yaml", "imports it as l"),
+    ]
+    assert len(document.history.undo_stack) == 1
+    for update in updates:      # nothing is written before the user says so
+        assert update.path.read_text(encoding="utf-8") == update.before
+    document.save()
+    written, skipped = document.update_importers(updates)
+    assert len(written) == 3 and skipped == []
+    assert line_diff(USER, (root / "user.yaml").read_text(encoding="utf-8")) == [
+        ("    set: {alpha: 2 us}   # measured here", "    set: {startup: 2 us}   # measured here"),
+        ("  total: = l.alpha * 4 + alpha + l.alphabet * 1 us", "  total: = l.startup * 4 + alpha + l.alphabet * 1 us"),
+        ("  l.alpha: 2 us", "  l.startup: 2 us"),
+        ("    vary: {l.alpha: [1 us, 2 us]}", "    vary: {l.startup: [1 us, 2 us]}"),
+    ]
+    assert line_diff(VARIANT, (root / "lib" / "slower.yaml").read_text(encoding="utf-8")) == [
+        ("  alpha: 5 us   # an override", "  startup: 5 us   # an override"),
+        ("  doubled: = 2 * alpha", "  doubled: = 2 * startup"),
+    ]
+    assert line_diff(ON_TOP, (root / "more" / "on-top.yaml").read_text(encoding="utf-8")) == [
+        ("  total: = l.alpha * 8", "  total: = l.startup * 8"),
+    ]
+    assert (root / "unrelated.yaml").read_text(encoding="utf-8") == UNRELATED
+    for name in ("user.yaml", "lib/slower.yaml", "more/on-top.yaml"):   # each one checks again
+        updated = Document(root / name)
+        assert not [d for d in updated.workbook.diagnostics if d.code != "E-EXPECT"], name
+    assert Document(root / "lib" / "slower.yaml").value("doubled") == pytest.approx(1e-5)
+
+
+def test_an_importer_changed_on_disk_since_is_not_overwritten(tmp_path: Path, allow_path) -> None:
+    root = folder(tmp_path, allow_path)
+    document = Document(root / "lib" / "latency.yaml")
+    document.rename_cell("alpha", "startup")
+    updates = document.importers_of("alpha", "startup")
+    changed = USER.replace("title: Uses the library", "title: Uses the library (edited elsewhere)")
+    (root / "user.yaml").write_text(changed, encoding="utf-8")
+    written, skipped = document.update_importers(updates)
+    assert len(written) == 2 and len(skipped) == 1 and "user.yaml: changed on disk" in skipped[0]
+    assert (root / "user.yaml").read_text(encoding="utf-8") == changed
+
+
+async def test_rename_offers_to_update_the_importing_sheets(library: Path) -> None:
+    hgx = library / "hardware" / "hgx-h100.yaml"
+    example = library / "supernodes" / "6.1.2-running-example.yaml"
+    before = example.read_text(encoding="utf-8").splitlines()
+    app = SupersheetApp(hgx, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.go_to("cards")
+        await pilot.press("ctrl+r")
+        app.screen.query_one(Input).value = "gpus"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        message = str(app.screen.message)
+        assert "../supernodes/6.1.2-running-example.yaml (imports it as hgx)" in message
+        assert "extends tp-allreduce-nvlink-vs-pcie.yaml, which imports it as hgx" in message
+        assert app.screen.focused.id == "answer-keep"       # the default changes no other file
+        await pilot.click("#answer-update")
+        await pilot.pause()
+        assert not app.document.dirty and "gpus" in app.document.workbook.model.cells
+    after = example.read_text(encoding="utf-8").splitlines()
+    assert [(a, b) for a, b in zip(before, after) if a != b] == [
+        ("    formula: hgx.cards", "    formula: hgx.gpus"),
+        ("  within_one_server: cards <= hgx.cards   # one HGX H100: no cross-server term",
+         "  within_one_server: cards <= hgx.gpus   # one HGX H100: no cross-server term"),
+    ]
+    assert not [d for d in Document(example).workbook.diagnostics if d.code != "E-EXPECT"]
+
+
+async def test_keeping_the_importers_leaves_them_alone(library: Path) -> None:
+    hgx = library / "hardware" / "hgx-h100.yaml"
+    example = library / "supernodes" / "6.1.2-running-example.yaml"
+    before = example.read_text(encoding="utf-8")
+    app = SupersheetApp(hgx, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.go_to("cards")
+        await pilot.press("ctrl+r")
+        app.screen.query_one(Input).value = "gpus"
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("enter")      # the focused answer: only this sheet
+        await pilot.pause()
+        assert app.document.dirty and "still name cards" in str(app.query_one("#status").render())
+    assert example.read_text(encoding="utf-8") == before

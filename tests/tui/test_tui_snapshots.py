@@ -150,3 +150,15 @@ def test_failing_expectation_marked(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_cell_properties_dialog(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("capacity")
+        await pilot.press("ctrl+e", "down", *"3")
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)

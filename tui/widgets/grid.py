@@ -40,6 +40,7 @@ class SheetGrid(RowsView, can_focus=True):
         Binding("ctrl+d", "app.duplicate_cell", "Duplicate cell", show=False),
         Binding("delete", "app.delete_cell", "Delete cell", show=False),
         Binding("ctrl+r", "app.rename_cell", "Rename cell", show=False),
+        Binding("ctrl+e", "app.edit_properties", "Cell properties", show=False),
     ]
 
     COMPONENT_CLASSES = {

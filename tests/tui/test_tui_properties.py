@@ -1,0 +1,146 @@
+"""A cell's unit, digits, doc and source from the editor: each edit is one
+undo step and changes only the lines that hold them; a short-form cell
+becomes long form only when it must, a formula's unit is its `-> unit`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from supersheet.editor.document import Document, StructureError
+
+SHEET = """\
+title: Properties test
+cells:
+  # inputs
+  alpha: 3 us        # one-way latency
+  link:
+    value: 100 GB/s   # NVLink
+    unit: GB/s   # per direction
+    doc: Link bandwidth.
+
+  # results
+  ring: = 2 * alpha + 64 MiB / link -> us   # the ring
+  tree: = alpha * 4
+  total:
+    formula: ring + tree
+    digits: 3
+expect:
+  alpha: 3 us
+"""
+
+
+@pytest.fixture
+def document(tmp_path: Path) -> Document:
+    path = tmp_path / "props.yaml"
+    path.write_text(SHEET, encoding="utf-8")
+    return Document(path)
+
+
+def saved(document: Document) -> list[str]:
+    assert document.save()
+    return document.path.read_text(encoding="utf-8").splitlines()
+
+
+def replaced(lines: dict[int, list[str]]) -> list[str]:
+    """SHEET with 1-based line numbers replaced by lists of lines (deleted when empty)."""
+    out: list[str] = []
+    for number, line in enumerate(SHEET.splitlines(), 1):
+        out += lines.get(number, [line])
+    return out
+
+
+def test_a_short_input_becomes_long_form_keeping_its_comment(document: Document) -> None:
+    value = document.value("alpha")
+    result = document.set_properties("alpha", {"unit": "ns"})
+    assert result.ok and document.value("alpha") == value
+    assert document.workbook.checked.cells["alpha"].display_unit == "ns"
+    assert len(document.history.undo_stack) == 1
+    assert saved(document) == replaced({4: ["  alpha:", "    value: 3 us        # one-way latency", "    unit: ns"]})
+    document.undo()
+    assert document.text() == SHEET and document.properties("alpha")["unit"] == ""
+
+
+def test_a_formula_unit_is_its_arrow_and_stays_short(document: Document) -> None:
+    assert document.set_properties("ring", {"unit": "ms"}).ok
+    assert document.set_properties("tree", {"unit": "ns"}).ok
+    assert document.properties("ring")["unit"] == "ms" and document.properties("tree")["unit"] == "ns"
+    assert saved(document) == replaced({11: ["  ring: = 2 * alpha + 64 MiB / link -> ms   # the ring"],
+                                        12: ["  tree: = alpha * 4 -> ns"]})
+    assert document.set_properties("ring", {"unit": ""}).ok      # no unit: the arrow goes
+    assert document.text().splitlines()[10] == "  ring: = 2 * alpha + 64 MiB / link   # the ring"
+
+
+def test_several_keys_of_a_long_form_cell_are_one_step(document: Document) -> None:
+    result = document.set_properties("link", {"unit": "TB/s", "digits": "3", "doc": "", "source": "NVLink 4 spec"})
+    assert result.ok and len(document.history.undo_stack) == 1
+    assert document.properties("link") == {"unit": "TB/s", "digits": "3", "doc": "", "source": "NVLink 4 spec"}
+    assert saved(document) == replaced({7: ["    unit: TB/s   # per direction", "    digits: 3"],
+                                        8: ["    source: NVLink 4 spec"]})
+    document.undo()
+    assert document.text() == SHEET
+
+
+def test_a_key_is_added_where_the_format_lists_it(document: Document) -> None:
+    assert document.set_properties("total", {"unit": "ms", "doc": "Ring: then tree # both"}).ok
+    assert document.cell("total").spec.doc == "Ring: then tree # both"
+    assert saved(document) == replaced({14: ["    formula: ring + tree", "    unit: ms"],
+                                        15: ["    digits: 3", "    doc: 'Ring: then tree # both'"]})
+
+
+def test_bad_properties_are_refused_and_change_nothing(document: Document) -> None:
+    with pytest.raises(StructureError, match="whole number"):
+        document.set_properties("alpha", {"digits": "three"})
+    with pytest.raises(StructureError, match="from 1 to 17"):
+        document.set_properties("alpha", {"digits": "40"})
+    result = document.set_properties("alpha", {"unit": "GB"})
+    assert not result.ok and "GB" in result.rendered
+    assert document.text() == SHEET and not document.dirty and not document.history.undo_stack
+
+
+def test_only_this_sheets_own_cells(library: Path) -> None:
+    document = Document(library / "supernodes" / "6.1.2-running-example.yaml")
+    for key in ("hgx.cards", "fits"):
+        with pytest.raises(StructureError, match="own cells"):
+            document.set_properties(key, {"unit": "GB"})
+    assert not document.dirty
+
+
+async def test_the_properties_dialog_sets_them_as_one_step_and_saves_their_lines(library: Path) -> None:
+    from textual.widgets import Input
+
+    from supersheet.tui.app import SupersheetApp
+    from supersheet.tui.screens import PropertiesScreen
+    path = library / "supernodes" / "6.1.2-running-example.yaml"
+    before = path.read_text(encoding="utf-8").splitlines()
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.go_to("kv_total")
+        await pilot.press("ctrl+e")
+        assert isinstance(app.screen, PropertiesScreen)
+        assert [field.value for field in app.screen.query(Input)] == ["GB", "", "", ""]
+        app.screen.query_one("#property-unit", Input).value = "GiB"
+        await pilot.press("down", "down", *"KV of one session", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, PropertiesScreen)
+        assert app.grid.texts("kv_total")[1].plain.strip().endswith("GiB")
+        assert app.document.cell("kv_total").spec.doc == "KV of one session"
+        assert len(app.document.history.undo_stack) == 1
+        await pilot.press("ctrl+s")
+    after = path.read_text(encoding="utf-8").splitlines()
+    at = before.index("  kv_total: = model.kv_per_token * context -> GB")
+    assert after == before[:at] + ["  kv_total:", "    formula: model.kv_per_token * context -> GiB",
+                                   "    doc: KV of one session"] + before[at + 1:]
+
+
+async def test_escape_leaves_the_properties_unchanged(library: Path) -> None:
+    from supersheet.tui.app import SupersheetApp
+    app = SupersheetApp(library / "supernodes" / "6.1.2-running-example.yaml", watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.go_to("capacity")
+        await pilot.press("ctrl+e", *"x", "escape")
+        await pilot.pause()
+        assert not app.document.dirty and app.document.properties("capacity")["unit"] == "GB"
+        app.go_to("hgx.cards")
+        await pilot.press("ctrl+e")
+        assert app.screen is app.screen_stack[0]      # an imported cell: refused, no dialog
