@@ -11,7 +11,8 @@ the grid while the editor opened: `16` opened the editor twice, ending with
 on one of these three, the app does each key's work itself before it looks at
 the next key: opening the editor, typing, committing, moving the cursor,
 filtering. A slow recompute only delays the keys after it; they still land
-where they were typed.
+where they were typed. The editor's questions (dialogs.py) take their keys
+the same way, from the moment they are pushed.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Input
 
+from .dialogs import Dialog
 from .widgets.editor import type_into
 
 NOT_TYPING = set("/?")        # on the grid these are keys (filter, help), not the start of a value
@@ -29,12 +31,20 @@ class KeyRouting:
     """Mixed into SupersheetApp."""
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded and self._routes_keys():
-            if isinstance(event, events.Paste):
-                self.route_paste(event.text)
-            elif not await self._check_bindings(event.key, priority=True):
-                await self.route_key(event)
-            return
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            if self._routes_keys():
+                if isinstance(event, events.Paste):
+                    self.route_paste(event.text)
+                elif not await self._check_bindings(event.key, priority=True):
+                    await self.route_key(event)
+                return
+            dialog = self.screen
+            if isinstance(dialog, Dialog):    # a question: its keys, in order, even before it is built
+                if isinstance(event, events.Paste):
+                    dialog.take_paste(event.text)
+                elif not await self._check_bindings(event.key, priority=True):
+                    await dialog.take_key(self, event)
+                return
         await super().on_event(event)  # type: ignore[misc]
 
     @property

@@ -22,7 +22,9 @@ class PanelActions:
     """Mixed into SupersheetApp."""
 
     def on_sheet_grid_cell_chosen(self, event: SheetGrid.CellChosen) -> None:
-        self.show_selected(event.key)
+        # the cursor's cell now: keys handled since the message was posted may have
+        # moved it on, or deleted or renamed the cell it names
+        self.show_selected(self.grid.current_key)
 
     def toggle(self, panel, show) -> None:
         """Hide a shown panel (the grid takes the focus back), or show it and call `show`."""

@@ -1,13 +1,18 @@
-"""Modal screens: the help screen and the questions the editor asks
-(unsaved edits on quit or open, a file changed on disk)."""
+"""Modal screens: the help screen; the questions the editor asks (unsaved
+edits on quit or open, a file changed on disk, a name, a cell's properties)
+are in dialogs.py."""
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Static
+
+from .dialogs import ChoiceScreen, PromptScreen, PropertiesScreen
+
+__all__ = ["ChoiceScreen", "HelpScreen", "PromptScreen", "PropertiesScreen", "help_text"]
 
 INTRO = """\
 A sheet is a spreadsheet whose cells have names. Change an input or a formula
@@ -63,110 +68,4 @@ class HelpScreen(ModalScreen[None]):
             yield Static(help_text(), id="help-text")
 
     def action_close(self) -> None:
-        self.dismiss(None)
-
-
-class ChoiceScreen(ModalScreen[str]):
-    """A question with a few answers; dismisses with the chosen answer's id
-    (Escape answers "cancel"). The first answer has the focus: put the one
-    that loses nothing first."""
-
-    BINDINGS = [Binding("escape", "choose('cancel')", "Cancel"),
-                Binding("down", "app.focus_next", "Next answer", show=False),
-                Binding("up", "app.focus_previous", "Previous answer", show=False)]
-
-    def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
-        super().__init__()
-        self.title_text = title
-        self.message = message
-        self.choices = choices
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label(self.title_text, id="dialog-title")
-            yield Static(self.message, id="dialog-message")
-            with Vertical(id="dialog-buttons"):   # one answer a line: answers are sentences
-                for i, (answer, label) in enumerate(self.choices):
-                    yield Button(label, id=f"answer-{answer}", variant="primary" if i == 0 else "default",
-                                 compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one(Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss((event.button.id or "answer-cancel").removeprefix("answer-"))
-
-    def action_choose(self, answer: str) -> None:
-        self.dismiss(answer)
-
-
-class PromptScreen(ModalScreen[str | None]):
-    """One line to type (a new cell, a name); Enter answers it, Escape answers None."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    def __init__(self, title: str, message: str, value: str = "") -> None:
-        super().__init__()
-        self.title_text = title
-        self.message = message
-        self.value = value
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label(self.title_text, id="dialog-title")
-            yield Static(self.message, id="dialog-message")
-            yield Input(self.value, id="prompt-input", select_on_focus=False)
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.dismiss(event.value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-PROPERTY_HINTS = {
-    "unit": "display unit (a formula's `-> unit`); empty: as computed",
-    "digits": "significant digits shown, 1 to 17; empty: 4",
-    "doc": "what the cell means, one line",
-    "source": "where the number comes from",
-}
-
-
-class PropertiesScreen(ModalScreen["dict[str, str] | None"]):
-    """A cell's unit, digits, doc and source, one field each (↑ ↓ or Tab move
-    between them); Enter answers every field at once, Escape answers None."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel"),
-                Binding("down", "app.focus_next", "Next field", show=False),
-                Binding("up", "app.focus_previous", "Previous field", show=False)]
-
-    def __init__(self, key: str, values: dict[str, str]) -> None:
-        super().__init__()
-        self.key = key
-        self.values = values
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label(f"Properties of {self.key}", id="dialog-title")
-            yield Static("Enter applies them (one undo step; only their lines change on save), Esc cancels.\n"
-                         "An empty field removes the key.", id="dialog-message")
-            for prop, value in self.values.items():
-                with Horizontal(classes="property"):
-                    yield Label(prop, classes="property-name")
-                    yield Input(value, id=f"property-{prop}", placeholder=PROPERTY_HINTS.get(prop, ""),
-                                select_on_focus=False, compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.dismiss({field.id.removeprefix("property-"): field.value for field in self.query(Input) if field.id})
-
-    def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,192 @@
+"""The questions the editor asks: a choice between a few answers, one line to
+type, a cell's properties. Their keys are handed over by the app one at a
+time, in order (tui/keys.py), and each key's work is done before the next is
+looked at: text typed in the burst that opens a dialog (before it is even
+built) lands in its field, Enter answers at once, and the keys typed after
+Enter go to what the answer leads to — never to the grid behind the dialog,
+never lost while a field is not focused yet. The mouse works as usual."""
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from .widgets.editor import type_into
+
+Answer = TypeVar("Answer")
+
+NEXT = ("down", "tab")
+PREVIOUS = ("up", "shift+tab")
+
+
+class Dialog(ModalScreen[Answer], Generic[Answer]):
+    """A modal question that takes its keys from the app, in order."""
+
+    async def take_key(self, app: App, event: events.Key) -> None:
+        raise NotImplementedError
+
+    def take_paste(self, text: str) -> None:
+        """A paste: its first line, as typed."""
+
+
+class ChoiceScreen(Dialog[str]):
+    """A question with a few answers; dismisses with the chosen answer's id
+    (Escape answers "cancel"). The first answer has the focus: put the one
+    that loses nothing first. ↑ ↓ (Tab) move between answers, Enter or Space
+    chooses; any other key does nothing."""
+
+    BINDINGS = [Binding("escape", "choose('cancel')", "Cancel"),
+                Binding("down", "app.focus_next", "Next answer", show=False),
+                Binding("up", "app.focus_previous", "Previous answer", show=False)]
+
+    def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.message = message
+        self.choices = choices
+        self.current = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(self.title_text, id="dialog-title")
+            yield Static(self.message, id="dialog-message")
+            with Vertical(id="dialog-buttons"):   # one answer a line: answers are sentences
+                for i, (answer, label) in enumerate(self.choices):
+                    yield Button(label, id=f"answer-{answer}", variant="primary" if i == 0 else "default",
+                                 compact=True)
+
+    def on_mount(self) -> None:
+        self.query(Button)[self.current].focus()
+
+    async def take_key(self, app: App, event: events.Key) -> None:
+        buttons = list(self.query(Button))
+        if self.focused in buttons:
+            self.current = buttons.index(self.focused)
+        if event.key in ("enter", "space"):
+            self.dismiss(self.choices[self.current][0])
+        elif event.key == "escape":
+            self.dismiss("cancel")
+        elif event.key in NEXT + PREVIOUS:
+            self.current = (self.current + (1 if event.key in NEXT else -1)) % len(self.choices)
+            if buttons:
+                self.set_focus(buttons[self.current])
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss((event.button.id or "answer-cancel").removeprefix("answer-"))
+
+    def action_choose(self, answer: str) -> None:
+        self.dismiss(answer)
+
+
+class FieldsDialog(Dialog[Answer]):
+    """Text fields (↑ ↓ or Tab between them); Enter answers them all, Escape None.
+    Until the fields are built, typed text is kept in `texts` and they start with it."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__()
+        self.texts = texts
+        self.current = 0
+
+    def answer(self, texts: list[str]) -> Answer:
+        raise NotImplementedError
+
+    def fields(self) -> list[Input]:
+        return list(self.query(Input))
+
+    def on_mount(self) -> None:
+        self.fields()[self.current].focus()
+
+    async def take_key(self, app: App, event: events.Key) -> None:
+        fields = self.fields()
+        if self.focused in fields:
+            self.current = fields.index(self.focused)
+        key = event.key
+        if key == "enter":
+            self.dismiss(self.answer([f.value for f in fields] if fields else self.texts))
+        elif key == "escape":
+            self.dismiss(None)
+        elif key in NEXT + PREVIOUS:
+            self.current = (self.current + (1 if key in NEXT else -1)) % len(self.texts)
+            if fields:
+                self.set_focus(fields[self.current])
+        elif event.is_printable and event.character:
+            self.take_paste(event.character)
+        elif not fields:
+            if key == "backspace":
+                self.texts[self.current] = self.texts[self.current][:-1]
+        else:   # the field's own keys (←, →, Home, Delete, Ctrl+U …), now, not through its queue
+            self.set_focus(fields[self.current])
+            await app._check_bindings(key)  # noqa: SLF001 - the one public-less way to run a key's binding now
+
+    def take_paste(self, text: str) -> None:
+        line = text.splitlines()[0] if text else ""
+        fields = self.fields()
+        if fields:
+            type_into(fields[self.current], line)
+        else:
+            self.texts[self.current] += line
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(self.answer([f.value for f in self.fields()]))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PromptScreen(FieldsDialog["str | None"]):
+    """One line to type (a new cell, a name); Enter answers it, Escape answers None."""
+
+    def __init__(self, title: str, message: str, value: str = "") -> None:
+        super().__init__([value])
+        self.title_text = title
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(self.title_text, id="dialog-title")
+            yield Static(self.message, id="dialog-message")
+            yield Input(self.texts[0], id="prompt-input", select_on_focus=False)
+
+    def answer(self, texts: list[str]) -> str:
+        return texts[0]
+
+
+PROPERTY_HINTS = {
+    "unit": "display unit (a formula's `-> unit`); empty: as computed",
+    "digits": "significant digits shown, 1 to 17; empty: 4",
+    "doc": "what the cell means, one line",
+    "source": "where the number comes from",
+}
+
+
+class PropertiesScreen(FieldsDialog["dict[str, str] | None"]):
+    """A cell's unit, digits, doc and source, one field each; Enter answers
+    every field at once (a dict), Escape answers None."""
+
+    def __init__(self, key: str, values: dict[str, str]) -> None:
+        super().__init__(list(values.values()))
+        self.key = key
+        self.names = list(values)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(f"Properties of {self.key}", id="dialog-title")
+            yield Static("Enter applies them (one undo step; only their lines change on save), Esc cancels.\n"
+                         "An empty field removes the key.", id="dialog-message")
+            for prop, value in zip(self.names, self.texts):
+                with Horizontal(classes="property"):
+                    yield Label(prop, classes="property-name")
+                    yield Input(value, id=f"property-{prop}", placeholder=PROPERTY_HINTS.get(prop, ""),
+                                select_on_focus=False, compact=True)
+
+    def answer(self, texts: list[str]) -> dict[str, Any]:
+        return dict(zip(self.names, texts))
