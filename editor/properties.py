@@ -25,7 +25,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.editor.cells import StructureError, cell_block
 from supersheet.editor.roundtrip import make_yaml
-from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 
 PROPERTIES = ("unit", "digits", "doc", "source")
 ORDER = ("value", "formula", "unit", "digits", "doc", "source")    # as the format lists them
@@ -83,9 +83,9 @@ def _display_unit(lines: list[str], cells: CommentedMap, name: str, unit: str) -
         formula, (line, col) = node["formula"], node.lc.value("formula")
     else:
         return None
-    skip = formula.index("=") + 1 if formula.lstrip().startswith("=") else 0
+    body, skip = formula_body(formula)
     try:
-        parsed = parse_formula(formula[skip:])
+        parsed = parse_formula(body)
     except ParseError:
         raise StructureError(f"{name}'s formula does not parse; fix it before changing its unit") from None
     if parsed.display_span is None and isinstance(node, CommentedMap):
@@ -150,7 +150,7 @@ def _to_long(lines: list[str], cells: CommentedMap, name: str, step: int, prop: 
     if isinstance(node, str) and node.lstrip().startswith("="):
         key = "formula"
         bare = rest[1:].lstrip() if rest.startswith("=") else ""
-        if bare and _loads_as(bare, node[node.index("=") + 1:].lstrip()):
+        if bare and _loads_as(bare, formula_body(node)[0]):
             rest = bare     # `formula: 2 * x` as the format writes it, when YAML reads it the same
     inner = key_col + step
     return (lines[:line] + [written[:value_col].rstrip(), " " * inner + f"{key}: {rest}",
