@@ -56,6 +56,19 @@ def entry_lines(name: str, text: str, indent: int, yaml: YAML | None = None) -> 
     return [" " * indent + line for line in out.getvalue().splitlines()]
 
 
+def value_column(lines: list[str], value: str, where: tuple[int, int]) -> int | None:
+    """The column at which the characters of the string `value`, loaded from 0-based
+    (line, column) `where`, start on that line (after an opening quote); None when
+    they do not map one to one (a block scalar, a folded or escaped value)."""
+    line, col = where
+    written = lines[line]
+    if written[col:col + len(value)] == value:
+        return col
+    if written[col:col + 1] in "'\"" and written[col + 1:col + 1 + len(value)] == value:
+        return col + 1
+    return None
+
+
 def check_name(name: str, taken) -> None:
     if not NAME.match(name):
         raise StructureError(f"{name!r} is not a cell name: letters, digits and _, not starting with a digit")

@@ -23,7 +23,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from supersheet.editor.cells import StructureError, cell_block
+from supersheet.editor.cells import StructureError, cell_block, value_column
 from supersheet.editor.roundtrip import make_yaml
 from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 
@@ -91,11 +91,8 @@ def _display_unit(lines: list[str], cells: CommentedMap, name: str, unit: str) -
     if parsed.display_span is None and isinstance(node, CommentedMap):
         return None     # a long form without `->`: its `unit:` key
     written = lines[line]
-    if written[col:col + len(formula)] == formula:
-        base = col
-    elif written[col:col + 1] in "'\"" and written[col + 1:col + 1 + len(formula)] == formula:
-        base = col + 1
-    else:
+    base = value_column(lines, formula, (line, col))
+    if base is None:
         raise StructureError(f"line {line + 1}: {name}'s formula is written over several lines or with "
                              "escapes; change its unit by hand")
     out = lines[:]

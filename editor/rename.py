@@ -21,7 +21,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from supersheet.editor.cells import StructureError
+from supersheet.editor.cells import StructureError, value_column
 from supersheet.editor.roundtrip import make_yaml
 from supersheet.engine.formula.lexer import LexError, Token, tokenize
 from supersheet.engine.formula.parser import formula_body
@@ -169,13 +169,8 @@ def _formula(lines: list[str], value: str, where: tuple[int, int], target: Targe
     hits = target.hits(tokens)
     if not hits:
         return []
-    line, col = where
-    written = lines[line]
-    if written[col:col + len(value)] == value:
-        base = col
-    elif written[col:col + 1] in "'\"" and written[col + 1:col + 1 + len(value)] == value:
-        base = col + 1
-    else:
-        raise StructureError(f"line {line + 1}: {old} is named in a value written over several lines "
+    base = value_column(lines, value, where)
+    if base is None:
+        raise StructureError(f"line {where[0] + 1}: {old} is named in a value written over several lines "
                              "or with escapes; rename it by hand")
-    return [(line, base + skip + t.start, len(old)) for t in hits]
+    return [(where[0], base + skip + t.start, len(old)) for t in hits]

@@ -19,7 +19,7 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("Filter cells", "filter the grid by name (/)", "filter"),
     ("Add cell", "a new cell after the selected one, in its group (Ctrl+N)", "add_cell"),
     ("Duplicate cell", "a copy of the selected cell under a new name (Ctrl+D)", "duplicate_cell"),
-    ("Rename cell", "rename the selected cell and every reference to it in this sheet (Ctrl+R)", "rename_cell"),
+    ("Rename cell", "rename the selected cell and every reference to it; offers to update the sheets that import it (Ctrl+R)", "rename_cell"),
     ("Cell properties", "the selected cell's unit, digits, doc and source (Ctrl+E)", "edit_properties"),
     ("Delete cell", "delete the selected cell; asks, and lists what uses it (Del)", "delete_cell"),
     ("Copy value", "the selected cell's value with its unit, to the clipboard (Ctrl+C)", "copy_value"),

@@ -15,6 +15,9 @@ from supersheet.editor.document import Document, EditResult, StructureError
 from .screens import ChoiceScreen, PromptScreen, PropertiesScreen
 
 
+LISTED = 6      # importing sheets named in the question; the rest are counted
+
+
 class StructureActions:
     """Mixed into SupersheetApp."""
 
@@ -95,7 +98,10 @@ class StructureActions:
             return
         here = document.path.parent
         listed = "\n".join(f"  {os.path.relpath(u.path, here)} ({u.how})"
-                           + ("" if u.after is not None else f": not updatable, {u.problem}") for u in updates)
+                           + ("" if u.after is not None else f": not updatable, {u.problem}")
+                           for u in updates[:LISTED])
+        if len(updates) > LISTED:      # the answers must stay on a 24-line screen
+            listed += f"\n  … and {len(updates) - LISTED} more"
         count = f"{len(updates)} other sheet{'s' if len(updates) != 1 else ''}"
         message = (f"{count} name{'s' if len(updates) == 1 else ''} {old}:\n{listed}\n\nUpdating saves this sheet, then rewrites only the lines "
                    f"that name it in each of them. Ctrl+Z then undoes the rename in this sheet only.")

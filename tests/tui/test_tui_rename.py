@@ -255,21 +255,26 @@ def test_an_importer_changed_on_disk_since_is_not_overwritten(tmp_path: Path, al
     assert (root / "user.yaml").read_text(encoding="utf-8") == changed
 
 
+async def rename_in_the_grid(pilot, key: str, new: str) -> None:
+    pilot.app.go_to(key)
+    await pilot.press("ctrl+r")
+    pilot.app.screen.query_one(Input).value = new
+    await pilot.press("enter")
+    await pilot.pause()
+
+
 async def test_rename_offers_to_update_the_importing_sheets(library: Path) -> None:
     hgx = library / "hardware" / "hgx-h100.yaml"
     example = library / "supernodes" / "6.1.2-running-example.yaml"
     before = example.read_text(encoding="utf-8").splitlines()
     app = SupersheetApp(hgx, watch_seconds=0)
     async with app.run_test(size=(120, 36)) as pilot:
-        app.go_to("cards")
-        await pilot.press("ctrl+r")
-        app.screen.query_one(Input).value = "gpus"
-        await pilot.press("enter")
-        await pilot.pause()
+        await rename_in_the_grid(pilot, "cards", "gpus")
         assert isinstance(app.screen, ChoiceScreen)
         message = str(app.screen.message)
         assert "../supernodes/6.1.2-running-example.yaml (imports it as hgx)" in message
         assert "extends tp-allreduce-nvlink-vs-pcie.yaml, which imports it as hgx" in message
+        assert "… and 6 more" in message        # 12 sheets: the answers stay on screen
         assert app.screen.focused.id == "answer-keep"       # the default changes no other file
         await pilot.click("#answer-update")
         await pilot.pause()
@@ -289,11 +294,7 @@ async def test_keeping_the_importers_leaves_them_alone(library: Path) -> None:
     before = example.read_text(encoding="utf-8")
     app = SupersheetApp(hgx, watch_seconds=0)
     async with app.run_test(size=(120, 36)) as pilot:
-        app.go_to("cards")
-        await pilot.press("ctrl+r")
-        app.screen.query_one(Input).value = "gpus"
-        await pilot.press("enter")
-        await pilot.pause()
+        await rename_in_the_grid(pilot, "cards", "gpus")
         await pilot.press("enter")      # the focused answer: only this sheet
         await pilot.pause()
         assert app.document.dirty and "still name cards" in str(app.query_one("#status").render())
