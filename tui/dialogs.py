@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Generic, TypeVar
 
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -27,7 +27,9 @@ PREVIOUS = ("up", "shift+tab")
 class Dialog(ModalScreen[Answer], Generic[Answer]):
     """A modal question that takes its keys from the app, in order."""
 
-    async def take_key(self, app: App, event: events.Key) -> None:
+    def take_key(self, event: events.Key) -> bool:
+        """Do the key's work now; False leaves it to the focused widget's bindings
+        (which the app then runs at once: a field's ←, →, Home, Ctrl+U …)."""
         raise NotImplementedError
 
     def take_paste(self, text: str) -> None:
@@ -63,7 +65,7 @@ class ChoiceScreen(Dialog[str]):
     def on_mount(self) -> None:
         self.query(Button)[self.current].focus()
 
-    async def take_key(self, app: App, event: events.Key) -> None:
+    def take_key(self, event: events.Key) -> bool:
         buttons = list(self.query(Button))
         if self.focused in buttons:
             self.current = buttons.index(self.focused)
@@ -75,6 +77,7 @@ class ChoiceScreen(Dialog[str]):
             self.current = (self.current + (1 if event.key in NEXT else -1)) % len(self.choices)
             if buttons:
                 self.set_focus(buttons[self.current])
+        return True     # any other key does nothing: never the grid's
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -93,6 +96,7 @@ class FieldsDialog(Dialog[Answer]):
     def __init__(self, texts: list[str]) -> None:
         super().__init__()
         self.texts = texts
+        self.cursors = [len(text) for text in texts]     # where typing goes until the fields exist
         self.current = 0
 
     def answer(self, texts: list[str]) -> Answer:
@@ -102,9 +106,12 @@ class FieldsDialog(Dialog[Answer]):
         return list(self.query(Input))
 
     def on_mount(self) -> None:
-        self.fields()[self.current].focus()
+        fields = self.fields()
+        for field, cursor in zip(fields, self.cursors):
+            field.cursor_position = cursor
+        fields[self.current].focus()
 
-    async def take_key(self, app: App, event: events.Key) -> None:
+    def take_key(self, event: events.Key) -> bool:
         fields = self.fields()
         if self.focused in fields:
             self.current = fields.index(self.focused)
@@ -120,11 +127,11 @@ class FieldsDialog(Dialog[Answer]):
         elif event.is_printable and event.character:
             self.take_paste(event.character)
         elif not fields:
-            if key == "backspace":
-                self.texts[self.current] = self.texts[self.current][:-1]
-        else:   # the field's own keys (←, →, Home, Delete, Ctrl+U …), now, not through its queue
+            self._edit_text(key)
+        else:   # the field's own keys (←, →, Home, Delete, Ctrl+U …): its bindings, run by the app now
             self.set_focus(fields[self.current])
-            await app._check_bindings(key)  # noqa: SLF001 - the one public-less way to run a key's binding now
+            return False
+        return True
 
     def take_paste(self, text: str) -> None:
         line = text.splitlines()[0] if text else ""
@@ -132,7 +139,20 @@ class FieldsDialog(Dialog[Answer]):
         if fields:
             type_into(fields[self.current], line)
         else:
-            self.texts[self.current] += line
+            self._edit_text("", line)
+
+    def _edit_text(self, key: str, typed: str = "") -> None:
+        """A key typed before the fields exist, on the text they will start with."""
+        text, at = self.texts[self.current], self.cursors[self.current]
+        if typed:
+            text, at = text[:at] + typed + text[at:], at + len(typed)
+        elif key == "backspace" and at:
+            text, at = text[:at - 1] + text[at:], at - 1
+        elif key == "delete":
+            text = text[:at] + text[at + 1:]
+        else:
+            at = {"left": max(at - 1, 0), "right": min(at + 1, len(text)), "home": 0, "end": len(text)}.get(key, at)
+        self.texts[self.current], self.cursors[self.current] = text, at
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -42,8 +42,8 @@ class KeyRouting:
             if isinstance(dialog, Dialog):    # a question: its keys, in order, even before it is built
                 if isinstance(event, events.Paste):
                     dialog.take_paste(event.text)
-                elif not await self._check_bindings(event.key, priority=True):
-                    await dialog.take_key(self, event)
+                elif not await self._check_bindings(event.key, priority=True) and not dialog.take_key(event):
+                    await self._check_bindings(event.key)
                 return
         await super().on_event(event)  # type: ignore[misc]
 

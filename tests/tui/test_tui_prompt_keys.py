@@ -88,3 +88,26 @@ async def test_a_slow_dialog_still_gets_every_key(library: Path, monkeypatch) ->
         await settle(pilot, lambda: app.editor.editing)
         assert app.document.raw_text("time_2") == app.document.raw_text("time")
         assert app.grid.current_key == "time_2" and app.query_one("#editor-input").value == "5"
+
+
+async def test_editing_keys_in_a_burst_keep_their_order(library: Path) -> None:
+    app = SupersheetApp(sheet(library), watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("time")
+        # time_copy, Home: a_time_copy, End and 5 Backspaces: a_time, ← and Delete: a_tim, then 2b
+        burst(app, "ctrl+d", "home", *"a_", "end", *["backspace"] * 5, "left", "delete", *"2b", "enter")
+        await settle(pilot, lambda: "a_tim2b" in app.document.workbook.model.cells)
+        assert "a_tim2b" in app.document.workbook.model.cells
+
+
+def test_keys_before_the_field_exists_edit_the_text_it_starts_with() -> None:
+    """On a loaded machine the app may take keys before the dialog's own task has
+    built its field: they edit the text the field is then built with, cursor and all."""
+    from textual import events
+    dialog = screens.PromptScreen("Duplicate a cell", "The name of the copy of time:", "time_copy")
+    for key in ("home", *"a_", "end", *["backspace"] * 5, "left", "delete", *"2b"):
+        character = key if len(key) == 1 else None
+        assert dialog.take_key(events.Key(key, character))
+    assert dialog.texts == ["a_tim2b"] and dialog.cursors == [7]
+    dialog.take_paste("x\ny")
+    assert dialog.answer(dialog.texts) == "a_tim2bx"
