@@ -41,6 +41,8 @@ def set_property(text: str, name: str, prop: str, value: str, step: int = 2) -> 
     cells = document.get("cells") if isinstance(document, CommentedMap) else None
     if not isinstance(cells, CommentedMap) or name not in cells:
         raise StructureError(f"{name!r} is not a cell of this sheet's cells:")
+    if cells.fa.flow_style():
+        raise StructureError(f"cells: is written as a flow mapping {{…}}; give {name} its {prop} by hand")
     lines = text.split("\n")
     node = cells[name]
     if prop == "unit":

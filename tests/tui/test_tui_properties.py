@@ -98,6 +98,18 @@ def test_bad_properties_are_refused_and_change_nothing(document: Document) -> No
     assert document.text() == SHEET and not document.dirty and not document.history.undo_stack
 
 
+def test_a_cell_written_where_a_line_cannot_take_the_key_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "flow.yaml"
+    for text, key in (("title: t\ncells: {a: 1 s, b: = a * 2}\n", "a"),
+                      ("title: t\ncells:\n  a: {value: 1 s, unit: ms}\n", "a"),
+                      ("title: t\ncells:\n  a: 1 s\n  b: >-\n    = a\n    * 2\n", "b")):
+        path.write_text(text, encoding="utf-8")
+        document = Document(path)
+        with pytest.raises(StructureError, match="by hand"):
+            document.set_properties(key, {"digits": "3"})
+        assert document.text() == text and not document.dirty
+
+
 def test_only_this_sheets_own_cells(library: Path) -> None:
     document = Document(library / "supernodes" / "6.1.2-running-example.yaml")
     for key in ("hgx.cards", "fits"):

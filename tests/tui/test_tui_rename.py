@@ -299,3 +299,20 @@ async def test_keeping_the_importers_leaves_them_alone(library: Path) -> None:
         await pilot.pause()
         assert app.document.dirty and "still name cards" in str(app.query_one("#status").render())
     assert example.read_text(encoding="utf-8") == before
+
+
+def test_an_importer_keeps_its_bom_line_ends_and_mode(tmp_path: Path, allow_path) -> None:
+    root = folder(tmp_path, allow_path)
+    user = root / "user.yaml"
+    user.write_bytes(("\ufeff" + USER).replace("\n", "\r\n").encode("utf-8"))
+    user.chmod(0o640)
+    document = Document(root / "lib" / "latency.yaml")
+    document.rename_cell("alpha", "startup")
+    written, _ = document.update_importers(document.importers_of("alpha", "startup"))
+    assert user.resolve() in written
+    data = user.read_bytes()
+    assert data.startswith("\ufeff".encode("utf-8")) and data.count(b"\r\n") == USER.count("\n")
+    assert (user.stat().st_mode & 0o777) == 0o640
+    after = data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+    assert after == USER.replace("{alpha: 2 us}", "{startup: 2 us}").replace("l.alpha *", "l.startup *").replace(
+        "l.alpha:", "l.startup:")
