@@ -28,6 +28,7 @@ from supersheet.engine.load.fastyaml import load_fast
 
 MAX_SHEETS = 2000       # files looked at, at most: a rename must not stall on a huge tree
 SKIPPED = {"node_modules", "__pycache__", "venv", "site-packages"}
+MAX_DEPTH = 3           # imports of imports followed (`c.b.lib.alpha`); also ends a loop of imports
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,9 @@ def _references(path: Path, document: Any, old: str, target: Path, bare: set[Pat
             sheet = _resolved(path, entry.get("sheet") if isinstance(entry, CommentedMap) else entry)
             if sheet in bare:
                 yield f"imports {'it' if sheet == target else sheet.name} as {alias}", Target(old, str(alias))
+            for reference, how in list(found.get(sheet, {}).items()) if sheet is not None else ():
+                if reference.alias is not None and reference.alias.count(".") < MAX_DEPTH - 1:
+                    yield f"imports {sheet.name} as {alias}, which {how}", Target(old, f"{alias}.{reference.alias}")
 
 
 def _resolved(path: Path, written: Any) -> Path | None:

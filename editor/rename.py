@@ -39,7 +39,8 @@ Edit = tuple[int, int, int]     # 0-based line, column, length of the text to re
 @dataclass(frozen=True)
 class Target:
     """The cell to rename as a sheet names it: bare (`alpha`, in its own sheet
-    or one that extends it) or through an import's alias (`lib.alpha`)."""
+    or one that extends it) or through an import's alias (`lib.alpha`; through
+    two imports `b.lib.alpha`, as sweep and `expect` keys may)."""
 
     old: str
     alias: str | None = None
@@ -54,15 +55,19 @@ class Target:
         """The name tokens that are this cell."""
         def dot(i: int) -> bool:
             return i >= 0 and tokens[i].kind == "OP" and tokens[i].text == "."
+        path = self.alias.split(".") if self.alias else []
         found = []
         for i, t in enumerate(tokens):
             if t.kind != "NAME" or t.text != self.old:
                 continue
-            if self.alias is None and not dot(i - 1):
-                found.append(t)
-            elif (self.alias is not None and dot(i - 1) and i >= 2 and tokens[i - 2].kind == "NAME"
-                  and tokens[i - 2].text == self.alias and not dot(i - 3)):
-                found.append(t)
+            j = i       # walk back over `alias.` (or `b.hgx.`), part by part
+            for part in reversed(path):
+                if not (dot(j - 1) and j >= 2 and tokens[j - 2].kind == "NAME" and tokens[j - 2].text == part):
+                    break
+                j -= 2
+            else:
+                if not dot(j - 1):
+                    found.append(t)
         return found
 
 

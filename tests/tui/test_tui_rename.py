@@ -316,3 +316,33 @@ def test_an_importer_keeps_its_bom_line_ends_and_mode(tmp_path: Path, allow_path
     after = data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
     assert after == USER.replace("{alpha: 2 us}", "{startup: 2 us}").replace("l.alpha *", "l.startup *").replace(
         "l.alpha:", "l.startup:")
+
+
+def test_a_cell_named_through_two_imports_in_sweep_and_expect_keys(tmp_path: Path, allow_path, line_diff) -> None:
+    root = folder(tmp_path, allow_path)
+    top = """\
+title: Imports the user sheet
+use:
+  u: user.yaml
+cells:
+  double: = u.total * 2
+expect:
+  u.l.alpha: 2 us
+sweeps:
+  deep:
+    vary: {u.l.alpha: [1 us, 2 us]}
+    show: [u.l.alpha, double]
+"""
+    (root / "top.yaml").write_text(top, encoding="utf-8")
+    document = Document(root / "lib" / "latency.yaml")
+    document.rename_cell("alpha", "startup")
+    updates = {u.path.name: u for u in document.importers_of("alpha", "startup")}
+    assert updates["top.yaml"].how == "imports user.yaml as u, which imports it as l"
+    assert line_diff(top, updates["top.yaml"].after) == [
+        ("  u.l.alpha: 2 us", "  u.l.startup: 2 us"),
+        ("    vary: {u.l.alpha: [1 us, 2 us]}", "    vary: {u.l.startup: [1 us, 2 us]}"),
+        ("    show: [u.l.alpha, double]", "    show: [u.l.startup, double]"),
+    ]
+    document.save()
+    document.update_importers(list(updates.values()))
+    assert not sheet_problems(Document(root / "top.yaml").workbook.diagnostics)
