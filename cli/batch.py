@@ -224,7 +224,7 @@ def choose(args: argparse.Namespace) -> int:
         raise axis_error(e) from None
 
     def public(rows):
-        return [{k: v for k, v in r.items() if not k.startswith("__")} for r in rows]
+        return [r.values for r in rows]
 
     if args.format == "json":
         document = {"choice": args.name, "objective": choice.objective,

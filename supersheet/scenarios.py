@@ -20,6 +20,8 @@ from .sheet import scenario_workbook
 if TYPE_CHECKING:
     import polars as pl
 
+    from supersheet.engine.scenarios.choice_tally import ChoiceRow
+
     from supersheet.engine.workbook import Workbook
 
     from .sheet import Sheet
@@ -164,8 +166,8 @@ def choose(sheet: Sheet, name: str, top: int | None = None) -> Choice:
     except AxisError as e:
         raise from_engine(e) from None
 
-    def public(rows: list[dict[str, Any]]) -> pl.DataFrame:
-        return pl.DataFrame([{k: v for k, v in r.items() if not k.startswith("__")} for r in rows])
+    def public(rows: list[ChoiceRow]) -> pl.DataFrame:
+        return pl.DataFrame([r.values for r in rows])
 
     return Choice(name, choice.objective, choice.minimize, public(choice.ranked), public(choice.excluded),
                   choice.feasible or len(choice.ranked), dict(choice.reasons))

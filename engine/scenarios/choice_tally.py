@@ -21,10 +21,29 @@ from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sweep import Plan
 
 
+# Columns of a tally's frame that are not shown: they travel into ChoiceRow's fields.
+OBJECTIVE, PLAN, INDEX = "__objective", "__plan", "__index"
+
+
+@dataclass(frozen=True)
+class ChoiceRow:
+    """One row of a choice: the columns it shows, and where it comes from in the grid."""
+
+    values: dict[str, Any]      # as shown: axes and shown cells in display units (+ "excluded because")
+    objective: float | None     # the objective in base units: what ranks the rows
+    plan: int                   # which of the choice's plans (one per import-axis sheet) evaluated it
+    index: int                  # its row in the grid, from which its full scenario is rebuilt
+
+
+def _rows(frame: pl.DataFrame) -> list[ChoiceRow]:
+    return [ChoiceRow({k: v for k, v in row.items() if k not in (OBJECTIVE, PLAN, INDEX)},
+                      row[OBJECTIVE], row[PLAN], row[INDEX]) for row in frame.iter_rows(named=True)]
+
+
 @dataclass
 class Tally:
-    ranked: list[dict[str, Any]] = field(default_factory=list)     # feasible rows, best first ("__objective": base units)
-    excluded: list[dict[str, Any]] = field(default_factory=list)   # in grid order; only without a limit
+    ranked: list[ChoiceRow] = field(default_factory=list)     # feasible rows, best first
+    excluded: list[ChoiceRow] = field(default_factory=list)   # in grid order; only without a limit
     reasons: dict[str, int] = field(default_factory=dict)          # excluded rows per reason, in order of appearance
     feasible: int = 0
     first_objective: float | None = None   # the first objective in grid order that is not null (it picks the unit)
@@ -37,12 +56,12 @@ def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bou
         return plan.program.compiler(bound.checked).compile_expression(bound.formula.expr)[0].expr  # type: ignore[union-attr]
 
     checks = [compiled(r).alias(f"__req{i}") for i, r in enumerate(requirements)]
-    objective = compiled(goal).alias("__objective")
+    objective = compiled(goal).alias(OBJECTIVE)
     shown = [pl.lit(v).alias(k) for k, v in plan.imports.items()] + [c.display() for c in plan.columns]
-    tags = [pl.lit(plan_index).alias("__plan"), (pl.int_range(0, pl.len()) + start).alias("__index")]
+    tags = [pl.lit(plan_index).alias(PLAN), (pl.int_range(0, pl.len()) + start).alias(INDEX)]
     lazy = plan.program.apply(plan.program.frame(grid.chunk(start, stop), stop - start)).with_columns(checks)
     frame = lazy.with_columns(objective).select(shown + [c.meta.output_name() for c in checks]
-                                               + ["__objective"] + tags).collect()
+                                               + [OBJECTIVE] + tags).collect()
     reason: Any = pl
     if OUTSIDE_HEADER in frame.columns:   # a row outside the model's assumptions (format 9.2) is excluded first
         outside = pl.col(OUTSIDE_HEADER)
@@ -52,22 +71,22 @@ def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bou
                     .when(~pl.col(f"__req{i}")).then(pl.lit(f"fails {r.text}")) for i, r in enumerate(requirements)]
         failed = pl.concat_str(failures, separator="; ", ignore_nulls=True)
         reason = reason.when(failed != "").then(failed)
-    value = pl.col("__objective")
+    value = pl.col(OBJECTIVE)
     reason = reason.when(value.is_null() | value.cast(pl.Float64).is_nan()).then(pl.lit(f"{goal.text} is an error value"))
     keep = [c for c in frame.columns if not c.startswith("__req") and c != OUTSIDE_HEADER]
     frame = frame.with_columns(reason.otherwise(pl.lit(None, pl.String)).alias("excluded because"))
     tally = Tally()
-    objectives = frame["__objective"].drop_nulls()
+    objectives = frame[OBJECTIVE].drop_nulls()
     tally.first_objective = float(objectives[0]) if len(objectives) else None
     feasible = frame.filter(pl.col("excluded because").is_null()).select(keep)
     tally.feasible = feasible.height
-    best = feasible.sort("__objective", descending=not minimize, maintain_order=True)
-    tally.ranked = (best if top is None else best.head(top)).to_dicts()
+    best = feasible.sort(OBJECTIVE, descending=not minimize, maintain_order=True)
+    tally.ranked = _rows(best if top is None else best.head(top))
     excluded = frame.filter(pl.col("excluded because").is_not_null())
     counts = excluded.group_by("excluded because", maintain_order=True).len()
     tally.reasons = dict(zip(counts["excluded because"].to_list(), counts["len"].to_list()))
     if top is None:
-        tally.excluded = excluded.select(keep + ["excluded because"]).to_dicts()
+        tally.excluded = _rows(excluded.select(keep + ["excluded because"]))
     return tally
 
 
@@ -83,7 +102,7 @@ def merge(tallies: list[Tally], minimize: bool, top: int | None) -> Tally:
         if merged.first_objective is None:
             merged.first_objective = tally.first_objective
     # a stable sort: ties keep grid order, as each range's own ranking did
-    merged.ranked.sort(key=lambda r: r["__objective"], reverse=not minimize)
+    merged.ranked.sort(key=lambda r: r.objective, reverse=not minimize)  # type: ignore[arg-type,return-value]
     if top is not None:
         del merged.ranked[top:]
     return merged

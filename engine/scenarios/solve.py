@@ -9,7 +9,7 @@ vectorised evaluation each replace dozens of one-row evaluations.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -26,6 +26,7 @@ from supersheet.engine.load.sheet import Entry
 from supersheet.engine.present.headers import header
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.scenarios.axes import AxisError, literal_value, rebind
+from supersheet.engine.scenarios.choice_tally import ChoiceRow
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, parse_vary
 from supersheet.engine.scenarios.sweep import plans_for
@@ -209,8 +210,8 @@ class Choice:
     name: str
     objective: str
     minimize: bool
-    ranked: list[dict[str, Any]] = field(default_factory=list)     # feasible rows, best first (the best `top`)
-    excluded: list[dict[str, Any]] = field(default_factory=list)   # rows with the reason in "excluded because" (no `top`)
+    ranked: list[ChoiceRow] = field(default_factory=list)     # feasible rows, best first (the best `top`)
+    excluded: list[ChoiceRow] = field(default_factory=list)   # rows with the reason in "excluded because" (no `top`)
     feasible: int = 0                                              # feasible rows in all
     reasons: dict[str, int] = field(default_factory=dict)          # excluded rows per reason
     top: int | None = None
@@ -218,15 +219,15 @@ class Choice:
     grid: Grid | None = None
 
     @property
-    def answer(self) -> dict[str, Any] | None:
+    def answer(self) -> ChoiceRow | None:
         return self.ranked[0] if self.ranked else None
 
-    def scenario_of(self, record: dict[str, Any]) -> Scenario:
+    def scenario_of(self, row: ChoiceRow) -> Scenario:
         """The full scenario of one row (base units), e.g. to check the answer's cells."""
         from supersheet.engine.compile.evaluate import literal_for
-        plan = self.plans[record["__plan"]]
+        plan = self.plans[row.plan]
         assert self.grid is not None
-        index = record["__index"]
+        index = row.index
         columns = Grid(plan_axes(plan, self.grid), self.grid.rows).chunk(index, index + 1)
         fixed = {key: (A.Bool(bool(v[0]), (0, 0)) if v.dtype == bool else literal_for(float(v[0]), None))
                  for key, v in columns.items()}
@@ -260,16 +261,15 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
     objective_unit = _objective_unit(workbook, goal, float(abs(first)) if first is not None else 1.0)
     factor, objective_header = unit_factor(objective_unit), header(goal.text, objective_unit)
 
-    def shown(row: dict[str, Any]) -> dict[str, Any]:
-        record = {k: v for k, v in row.items() if not k.startswith("__") and k != "excluded because"}
+    def shown(row: ChoiceRow) -> ChoiceRow:
+        values = {k: v for k, v in row.values.items() if k != "excluded because"}
         for alias in grid.import_axes and [a.name for a in grid.import_axes]:   # paths as the user types them
-            if isinstance(record.get(alias), str):
-                record[alias] = _relative(record[alias])
-        record["__plan"], record["__index"] = row["__plan"], row["__index"]
-        record[objective_header] = None if row["__objective"] is None else row["__objective"] / factor
-        if "excluded because" in row:
-            record["excluded because"] = row["excluded because"]
-        return record
+            if isinstance(values.get(alias), str):
+                values[alias] = _relative(values[alias])
+        values[objective_header] = None if row.objective is None else row.objective / factor
+        if "excluded because" in row.values:
+            values["excluded because"] = row.values["excluded because"]
+        return replace(row, values=values)
 
     ranked, excluded = [shown(r) for r in tally.ranked], [shown(r) for r in tally.excluded]
     clean = {k for r in ranked + excluded for k in r if k.endswith(" [error]")} - {

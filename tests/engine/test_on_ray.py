@@ -266,11 +266,11 @@ def test_choose_on_ray_ranks_as_the_local_path(run_cli, ray_runtime, import_axis
     workbook = open_workbook(sheet)
     everything, _ = choice_entry(workbook, "cheapest")
     assert len(everything.ranked) + len(everything.excluded) == 6400
-    assert {r["excluded because"] for r in everything.excluded} == {
+    assert {r.values["excluded because"] for r in everything.excluded} == {
         "fails per_card <= 40 GB", "overhead < 1 is an error value", "fails overhead < 1",
         "fails per_card <= 40 GB; overhead < 1 is an error value",    # every failed requirement is listed
         "outside the model: one_server"}
-    assert len({r["cost"] for r in everything.ranked}) < len(everything.ranked) / 10   # many ties
+    assert len({r.values["cost"] for r in everything.ranked}) < len(everything.ranked) / 10   # many ties
     # every row, reduced over 22 ranges: the same ranking, ties in grid order, and the same exclusions
     remote = choose_on_ray(workbook, "cheapest", None, part_rows=300)
     assert remote.ranked == everything.ranked and remote.excluded == everything.excluded
