@@ -15,7 +15,7 @@ from supersheet.engine.scenarios.axes import AxisError, axis_cell, import_axis, 
 
 from .errors import SheetError, from_engine
 from .quantities import literal_text, python_value
-from .sheet import scenario_workbook
+from .sheet import scenario_workbook, solved_sheet
 
 if TYPE_CHECKING:
     import polars as pl
@@ -134,7 +134,7 @@ def solve(sheet: Sheet, name: str) -> Solution:
     shown = show(workbook.checked, solution.key, solution.value)
     text = f"{shown.value!r} {shown.unit}" if shown.unit else repr(shown.value)
     return Solution(name, solution.goal, solution.key, python_value(workbook.checked, solution.key, solution.value),
-                    sheet.with_inputs(**{solution.key: text}))
+                    solved_sheet(sheet, workbook, solution.scenario, solution.key, text))
 
 
 @dataclass(frozen=True)

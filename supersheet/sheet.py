@@ -188,3 +188,11 @@ def scenario_workbook(sheet: Sheet) -> Workbook:
     if not workbook.ok:
         raise SheetError(sheet_problems(workbook.diagnostics))
     return workbook
+
+
+def solved_sheet(sheet: Sheet, workbook: Workbook, scenario: Scenario, key: str, text: str) -> Sheet:
+    """`sheet` with `key` set to a solve's answer. Its values are the scenario the solver
+    evaluated at the root it found (`workbook` is the one it solved), not the root written
+    as text and parsed back, which can land an ulp away, where the goal no longer holds
+    exactly; `text`, the answer in its display unit, is how sweeps and later inputs set it."""
+    return Sheet(sheet._base, workbook, scenario, {**sheet.inputs, key: text})

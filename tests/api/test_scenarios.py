@@ -79,3 +79,24 @@ def test_diff_reports_the_input_and_the_results_that_changed(run_cli):
     assert [c.name for c in changed.sections["inputs"]] == ["context"]
     assert "max_sessions: 47 → 11" in str(changed)
     assert not ss.diff(sheet, sheet).differs
+
+
+def test_a_solved_sheet_holds_the_root_the_solver_found(write_sheet):
+    """The answer is not written as text in its display unit and parsed back: 962.201125180818 ms
+    read back is 0.9622011251808181 s, one ulp off the root, where the goal no longer holds."""
+    path = write_sheet("""
+        cells:
+          x: 1 ms
+          y: = x * 1
+        checks:
+          on_goal: y == 0.962201125180818 s
+        solve:
+          hit:
+            vary: x
+            goal: y == 0.962201125180818 s
+            between: [0 ms, 1000 ms]
+        """)
+    solution = ss.load(path).solve("hit")
+    assert solution.sheet["on_goal"] is True
+    assert solution.sheet.display("x") == solution.sheet.with_inputs().display("x")
+    assert solution.sheet.inputs == {"x": repr(solution.value.magnitude) + " ms"}
