@@ -23,7 +23,7 @@ from supersheet.engine.expect.assume import violations
 from supersheet.engine.formula import ast as A
 from supersheet.engine.load.positions import Positions, scalar_text
 from supersheet.engine.load.sheet import Entry
-from supersheet.engine.present.headers import header
+from supersheet.engine.present.headers import header, is_error_header
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.scenarios.axes import AxisError, literal_value, rebind
 from supersheet.engine.scenarios.choice_tally import ChoiceRow
@@ -272,10 +272,11 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, O
         return replace(row, values=values)
 
     ranked, excluded = [shown(r) for r in tally.ranked], [shown(r) for r in tally.excluded]
-    clean = {k for r in ranked + excluded for k in r if k.endswith(" [error]")} - {
-        k for r in ranked + excluded for k, v in r.items() if k.endswith(" [error]") and v is not None}
+    clean = {k for r in ranked + excluded for k in r.values if is_error_header(k)} - {
+        k for r in ranked + excluded for k, v in r.values.items() if is_error_header(k) and v is not None}
     if clean:   # as in sweeps: an error column only where a row holds an error
-        ranked, excluded = ([{k: v for k, v in r.items() if k not in clean} for r in rows] for rows in (ranked, excluded))
+        ranked, excluded = ([replace(r, values={k: v for k, v in r.values.items() if k not in clean}) for r in rows]
+                            for rows in (ranked, excluded))
     result = Choice(name, goal.text, minimize, ranked, excluded, tally.feasible, tally.reasons, top)
     result.plans, result.grid = plans, grid
     return result
