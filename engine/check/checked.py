@@ -22,6 +22,7 @@ from typing import Any
 
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.base.types import Type
+from supersheet.engine.formula.distributions import Draw
 from supersheet.engine.load.model import Model
 
 
@@ -46,7 +47,7 @@ class Checked:
     constants: Mapping[int, float]           # id(node) -> folded value (range args, exponents)
     structural_inputs: frozenset[str]        # cells whose value shapes the compiled sheet (range bounds,
     #   parameters of discrete distributions): varying them needs a sheet compiled per value
-    distributions: tuple[Any, ...]           # (cell key, occurrence, Call node) of every random draw
+    distributions: tuple[Draw, ...]          # (cell key, occurrence, Call node) of every random draw
     uncertain: frozenset[str]                # cells holding a draw or computed from one
     reduced: frozenset[str]                  # deterministic results of reductions over samples
     diagnostics: tuple[Diagnostic, ...]
@@ -82,7 +83,7 @@ class Draft:
     node_types: dict[int, Type] | ChainMap = field(default_factory=dict)
     constants: dict[int, float] | ChainMap = field(default_factory=dict)
     structural_inputs: set[str] = field(default_factory=set)
-    distributions: list = field(default_factory=list)
+    distributions: list[Draw] = field(default_factory=list)
     uncertain: set[str] = field(default_factory=set)
     reduced: set[str] = field(default_factory=set)
     diagnostics: list[Diagnostic] = field(default_factory=list)
