@@ -162,3 +162,23 @@ def test_cell_properties_dialog(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_the_deleted_file_dialog(snap_compare, example, monkeypatch) -> None:
+    """The open sheet deleted by another program, then Ctrl+S: said to be *deleted* (not
+    "changed on disk"), Recreate or Cancel. A copy of the library, opened by the same
+    relative path as the other snapshots."""
+    monkeypatch.chdir(example.parents[2])
+
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("workspace")
+        await pilot.press("enter")
+        pilot.app.query_one("#editor-input", Input).value = "3 GiB"
+        await pilot.press("enter")
+        await pilot.pause()
+        example.unlink()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
