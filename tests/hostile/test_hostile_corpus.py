@@ -101,13 +101,14 @@ CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
 }
 
 
-def _check_within_limits(sheet: Path, folder: Path, command: str = "check") -> tuple[int, str, resource.struct_rusage]:
+def _check_within_limits(sheet: Path, folder: Path, command: str = "check",
+                         *extra: str) -> tuple[int, str, resource.struct_rusage]:
     """`supersheet check SHEET` (or another command) in a subprocess under the hard limits, with that one
     child's own resource usage (os.wait4): RUSAGE_CHILDREN would also count every
     earlier child of the test process (the suite's other subprocesses, Ray's workers)."""
     out_path, err_path = folder / "stdout.txt", folder / "stderr.txt"
     with open(out_path, "w") as out, open(err_path, "w") as err:
-        process = subprocess.Popen([sys.executable, "-m", "supersheet.cli.main", command, str(sheet)], cwd=REPO,
+        process = subprocess.Popen([sys.executable, "-m", "supersheet.cli.main", command, str(sheet), *extra], cwd=REPO,
                                    stdout=out, stderr=err, stdin=subprocess.DEVNULL, preexec_fn=_limits,
                                    env={**os.environ, "SUPERSHEET_CACHE_DIR": ""})
         watchdog = threading.Timer(120, process.kill)   # a blocked read uses no CPU: the CPU limit cannot end it
@@ -141,5 +142,26 @@ def test_a_fan_out_of_twin_imports_is_computed_within_budget(tmp_path: Path) -> 
     code, output, usage = _check_within_limits(_twin_fan_out(tmp_path), tmp_path, "run")
     assert code == 0, output[-2000:]
     assert output.splitlines()[2].split()[:2] == ["v", f"{2 ** 19}"]    # every path counted once
+    assert usage.ru_utime + usage.ru_stime < CPU_BUDGET
+    assert usage.ru_maxrss * 1024 < MEMORY_BUDGET
+
+
+def test_a_monte_carlo_run_is_refused_by_its_memory_estimate_within_budget(tmp_path: Path) -> None:
+    # 10,000,000 samples x 302 columns x 8 bytes = 24 GB, estimated before any draw
+    cells = "".join(f"  c{i}: = a * {i}\n" for i in range(300))
+    sheet = _write(tmp_path / "mc.yaml", f"samples: 10000000\ncells:\n  a: = uniform(1, 2)\n{cells}")
+    code, output, usage = _check_within_limits(sheet, tmp_path, "run", "--max-memory", "1GB")
+    assert code == 2 and "--max-memory" in output and "Traceback" not in output, output[-2000:]
+    assert usage.ru_utime + usage.ru_stime < CPU_BUDGET
+    assert usage.ru_maxrss * 1024 < MEMORY_BUDGET
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_imports_of_secrets_and_devices_are_refused_within_budget(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.yaml")
+    sheet = _write(tmp_path / "leak.yaml", "use:\n  env: /proc/self/environ\n  pw: /etc/passwd\n"
+                                           "  pipe: pipe.yaml\n  zero: /dev/zero\ncells:\n  a: 1\n")
+    code, output, usage = _check_within_limits(sheet, tmp_path)
+    assert code == 2 and output.count("outside the sheet root") == 3 and "FIFO" in output, output[-2000:]
     assert usage.ru_utime + usage.ru_stime < CPU_BUDGET
     assert usage.ru_maxrss * 1024 < MEMORY_BUDGET
