@@ -16,10 +16,10 @@ import sys
 import tempfile
 import time
 
-CODE = "import units; units.parse_unit('GB/s')"
-UNVERIFIED = ("import pathlib, sys, units._registry as r; "
+CODE = "import supersheet.units as units; units.parse_unit('GB/s')"
+UNVERIFIED = ("import pathlib, sys, supersheet.units._registry as r; "
               "r.build_registry(pathlib.Path(sys.argv[1])).parse_units('GB/s')")
-REPEATS = 15
+REPEATS = int(sys.argv[1]) if len(sys.argv) > 1 else 15
 
 
 def once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:

@@ -141,3 +141,20 @@ def test_a_folder_s_link_that_leads_out_of_its_root_is_not_checked(tmp_path, run
     result = run_cli("check", str(repo))
     assert result.code == 0 and result.out.strip().endswith("1 sheet checked, 0 invalid"), result.output
     assert "private" not in result.output
+
+
+def test_an_import_axis_stays_inside_the_root(tmp_path, run_cli):
+    """A sweep that varies an import (in the sheet's `sweeps:` or with `--vary`) is
+    confined like `use:`: a sheet outside the root is never read, its values never shown."""
+    _write(tmp_path / "outside" / "secret.yaml", f"title: {SECRET}\ncells:\n  hbm: 81 GB\n")
+    project = tmp_path / "project"
+    _write(project / "gpu.yaml", "cells:\n  hbm: 80 GB\n")
+    sheet = _write(project / "s.yaml", "use:\n  gpu: gpu.yaml\ncells:\n  twice: = 2 * gpu.hbm\n"
+                                       "sweeps:\n  leak:\n    vary: {gpu: [gpu.yaml, ../outside/secret.yaml]}\n"
+                                       "    show: [twice]\n    expect: {twice: [160 GB, 162 GB]}\n")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    for argv in (("sweep", str(sheet), "leak"), ("sweep", str(sheet), "--vary", "gpu=../outside/secret.yaml"),
+                 ("test", str(sheet))):
+        result = run_cli(*argv)
+        assert result.code == 2 and "outside the sheet root" in result.output, (argv, result.output)
+        assert SECRET not in result.output and "162" not in result.output, argv
