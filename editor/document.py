@@ -54,7 +54,9 @@ from supersheet.engine.compile.evaluate import Scenario, Value, error_code, reev
 from supersheet.engine.expect.expect import Outcome
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
-from supersheet.engine.load.model import Cell
+from supersheet.engine.base.types import Type
+from supersheet.engine.load.model import Cell, Model
+from supersheet.engine.present.present import Shown, show
 from supersheet.engine.verify.failing import failing_expectations
 from supersheet.engine.workbook import OverrideError, Workbook, parse_literal_for
 
@@ -179,6 +181,37 @@ class Document(StructureEdits):
 
     def value(self, key: str) -> Value:
         return self.scenario.values.get(key)
+
+    # what the UI reads of the sheet, so that it never reaches into the workbook ----------
+    @property
+    def model(self) -> Model:
+        """The model the grid's rows are built from: a new object once an edit re-checked the text."""
+        return self.workbook.model
+
+    def keys(self) -> list[str]:
+        """Every cell's key (`name`, `alias.name` for an imported cell), in the model's order."""
+        return list(self.workbook.model.cells)
+
+    def has_cell(self, key: str) -> bool:
+        return key in self.workbook.model.cells
+
+    def shown(self, key: str, value: Value) -> Shown:
+        """`value` as `key` shows it: in its display unit, to its digits."""
+        return show(self.workbook.checked, key, value)
+
+    def type_of(self, key: str) -> Type | None:
+        """The cell's checked type (None when it does not check)."""
+        cell = self.workbook.checked.cells.get(key)
+        return cell.type if cell is not None else None
+
+    def is_uncertain(self, key: str) -> bool:
+        """Whether the cell depends on random draws (its value has every draw at its mean)."""
+        return key in self.workbook.checked.uncertain
+
+    @property
+    def has_draws(self) -> bool:
+        """Whether the sheet has random draws (the grid shows their ranges)."""
+        return bool(self.workbook.checked.distributions)
 
     def precedents(self, key: str) -> list[str]:
         checked = self.workbook.checked.cells.get(key)

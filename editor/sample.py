@@ -61,6 +61,20 @@ class Samples:
     def summary(self, key: str) -> Summary | None:
         return self.sampled.summaries.get(key) if self.sampled is not None else None
 
+    @property
+    def uncertain(self) -> frozenset[str]:
+        """The cells that depend on random draws (none when sampling failed)."""
+        return frozenset(self.sampled.workbook.checked.uncertain) if self.sampled is not None else frozenset()
+
+    def is_draw(self, key: str) -> bool:
+        """Whether the cell itself holds a random draw (`uniform(...)`, ...)."""
+        return self.sampled is not None and any(d.key == key for d in self.sampled.workbook.checked.distributions)
+
+    def digits(self, key: str) -> int:
+        """The significant digits the cell is shown with."""
+        assert self.sampled is not None
+        return digits_of(self.sampled.workbook.checked, key)
+
     def record(self, key: str) -> dict | None:
         """`uncertain_record` of an uncertain number: mean, p5, p50, p95, display text."""
         summary = self.summary(key)

@@ -4,7 +4,9 @@
   `module._name` through an imported module): what crosses a module is public,
   named for what it is, and documented where it is defined;
 * the engine (and `units`) never writes to stdout or stderr: it returns values
-  and diagnostics, reports progress through a callback, and its clients print."""
+  and diagnostics, reports progress through a callback, and its clients print;
+* the TUI reads the sheet through the editor's `Document` (and `Samples`), never
+  through their workbook: what the UI needs is a method there."""
 from __future__ import annotations
 
 import ast
@@ -55,4 +57,10 @@ def test_the_engine_never_writes_to_stdout_or_stderr() -> None:
                 and node.value.id == "sys" and node.attr in ("stdout", "stderr", "__stdout__", "__stderr__")
             if printing or streams:
                 offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_the_tui_never_reaches_through_a_workbook() -> None:
+    offenders = [f"{path.relative_to(REPO)}:{node.lineno}" for path, tree in _modules("tui")
+                 for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "workbook"]
     assert offenders == []

@@ -117,7 +117,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         """Show a newly opened (or reloaded) document."""
         self.document = document
         self.path = document.path
-        self._shown_model = document.workbook.model
+        self._shown_model = document.model
         self._warned_disk = False
         self.samples = None
         self.grid.set_samples(None)
@@ -129,7 +129,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self.editor.close()
         self.show_selected(self.grid.current_key)
         self.update_title()
-        self.set_status(f"{len(document.workbook.model.cells)} cells"
+        self.set_status(f"{len(document.keys())} cells"
                         + (f", {count} problem{'s' if count != 1 else ''}" if count else "")
                         + " · Enter or type to edit · ? for help")
         self.grid.focus()
@@ -231,14 +231,14 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         assert document is not None
         grid = self.grid
         changes = visible_changes(document, result.changes)
-        if document.workbook.model is not self._shown_model:
+        if document.model is not self._shown_model:
             # re-checked from the text: markers and formulas may have moved too
             grid.changes = changes
             grid.load(document, keep_state=True)
             self.diagnostics_panel.load(document)
-            self._shown_model = document.workbook.model
+            self._shown_model = document.model
         else:
-            grid.show_changes(changes, also=[result.key] if result.key in document.workbook.model.cells else [])
+            grid.show_changes(changes, also=[result.key] if document.has_cell(result.key) else [])
             self.diagnostics_panel.load(document)   # new values: assumptions and expectations may now fail
         changed = len([k for k in changes if k != result.key])
         self.set_status(f"{verb}: {changed} value{'s' if changed != 1 else ''} changed, "

@@ -47,7 +47,7 @@ class SheetCommands(Provider):
             return
         for name in document.sweep_names():
             yield f"Run sweep: {name}", "show this sweep of the sheet", partial(app.open_sweep, name)
-        for key in document.workbook.model.cells:
+        for key in document.keys():
             yield f"Go to cell: {key}", "", partial(app.go_to, key)
         for path in app.sheet_paths():
             yield f"Open sheet: {path}", "", partial(app.open_sheet, path)

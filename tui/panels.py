@@ -9,7 +9,7 @@ import threading
 from rich.text import Text
 
 from supersheet.editor.baselines import HEAD, SAVED, Comparison
-from supersheet.editor.sample import Samples, has_draws, sample_sheet
+from supersheet.editor.sample import Samples, sample_sheet
 
 from .widgets.diagnostics import DiagnosticsPanel
 from .widgets.diff import DiffView
@@ -56,7 +56,7 @@ class PanelActions:
         self.jump(event.key)
 
     def jump(self, key: str) -> None:
-        if self.document is not None and key in self.document.workbook.model.cells:
+        if self.document is not None and self.document.has_cell(key):
             self.go_to(key)
 
     def go_to(self, key: str) -> None:
@@ -74,7 +74,7 @@ class PanelActions:
         sweep = self.sweep
         if name is None and axis is None and sweep.choice in (None, ADHOC) and not sweep.axis_text \
                 and not document.sweep_names():
-            key = self.grid.current_key or next(iter(document.workbook.model.cells), None)
+            key = self.grid.current_key or next(iter(document.keys()), None)
             axis = document.suggest_axis(key) if key else None
         sweep.configure(document, sweep=name, axis=axis)
         sweep.display = True
@@ -144,7 +144,7 @@ class PanelActions:
         document = self.document
         if document is None:
             return
-        if not has_draws(document.workbook):
+        if not document.has_draws:
             if self.samples is not None:
                 self.show_samples(None)
             return

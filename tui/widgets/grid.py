@@ -154,7 +154,7 @@ class SheetGrid(RowsView, can_focus=True):
         keys = set()
         for known in (self.samples, samples):
             if known is not None and known.sampled is not None:
-                keys |= known.sampled.workbook.checked.uncertain
+                keys |= known.uncertain
         self.samples, self.samples_pending = samples, pending
         if self.document is not None and not pending:
             self._preferred = preferred(self.document, samples)   # the range column fits the new ranges

@@ -17,7 +17,6 @@ from textual.widgets.option_list import Option
 
 from supersheet.editor.document import Document
 from supersheet.editor.sample import Samples
-from supersheet.engine.present.present import show
 from supersheet.units import describe
 
 from .messages import CellMessage
@@ -46,7 +45,7 @@ class Inspector(Vertical):
         body = self.query_one("#inspector-body", Static)
         links = self.query_one("#inspector-links", OptionList)
         links.clear_options()
-        if key is None or key not in document.workbook.model.cells:
+        if key is None or not document.has_cell(key):
             body.update(Text("select a cell", style="dim"))
             self.show_samples(document, None, None)
             return
@@ -74,14 +73,14 @@ class Inspector(Vertical):
 
     def _describe(self, document: Document, key: str) -> Text:
         cell = document.cell(key)
-        checked = document.workbook.checked.cells.get(key)
+        typ = document.type_of(key)
         text = Text()
         text.append(key, style="bold")
         kind = cell.kind + (" · set by this sheet" if cell.set_by is not None else "")
         kind += " · imported" if cell.scope.prefix else ""
         text.append(f"  {kind}\n", style="dim")
         text.append_text(value_text(document, key))
-        if key in document.workbook.checked.uncertain:
+        if document.is_uncertain(key):
             text.append("  every random draw at its mean", style="dim")
         for outcome in document.failing().get(key, []):
             text.append(f"\n✗ expected {outcome.expectation.text}, got {outcome.actual}", style="bold red")
@@ -92,12 +91,11 @@ class Inspector(Vertical):
         rows: list[tuple[str, str]] = []
         written = document.raw_text(key)
         rows.append(("formula" if cell.kind != "input" else "written", written))
-        if checked is not None and checked.type is not None:
-            typ = checked.type
+        if typ is not None:
             if typ.is_bool:
                 rows.append(("type", "condition (true/false)"))
             else:
-                unit = show(document.workbook.checked, key, document.value(key)).unit or "—"
+                unit = document.shown(key, document.value(key)).unit or "—"
                 rows.append(("unit", f"{unit} ({describe(typ.dims)})"))
                 if typ.is_array:
                     rows.append(("array", f"{typ.length} elements"))

@@ -1,14 +1,13 @@
 """Rich text for values, changes and diagnostics: how the widgets show engine results.
 
-Presentation only: the numbers come from `supersheet.engine.present.present.show`; this module
-picks colours and arrows.
+Presentation only: the numbers come from `Document.shown` (the engine's display units and
+digits); this module picks colours and arrows.
 """
 from __future__ import annotations
 
 from rich.text import Text
 
 from supersheet.editor.document import Change, Document, error_code
-from supersheet.engine.present.present import show
 from supersheet.units import format_number
 
 ERROR_STYLE = "bold red"
@@ -31,7 +30,7 @@ def value_text(document: Document, key: str, changed: bool = False) -> Text:
 def _plain_value_text(document: Document, key: str, changed: bool) -> Text:
     value = document.value(key)
     cell = document.cell(key)
-    shown = show(document.workbook.checked, key, value)
+    shown = document.shown(key, value)
     if cell.kind == "check" and isinstance(value, bool):
         return Text("✓ pass" if value else "✗ FAIL", style=PASS_STYLE if value else FAIL_STYLE)
     if cell.kind == "assume" and not error_code(value):   # format 9.2: false means outside the model
@@ -45,16 +44,15 @@ def _plain_value_text(document: Document, key: str, changed: bool) -> Text:
 def visible_changes(document: Document, changes: dict[str, Change]) -> dict[str, Change]:
     """The changes that show: a value whose new and old texts are the same at
     its displayed precision (a rounding difference, `↓ 2.12e-14%`) did not change."""
-    checked = document.workbook.checked
-    return {key: change for key, change in changes.items()
-            if key not in checked.cells or show(checked, key, change.old).text != show(checked, key, change.new).text}
+    return {key: change for key, change in changes.items() if not document.has_cell(key)
+            or document.shown(key, change.old).text != document.shown(key, change.new).text}
 
 
 def change_text(document: Document, change: Change | None) -> Text:
     """`↑ 300% was 1.577 GB`: the direction, the relative change and the old value."""
     if change is None:
         return Text("")
-    old = show(document.workbook.checked, change.key, change.old).text
+    old = document.shown(change.key, change.old).text
     ratio = change.ratio
     if change.direction > 0:
         arrow, style = "↑", UP_STYLE

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from supersheet.editor.document import Change, Document, Section
-from supersheet.editor.sample import Samples, has_draws
+from supersheet.editor.sample import Samples
 
 from .render import change_text, value_text
 from .samples import range_text
@@ -46,7 +46,7 @@ PAD = 1
 
 
 def columns_for(document: Document) -> tuple[Column, ...]:
-    if has_draws(document.workbook):
+    if document.has_draws:
         return NAME, VALUE, RANGE, CHANGE, FORMULA
     return NAME, VALUE, CHANGE, FORMULA
 
@@ -62,13 +62,13 @@ class Preferred:
 
 
 def preferred(document: Document, samples: Samples | None = None) -> Preferred:
-    cells = document.workbook.model.cells
+    cells = document.keys()
     name = max(16, min(34, max((len(k) for k in cells), default=10) + 2))
     own = max(14, min(name, max((len(k) for k in cells if "." not in k), default=10) + 2))
     value = max(10, min(24, max((len(value_text(document, k).plain) for k in cells), default=8) + 3))
     ranges = RANGE_WIDTH
     if samples is not None and samples.sampled is not None:
-        shown = (range_text(document, k, samples).cell_len for k in samples.sampled.workbook.checked.uncertain
+        shown = (range_text(document, k, samples).cell_len for k in samples.uncertain
                  if k in cells)
         ranges = max(16, min(34, max(shown, default=RANGE_WIDTH - 1) + 1))
     return Preferred(name, value, own, ranges)

@@ -8,7 +8,6 @@ from rich.text import Text
 
 from supersheet.editor.document import Document
 from supersheet.editor.sample import Histogram, Samples
-from supersheet.engine.present.present import digits_of
 from supersheet.units import format_number
 
 from .render import ERROR_STYLE
@@ -26,7 +25,7 @@ def range_text(document: Document, key: str, samples: Samples | None, pending: b
         return Text("")
     record = samples.record(key)
     if record is not None:
-        digits = digits_of(samples.sampled.workbook.checked, key)
+        digits = samples.digits(key)
         mean, p5, p95 = (format_number(record[s], digits) for s in ("mean", "p5", "p95"))
         text = Text(f"≈ {mean}" + (f" {record['unit']}" if record["unit"] else ""))
         text.append(f" ({p5} … {p95})", style="dim")
@@ -35,7 +34,7 @@ def range_text(document: Document, key: str, samples: Samples | None, pending: b
     elif (rate := samples.pass_rate(key)) is not None:
         verb = "pass" if document.cell(key).kind == "check" else "true"
         text = Text(f"{verb} in {format_number(rate * 100, 3)}% of samples")
-    elif key in samples.sampled.workbook.checked.uncertain:
+    elif key in samples.uncertain:
         text = Text("random", style="dim")
     elif (reduced := samples.reduced_text(key)) is not None:
         text = Text(f"= {reduced} over samples")
@@ -54,7 +53,7 @@ def samples_text(document: Document, key: str, samples: Samples | None, width: i
     if samples.sampled is None:
         return Text(f"samples: {samples.error}", style="yellow") if samples.error else None
     sampled = samples.sampled
-    if key not in sampled.workbook.checked.uncertain:
+    if key not in samples.uncertain:
         return None
     text = Text()
     _row(text, "samples", f"{sampled.samples:,} (seed {sampled.seed})")
@@ -65,7 +64,7 @@ def samples_text(document: Document, key: str, samples: Samples | None, width: i
              else "an array of random values (no histogram)")
         return text
     unit = f" {record['unit']}" if record["unit"] else ""
-    digits = digits_of(sampled.workbook.checked, key)
+    digits = samples.digits(key)
     _row(text, "mean", f"{format_number(record['mean'], digits)}{unit}")
     _row(text, "p5 … p95", f"{format_number(record['p5'], digits)} … {format_number(record['p95'], digits)}{unit}"
                            f"  (p50 {format_number(record['p50'], digits)})")
@@ -107,8 +106,7 @@ def drivers_text(samples: Samples, key: str, width: int) -> Text:
     drivers = samples.drivers(key)
     text = Text("driven by (rank correlation)\n", style="bold")
     if not drivers:
-        draws = {d.key for d in samples.sampled.workbook.checked.distributions} if samples.sampled else set()
-        why = ("it holds a draw; no other scalar draw upstream" if key in draws
+        why = ("it holds a draw; no other scalar draw upstream" if samples.is_draw(key)
                else "no scalar draw upstream (array draws are not ranked)")
         text.append(f"  {why}\n", style="dim")
         return text
