@@ -50,6 +50,7 @@ _COMPARISON_KEYS = frozenset(_COMPARISONS)
 _SUMS = frozenset(("+", "-"))
 _PRODUCTS = frozenset(("*", "/"))
 _POWERS = frozenset(("^", "**"))
+_LOGIC = frozenset(("or", "and", "not", *_COMPARISONS))
 
 
 # One error type for the whole formula syntax: a lexical error is a parse error.
@@ -90,6 +91,9 @@ class _Parser:
         # what each token is to the grammar: an operator's or keyword's text, else its kind
         # (one list lookup per test: the precedence levels test every token several times)
         self.keys = [t.text if t.kind in ("OP", "KEYWORD") else t.kind for t in tokens]
+        # A formula without `or`, `and`, `not` or a comparison anywhere is a sum at every level
+        # (each of those levels would only pass its operand through): skip them.
+        self.arithmetic = _LOGIC.isdisjoint(self.keys)
         self.text = text
         self.pos = 0
         self.nesting = 0
@@ -150,7 +154,7 @@ class _Parser:
         return Formula(expr, display, display_span)
 
     def expr(self) -> Node:
-        return self.or_()
+        return self.sum() if self.arithmetic else self.or_()
 
     def or_(self) -> Node:
         left = self.and_()

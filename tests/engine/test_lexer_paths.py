@@ -1,10 +1,14 @@
 """The lexer's regular expression for common tokens (lexer._COMMON) must cut
-every text exactly as its character loop does: same tokens, or the same error."""
+every text exactly as its character loop does: same tokens, or the same error;
+and the parser's shortcut past the logic levels must change no tree."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
+from supersheet.engine.formula import parser
 from supersheet.engine.formula.lexer import LexError, tokenize
+from supersheet.engine.formula.parser import ParseError, parse_formula
 
 PIECES = list("0123456789.eE_ +-*/^()[],<>=!abgsGBKiMm%μ·²\u00a0\t\n") + [
     "and ", "or ", "not ", "true", "gpu.", "max(", "GB/s", "->", "**", "é", "x²", "1_000", ".5", "5.", "1e3", "2e",
@@ -28,3 +32,22 @@ def test_the_generated_sheets_formulas_take_the_regular_expression():
     text = "ceil(f15 / in16) * in16 + max(f13, in14) + 1 MB -> GB"
     assert _cut(text, True) == _cut(text, False)
     assert [t.kind for t in tokenize("f1 + 2.5 GB")] == ["NAME", "OP", "NUMBER", "UNIT", "END"]
+
+
+def _parsed(text: str) -> object:
+    try:
+        return parse_formula(text)
+    except ParseError as e:
+        return ("error", e.message, e.start, e.end, e.hint)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(PIECES + ["a", "b1", "2", " + ", " * ", "(", ")", "-", "^", " < ", " == ", ", "]),
+                max_size=25).map("".join))
+def test_a_formula_without_logic_parses_as_through_every_level(text):
+    """The parser skips the or/and/not/comparison levels when a formula has none of them
+    (parser._LOGIC): the tree, or the error, is the one every level gives."""
+    shortcut = _parsed(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parser, "_LOGIC", frozenset({"END"}))   # every token list has END: never skipped
+        assert _parsed(text) == shortcut
