@@ -26,6 +26,7 @@ sys.path.insert(0, str(HERE))
 from generate import write_chain_sheet  # noqa: E402
 from paired import child, in_process, interleave, load_average, table  # noqa: E402
 
+from supersheet.engine.base.limits import set_limits  # noqa: E402
 from supersheet.engine.compile.evaluate import evaluate, evaluate_with_polars, literal_for, reevaluate  # noqa: E402
 from supersheet.engine.workbook import open_workbook  # noqa: E402
 
@@ -63,6 +64,7 @@ def main() -> None:
 
     path = folder / "blocks.yaml"
     path.write_text(blocks_sheet(2000, 10), encoding="utf-8")
+    set_limits(max_cells=100_000)   # past the default load limit of 10,000 cells (docs/security.md), as --max-cells
     workbook = open_workbook(path)
     assert workbook.ok and len(workbook.model.cells) == 20_000
     scenario = workbook.evaluate()

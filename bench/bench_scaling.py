@@ -26,9 +26,12 @@ from generate import write_chain_sheet, write_fanin_sheet  # noqa: E402
 from paired import Series, child, interleave, load_average  # noqa: E402
 
 # One child: import, then load+check+evaluate; prints nothing. Its CPU minus
-# the import-only child's is the work on the sheet.
+# the import-only child's is the work on the sheet. The baseline also builds the
+# unit registry (Pint and NumPy imported, the definitions read from the disk
+# cache): a cost of every process whatever its sheet, paid by the first unit.
 # The load limits (docs/security.md) are raised as --max-file-size / --max-cells would: 50,000 cells are 1.8 MB.
 IMPORT = ("from supersheet.engine.workbook import open_workbook\nfrom supersheet.engine.base.limits import set_limits\n"
+          "from supersheet.units import registry\nregistry()\n"
           "set_limits(max_file_size=10**8, max_cells=10**6)\n")
 WORK = IMPORT + "import sys\nw = open_workbook(sys.argv[1])\nassert w.ok, w.diagnostics[:1]\nw.evaluate()\n"
 
@@ -48,7 +51,7 @@ def main() -> None:
     series = interleave(sides, rounds, warm=0)
     base_cpu = series["import only"].stat("cpu", statistics.median)
     base_wall = series["import only"].stat("wall", statistics.median)
-    print(f"import of the engine alone: CPU median {base_cpu * 1e3:.0f} ms, wall {base_wall * 1e3:.0f} ms (subtracted below)")
+    print(f"import of the engine and the unit registry alone: CPU median {base_cpu * 1e3:.0f} ms, wall {base_wall * 1e3:.0f} ms (subtracted below)")
     print(f"{'sheet':>14} {'wall min':>9} {'wall med':>9} {'CPU min':>9} {'CPU med':>9} {'peak MiB':>9} {'x CPU/doubling':>15} {'x per cell':>11}")
     for shape in ("chain", "fan-in"):
         previous: tuple[int, float] | None = None
