@@ -50,7 +50,6 @@ def sweep(args: argparse.Namespace) -> int:
     workbook = with_sets(workbook, args.sets)
     try:
         spec = load_sweep(workbook, args.name) if args.name else SweepSpec("ad hoc", Grid([]))
-        refuse_set_on_axes(args.sets, [a.name for a in spec.grid.axes], f"sweep {args.name}")
         if not args.name and not args.vary:
             raise UsageError("give a sweep NAME or at least one --vary AXIS=VALUES"
                              + (f" (sweeps in this sheet: {', '.join(workbook.model.root.sweeps)})"
@@ -144,16 +143,6 @@ def _sweep_on_ray(args: argparse.Namespace, spec, plans, units: dict) -> int:
     return EXIT_OK
 
 
-def refuse_set_on_axes(sets: list[str], axes: list[str], varied_by: str) -> None:
-    """A `--set` is fixed under the varied axes: one naming an axis would be silently replaced
-    by the axis values, so it is refused."""
-    for text in sets:
-        name = text.partition("=")[0].strip()
-        if name in axes:
-            raise UsageError(f"{name} is both --set and varied by {varied_by}: a --set stays fixed under the "
-                             f"varied axes; leave out --set {name}=…, or vary it with --vary")
-
-
 def solve(args: argparse.Namespace) -> int:
     import json
 
@@ -166,9 +155,6 @@ def solve(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     workbook = with_sets(workbook, args.sets)
     try:
-        entry = workbook.model.root.solve.get(args.name) if args.name and workbook.model.root else None
-        variable = entry.value.get("vary") if entry is not None and hasattr(entry.value, "get") else args.vary
-        refuse_set_on_axes(args.sets, [str(variable)] if variable else [], f"solve {args.name or '--vary'}")
         if args.name:
             solution, _ = solve_entry(workbook, args.name)
         else:
@@ -213,7 +199,7 @@ def choose(args: argparse.Namespace) -> int:
 
     from supersheet.engine.scenarios.axes import AxisError
     from supersheet.engine.scenarios.output import render_table
-    from supersheet.engine.scenarios.solve import choice_entry, choice_terms
+    from supersheet.engine.scenarios.solve import choice_entry
     if args.address and args.on != "ray":
         raise UsageError("--address is the Ray cluster to use: it needs --on ray")
     if args.top is not None and args.top < 1:
@@ -223,8 +209,6 @@ def choose(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     workbook = with_sets(workbook, args.sets)
     try:
-        vary = choice_terms(workbook, args.name)[3]
-        refuse_set_on_axes(args.sets, [str(k) for k in vary] if hasattr(vary, "keys") else [], f"choice {args.name}")
         if args.on == "ray":
             from supersheet.engine.scenarios.choice_ray import DEFAULT_TOP, choose_on_ray
             from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session

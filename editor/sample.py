@@ -8,13 +8,14 @@ edit, off the UI thread. Pure engine: no UI imports.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from supersheet.editor.baselines import workbook_from_text
+from supersheet.editor.verdicts import Verdict, sample_verdicts
 from supersheet.engine.present.present import digits_of, unit_factor
 from supersheet.engine.present.report import uncertain_record
 from supersheet.engine.scenarios.uncertainty import (
@@ -57,6 +58,7 @@ class Samples:
 
     sampled: Sampled | None
     error: str = ""
+    verdicts: list[Verdict] = field(default_factory=list)   # what fails over the samples (verdicts.py)
 
     def summary(self, key: str) -> Summary | None:
         return self.sampled.summaries.get(key) if self.sampled is not None else None
@@ -145,7 +147,8 @@ def sample_sheet(path: Path, text: str) -> Samples | None:
     if not workbook.ok:
         return Samples(None, "the sheet has problems; no samples until they are fixed")
     try:
-        return Samples(evaluate_samples(workbook))
+        sampled = evaluate_samples(workbook)
+        return Samples(sampled, verdicts=sample_verdicts(sampled))
     except SamplingError as e:
         return Samples(None, str(e))
     except Exception as e:  # noqa: BLE001 - a sheet that cannot be sampled is reported, never fatal

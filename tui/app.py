@@ -16,6 +16,7 @@ from textual.widgets import Header, Input, Static
 from supersheet.editor.baselines import Baselines
 from supersheet.editor.document import Document, EditResult
 from supersheet.editor.sample import Samples
+from supersheet.editor.verdicts import Verdict
 
 from .commands import SheetCommands
 from .files import FileActions
@@ -61,6 +62,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self._shown_model = None
         self.baselines = Baselines()
         self.samples: Samples | None = None
+        self.block_verdicts: list[Verdict] = []     # (panels.py)
         self._generations: dict[str, int] = {}
         self._locks: dict = {}
 
@@ -120,10 +122,13 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self._shown_model = document.model
         self._warned_disk = False
         self.samples = None
+        self.block_verdicts = []
         self.grid.set_samples(None)
+        self.grid.set_verdicts({})
+        self.inspector.verdicts = {}
         self.grid.load(document)
         self.grid.border_title = document.title or document.path.name
-        count = self.diagnostics_panel.load(document)
+        count = self.diagnostics_panel.load(document, [])
         if count:
             self.diagnostics_panel.display = True
         self.editor.close()
@@ -137,6 +142,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
             self.rerun_sweep()
         self.refresh_diff()
         self.resample()
+        self.recheck_blocks()
         # the round-trip YAML is loaded off the UI thread, so the first edit need not wait for it
         self.call_after_refresh(self.in_background, "roundtrip", document.source.warm, lambda _: None)
 
@@ -252,6 +258,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         if self.diff_view.display:
             self.call_after_refresh(self.refresh_diff)
         self.call_after_refresh(self.resample)
+        self.call_after_refresh(self.recheck_blocks)
 
     def action_undo(self) -> None:
         self._history("undo")

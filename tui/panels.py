@@ -10,6 +10,7 @@ from rich.text import Text
 
 from supersheet.editor.baselines import HEAD, SAVED, Comparison
 from supersheet.editor.sample import Samples, sample_sheet
+from supersheet.editor.verdicts import Verdict, block_verdicts, by_cell, has_block_expectations
 
 from .widgets.diagnostics import DiagnosticsPanel
 from .widgets.diff import DiffView
@@ -166,6 +167,43 @@ class PanelActions:
             self.inspector.show_samples(document, self.grid.current_key, samples)
         if samples is not None and samples.error:
             self.set_status(Text(f"samples: {samples.error}", style="yellow"))
+        self.show_verdicts()
+
+    # expectations that only running the blocks (or sampling) can check ---------------------
+    def recheck_blocks(self) -> None:
+        """Check the expectations of the sheet's sweeps, solves and choices on the
+        unsaved text (after opening and after each edit), off the UI thread."""
+        document = self.document
+        if document is None:
+            return
+        if not has_block_expectations(document.model):
+            if self.block_verdicts:
+                self.show_block_verdicts([])
+            return
+        path, text = document.path, document.text()
+        self.in_background("blocks", lambda: block_verdicts(path, text), self.show_block_verdicts)
+
+    def show_block_verdicts(self, verdicts: list[Verdict]) -> None:
+        self.block_verdicts = verdicts
+        self.show_verdicts()
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """What fails in the sweeps, solves and choices, and over the samples."""
+        return self.block_verdicts + (self.samples.verdicts if self.samples is not None else [])
+
+    def show_verdicts(self) -> None:
+        """Mark the cells of the verdicts in the grid, say them in the inspector, list them as diagnostics."""
+        document = self.document
+        if document is None:
+            return
+        verdicts = self.verdicts
+        cells = by_cell(verdicts)
+        self.grid.set_verdicts(cells)
+        self.inspector.verdicts = cells
+        if self.inspector.display:
+            self.show_inspector()
+        self.diagnostics_panel.load(document, verdicts)
 
     def in_background(self, group: str, compute, show) -> None:
         """Run `compute` in a thread, then `show` its result on the UI thread

@@ -103,22 +103,21 @@ class StructureActions:
         if len(updates) > LISTED:      # the answers must stay on a 24-line screen
             listed += f"\n  … and {len(updates) - LISTED} more"
         count = f"{len(updates)} other sheet{'s' if len(updates) != 1 else ''}"
-        message = (f"{count} name{'s' if len(updates) == 1 else ''} {old}:\n{listed}\n\nUpdating saves this "
-                   "sheet, then rewrites only the lines that name it in each of them. Ctrl+Z then undoes the "
-                   "rename in this sheet only.")
+        message = (f"{count} name{'s' if len(updates) == 1 else ''} {old}:\n{listed}\n\nUpdating saves this sheet, then rewrites only the lines "
+                   f"that name it in each of them. Ctrl+Z then undoes the rename in this sheet only.")
+
+        def answer(choice: str | None) -> None:
+            if choice != "update":
+                self.set_status(f"renamed {old} to {new} in this sheet only · {count} still name {old}")
+                return
+            self.save(then=lambda: write_them())
 
         def write_them() -> None:       # once this sheet is saved: never importers ahead of it
             written, skipped = document.update_importers(updates)
-            self.set_status(f"renamed {old} to {new} · saved this sheet and updated "
-                            f"{len(written)} other{'s' if len(written) != 1 else ''}")
+            names = ", ".join(p.name for p in written) or "none"
+            self.set_status(f"renamed {old} to {new} · saved this sheet and {names}")
             if skipped:
                 self.notify("\n".join(skipped), title="not updated", severity="warning", timeout=15)
-
-        def answer(choice: str | None) -> None:
-            if choice == "update":
-                self.save(then=write_them)
-            else:
-                self.set_status(f"renamed {old} to {new} in this sheet only · {count} still name {old}")
         self.push_screen(ChoiceScreen(f"Other sheets name {old}", message, [
             ("keep", f"Only this sheet (they keep {old} and report it missing)"),
             ("update", f"Update {'them' if len(updates) != 1 else 'it'} too and save")]), answer)

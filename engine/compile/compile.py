@@ -186,35 +186,14 @@ class Compiler(CallCompiler):
             start = self.checked.constants[id(node)]
             length = self.checked.node_types[id(node)].length or 0
             return Val([pl.lit(start + i, dtype=pl.Float64) for i in range(length)])
-        sites_before = len(self.sites)
         args = [self.compile(a) for a in node.args]
         types = [self.checked.node_types[id(a)] for a in node.args]
         if name in DISTRIBUTIONS:
             return self.draw(node, args)
         if name in REDUCTIONS:
             over = bool(self.samples) and varies_over_samples(node.args[0], self.checked)
-            reduced = compile_reduction(node, args[0], self.checked, over, self.sample_group)
-            if over and args[0].nullable:
-                return self.spoiled_by_errors(node.args[0], args[0], reduced, self.sites[sites_before:])
-            return reduced
+            return compile_reduction(node, args[0], self.checked, over, self.sample_group)
         return getattr(self, "fn_" + name)(args, types, node)
-
-    def spoiled_by_errors(self, arg_node: A.Node, arg: Val, reduced: Val, arg_sites: list[pl.Expr]) -> Val:
-        """A reduction over samples some of which are error values is that error (as a
-        spreadsheet's AVERAGE over a range holding #DIV/0 is #DIV/0), not a statistic of the rest."""
-        keys = {self.checked.bindings[id(n)] for n in A.names(arg_node) if id(n) in self.checked.bindings}
-        codes = [pl.col(self.sources[k].error_column) for k in sorted(keys)   # type: ignore[arg-type]
-                 if k in self.sources and self.sources[k].error_column] + arg_sites
-
-        def window(x: pl.Expr) -> pl.Expr:
-            return x.over(self.sample_group) if self.sample_group else x
-
-        def spoil(sample: pl.Expr, value: pl.Expr) -> pl.Expr:
-            any_error = window(sample.is_null().any())
-            code = window(pl.coalesce(codes).drop_nulls().first()) if codes else pl.lit("#ERROR")
-            self.sites.append(pl.when(any_error).then(code))
-            return pl.when(any_error).then(None).otherwise(value)
-        return elementwise(spoil, arg, reduced, nullable=True)
 
 _BINARY: dict[str, Callable[[pl.Expr, pl.Expr], pl.Expr]] = {
     "+": lambda a, b: a + b,

@@ -322,30 +322,13 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
     columns: dict[str, np.ndarray] = {k: np.repeat(v, samples) for k, v in grid.chunk(start, stop).items()}
     columns.update({k: np.tile(v, rows) for k, v in plan.draws.items()})
     columns["__row"] = np.repeat(np.arange(rows), samples)
-    result = _aggregate_samples(plan, columns, rows * samples, display, errors=False)
-    error_columns = [c.header for c in plan.columns if c.is_error]
-    if any(result[header].any() for header in error_columns):   # some sample is an error value
-        return _aggregate_samples(plan, columns, rows * samples, display, errors=True)
-    return result.with_columns(pl.lit(None, pl.String).alias(header) for header in error_columns)
-
-
-def _aggregate_samples(plan: Plan, columns: dict[str, np.ndarray], height: int, display: bool,
-                       errors: bool) -> pl.DataFrame:
-    """Each row's samples reduced to its columns. An error column holds the first error code
-    among the row's samples; without `errors` (codes are strings, costly), only whether
-    there is one."""
-    frame = plan.program.apply(plan.program.frame(columns, height), errors=errors)
+    frame = plan.program.apply(plan.program.frame(columns, rows * samples), errors=False)
     if plan.filter is not None:
         frame = frame.filter(plan.filter)
     aggregations = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
     for column in plan.columns:
-        if column.is_error and errors:
-            aggregations.append(pl.col(column.source).drop_nulls().first().alias(column.header))
-            continue
         if column.is_error:
-            source = plan.program.sources[column.source.removesuffix("#error")].columns
-            names = source if isinstance(source, list) else [source]
-            aggregations.append(pl.any_horizontal([pl.col(n).is_null().any() for n in names]).alias(column.header))
+            aggregations.append(pl.lit(None, pl.String).alias(column.header))
             continue
         value = column.display(display)
         if column.is_outside:   # outside the model where any sample is

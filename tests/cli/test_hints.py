@@ -64,17 +64,3 @@ def test_choose_shows_no_error_column_where_no_row_holds_an_error(run_cli):
     assert result.code == 0, result.output
     assert "[error]" not in result.out and "= None" not in result.out
     assert "efficiency [%]" in result.out
-
-
-@pytest.mark.parametrize("argv", [
-    ["sweep", "supernodes/6.2.2-qwen3-32b-decode-step.yaml", "tp_table", "--set", "tp=2"],
-    ["choose", "questions/q10-tp-allreduce-rule-of-thumb.yaml", "fastest_efficient_layout", "--set", "tp=2"],
-    ["solve", "questions/q1-distinct-experts-per-step.yaml", "half_the_experts", "--set", "batch=5 token"],
-])
-def test_a_set_of_a_varied_cell_is_refused_not_silently_replaced(argv, run_cli):
-    """`sweep … tp_table --set tp=2` printed the table over tp = 1, 2, 4, 8 with exit 0."""
-    library = Path(__file__).resolve().parents[2] / "sheets"
-    result = run_cli(argv[0], str(library / argv[1]), *argv[2:])
-    name = argv[-1].partition("=")[0]
-    assert result.code == 2 and f"{name} is both --set and varied by " in result.err, result.output
-    assert result.out == ""

@@ -106,36 +106,3 @@ def test_samples_that_are_errors_are_counted_in_the_display(run_cli, write_sheet
     line = next(line for line in result.out.splitlines() if line.strip().startswith("y "))
     assert "of 1,000 samples are error values" in line
     _no_number_words(result.out)
-
-
-REDUCED = """
-cells:
-  k: 1
-  x: = uniform(-1, 1) * k
-  d: = 1 / round(x)
-  md: = expected(d)
-  tail: = p95(d)
-  ok: = expected(x)
-samples: {count: 200}
-"""
-
-
-def test_a_reduction_over_samples_some_of_which_are_errors_is_that_error(run_cli, write_sheet):
-    """expected(d) where d is #DIV/0 in half the samples was the mean of the other half, shown
-    as a plain number; a spreadsheet's AVERAGE over a range holding #DIV/0 is #DIV/0."""
-    path = write_sheet(REDUCED)
-    result = run_cli("run", str(path), "--format", "json")
-    assert result.code == 1
-    cells = {c["name"]: c for c in json.loads(result.out)["cells"]}
-    assert cells["md"]["value"] is None and cells["md"]["error"] == "#DIV/0"
-    assert cells["tail"]["error"] == "#DIV/0"
-    assert cells["ok"]["value"] is not None and "error" not in cells["ok"]
-    assert cells["d"]["error_samples"] > 0
-
-
-def test_a_sampled_sweep_names_the_error_of_its_reductions(run_cli, write_sheet):
-    result = run_cli("sweep", str(write_sheet(REDUCED)), "--vary", "k=0.1,1", "--show", "md,ok", "--format", "csv")
-    assert result.code == 0, result.output
-    frame = pl.read_csv(io.StringIO(result.out))
-    assert frame["md"].to_list() == [None, None] and frame["md [error]"].to_list() == ["#DIV/0", "#DIV/0"]
-    assert frame["ok"].null_count() == 0 and "ok [error]" not in frame.columns

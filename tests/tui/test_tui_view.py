@@ -106,3 +106,126 @@ async def test_the_filter_finds_cells_by_formula_and_value(example: Path) -> Non
         await settle(pilot, lambda: app.grid.filter_text == "1.577 gb")
         keys = [row.key for row in app.grid.rows if not row.key.startswith("§")]
         assert "kv_total" in keys and "context" not in keys
+
+
+async def test_a_failing_expectation_in_a_sweep_is_marked_listed_and_jumps(library: Path) -> None:
+    """kv_stored_total has no top-level expect; the kv_replication sweep expects
+    32 and 64 GiB. After the edit both rows fail: the cell is marked, the
+    inspector says why, the diagnostics panel lists both, Enter jumps to it."""
+    app = SupersheetApp(library / "supernodes" / "6.2.2-long-context-capacity.yaml", watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: not any(w.is_running for w in app.workers))
+        assert app.verdicts == [] and not app.grid.row_text("kv_stored_total").startswith("✗")
+        app.start_edit("kv_stored_total", "= tp * kv_per_card * 1.5 -> GiB")
+        burst(app, "enter")
+        await settle(pilot, lambda: bool(app.verdicts))
+        assert [v.key for v in app.verdicts] == ["kv_stored_total", "kv_stored_total"]
+        assert "expected 32 GiB, got 48 GiB" in app.verdicts[0].summary
+        assert app.grid.row_text("kv_stored_total").startswith("✗ kv_stored_total")
+        panel = app.diagnostics_panel
+        assert set(panel.targets.values()) == {"kv_stored_total"} and panel.border_title == "diagnostics (2)"
+        app.go_to("tp")
+        await pilot.press("f2")
+        app.go_to("kv_stored_total")
+        await pilot.pause()
+        assert "expected 64 GiB, got 96 GiB" in str(app.inspector.query_one("#inspector-body").render())
+        await pilot.press("f2", "f4")
+        app.go_to("tp")
+        panel.focus()
+        panel.highlighted = 1
+        await pilot.press("enter")
+        await settle(pilot, lambda: app.grid.current_key == "kv_stored_total")
+        assert app.grid.current_key == "kv_stored_total" and app.focused is app.grid
+        burst(app, "ctrl+z")    # undone: the sweep's expectations hold again, the marks go
+        await settle(pilot, lambda: not app.verdicts)
+        assert not app.grid.row_text("kv_stored_total").startswith("✗") and panel.border_title == "diagnostics (0)"
+
+
+async def test_expectations_and_assumptions_over_the_samples_are_marked(tmp_path: Path) -> None:
+    """y's mean (4) meets its expect, its p95 does not; `y < 5` holds at the mean
+    but not in every sample: both are marked and listed once the samples are in."""
+    path = tmp_path / "draws.yaml"
+    path.write_text("samples: {count: 2000, seed: 1}\ncells:\n  x: = uniform(1, 3)\n  y: = x * 2\n  z: = y + 1\n"
+                    "assume:\n  small: y < 5\nexpect:\n  y: 4 ± 0.2\n  p95(y): 4 ± 0.5\n  z: 5 ± 0.2\n",
+                    encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: app.samples is not None and not app.grid.samples_pending)
+        found = {(v.key, v.diagnostic.code) for v in app.verdicts}
+        assert found == {("y", "E-EXPECT"), ("small", "E-ASSUME")}
+        assert any("p95(y)" in v.summary for v in app.verdicts)
+        assert any("holds in only" in v.summary for v in app.verdicts)
+        assert app.grid.row_text("y").startswith("✗ y") and app.grid.row_text("small").startswith("✗ small")
+        assert not app.grid.row_text("z").startswith("✗")
+        assert set(app.diagnostics_panel.targets.values()) == {"y", "small"}
+
+
+async def test_a_violated_assumption_is_marked_in_the_grid_and_listed(tmp_path: Path) -> None:
+    path = tmp_path / "assume.yaml"
+    path.write_text("cells:\n  tp: 8\n  cards: 8\nassume:\n  within_server: tp <= cards\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "✓ holds" in app.grid.row_text("within_server")
+        app.go_to("tp")
+        burst(app, *"16", "enter")
+        await settle(pilot, lambda: app.document.value("tp") == 16.0 and not app.editor.editing)
+        row = app.grid.row_text("within_server")
+        assert row.startswith("! within_server") and "✗ OUTSIDE" in row
+        assert "0/1 hold" in app.grid.row_text("§assumptions")
+        assert list(app.diagnostics_panel.targets.values()) == ["within_server"]
+        assert app.diagnostics_panel.border_title == "diagnostics (1)"
+
+
+def _backgrounds(grid, key: str) -> set:
+    """The background colours of the visible text of row `key`."""
+    y = 1 + grid._index[key] - grid.scroll_offset.y
+    return {segment.style.bgcolor for segment in grid.render_line(y) if segment.style and segment.text.strip()}
+
+
+async def test_the_cursor_shows_on_every_row_kind_and_dims_when_the_grid_is_not_focused(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        grid = app.grid
+        rows = {("group" if row.key.startswith("§") else "cell", row.section.kind): row.key for row in grid.rows}
+        assert {("group", "cells"), ("group", "checks"), ("group", "import"), ("cell", "checks")} <= set(rows)
+        plain = _backgrounds(grid, rows[("cell", "cells")])
+        for kind, key in rows.items():
+            grid._set_cursor(grid._index[key])
+            await pilot.pause()
+            cursor = _backgrounds(grid, key)
+            assert len(cursor) == 1 and cursor != plain, kind     # the whole row, in the cursor's colour
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.focused is app.diagnostics_panel
+        dimmed = _backgrounds(grid, grid.current_row_key)
+        assert len(dimmed) == 1 and dimmed not in (plain, cursor)
+
+
+async def test_the_formula_bar_separates_name_and_value(tmp_path: Path) -> None:
+    """A name longer than its place ends in an ellipsis, never runs into the value."""
+    path = tmp_path / "long.yaml"
+    name = "a_really_long_cell_name_that_goes_on_and_on"
+    path.write_text(f"cells:\n  {name}: 3 GB\n  b: = {name} * 2\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for key, shown in ((name, "3 GB"), ("b", f"= {name} * 2")):
+            app.go_to(key)
+            await pilot.pause()
+            line = "".join(segment.text for segment in
+                           app.screen._compositor.render_strips()[app.editor.input.region.y])
+            label, value = line.split("│", 1)
+            assert label.strip() in (key, key[:29] + "…")
+            assert value.startswith(" ") and value.strip().startswith(shown[:20])
+
+
+async def test_a_change_of_a_negative_value_has_one_sign(tmp_path: Path) -> None:
+    path = tmp_path / "negative.yaml"
+    path.write_text("cells:\n  a: -84\n  b: = a * 2\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("a")
+        app.start_edit("a", "-100")
+        burst(app, "enter")
+        await settle(pilot, lambda: app.document.value("a") == -100.0 and not app.editor.editing)
+        assert app.grid.texts("a")[2].plain == "↓ 19% was -84"
+        assert app.grid.texts("b")[2].plain == "↓ 19% was -168"

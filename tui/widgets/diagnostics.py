@@ -6,6 +6,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from supersheet.editor.document import Document
+from supersheet.editor.verdicts import Verdict
 
 from .messages import CellMessage
 
@@ -18,13 +19,20 @@ class DiagnosticsPanel(OptionList):
         super().__init__(id=id)
         self.targets: dict[str, str] = {}
         self._shown: tuple | None = None
+        self.verdicts: list[Verdict] = []
 
-    def load(self, document: Document) -> int:
-        """Show the document's diagnostics; returns how many there are. The list
-        is rebuilt only when they changed: rebuilding it lays out the screen
-        again, which would delay the new values of an edit by a frame."""
+    def load(self, document: Document, verdicts: list[Verdict] | None = None) -> int:
+        """Show the document's diagnostics and the verdicts found off the UI thread
+        (the expectations of sweeps, solves and choices, and those over the samples;
+        None: the last ones given); returns how many there are. The list is rebuilt
+        only when they changed: rebuilding it lays out the screen again, which
+        would delay the new values of an edit by a frame."""
+        if verdicts is not None:
+            self.verdicts = verdicts
         diagnostics = document.diagnostics
-        shown = tuple((d.code, d.message, d.hint, d.span, document.diagnostic_cell(d)) for d in diagnostics)
+        keys = [document.diagnostic_cell(d) for d in diagnostics] + [v.key for v in self.verdicts]
+        diagnostics = diagnostics + [v.diagnostic for v in self.verdicts]
+        shown = tuple((d.code, d.message, d.hint, d.span, key) for d, key in zip(diagnostics, keys))
         if shown == self._shown:
             return len(diagnostics)
         self._shown = shown

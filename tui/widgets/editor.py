@@ -50,6 +50,7 @@ class CellEditor(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="editor-bar"):
             yield Label("", id="editor-label")
+            yield Label("│", id="editor-separator")    # the name ends here, the value begins
             yield Input(id="editor-input", select_on_focus=False, compact=True)
         yield Static("", id="editor-problem")
 

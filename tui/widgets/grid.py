@@ -16,6 +16,7 @@ from textual.message import Message
 
 from supersheet.editor.document import Change, Document, Section
 from supersheet.editor.sample import Samples
+from supersheet.editor.verdicts import Verdict
 
 from .messages import CellMessage
 from .render import value_text
@@ -90,6 +91,7 @@ class SheetGrid(RowsView, can_focus=True):
         self.filter_text = ""
         self.changes: dict[str, Change] = {}
         self.problems: set[str] = set()
+        self.verdicts: dict[str, list[Verdict]] = {}   # by cell: what fails in sweeps, solves, samples
         self.samples: Samples | None = None
         self.samples_pending = False
         self._index: dict[str, int] = {}
@@ -161,6 +163,11 @@ class SheetGrid(RowsView, can_focus=True):
             self.relayout()
         self.refresh_values(keys | {row.key for row in self.rows if row.key.startswith(HEADER)})
 
+    def set_verdicts(self, verdicts: dict[str, list[Verdict]]) -> None:
+        """Mark the cells whose expectations fail in a sweep, solve or choice, or over the samples."""
+        previous, self.verdicts = set(self.verdicts), verdicts
+        self.refresh_values(previous | set(verdicts))
+
     def show_changes(self, changes: dict[str, Change], also: list[str] | None = None) -> None:
         """Highlight the values an edit changed, clearing the previous edit's highlights."""
         previous = set(self.changes)
@@ -176,8 +183,8 @@ class SheetGrid(RowsView, can_focus=True):
             section = self.rows[self._index[key]].section
             folded = section.id in self.folded and not self.filter_text
             return header_texts(document, section, folded, self.columns)
-        return cell_texts(document, key, self.changes.get(key), key in self.problems, self.samples,
-                          self.samples_pending, self.columns)
+        return cell_texts(document, key, self.changes.get(key), key in self.problems, key in self.verdicts,
+                          self.samples, self.samples_pending, self.columns)
 
     # cursor -----------------------------------------------------------------------------
     @property

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from supersheet.editor.document import Document
 from supersheet.editor.sample import Samples
+from supersheet.editor.verdicts import Verdict
 from supersheet.units import describe
 
 from .messages import CellMessage
@@ -33,6 +34,7 @@ class Inspector(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.key: str | None = None
+        self.verdicts: dict[str, list[Verdict]] = {}   # by cell: what fails in sweeps, solves, samples
         self.border_title = "inspector"
 
     def compose(self) -> ComposeResult:
@@ -84,6 +86,8 @@ class Inspector(Vertical):
             text.append("  every random draw at its mean", style="dim")
         for outcome in document.failing().get(key, []):
             text.append(f"\n✗ expected {outcome.expectation.text}, got {outcome.actual}", style="bold red")
+        for verdict in self.verdicts.get(key, []):
+            text.append(f"\n✗ {verdict.summary}", style="bold red")
         text.append("\n")
         spec = cell.spec
         if spec.doc:

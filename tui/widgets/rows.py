@@ -128,10 +128,12 @@ def header_texts(document: Document, section: Section, folded: bool, columns: tu
     return tuple(texts[c] for c in columns)
 
 
-def cell_texts(document: Document, key: str, change: Change | None, bad: bool, samples: Samples | None,
-               pending: bool, columns: tuple[Column, ...]) -> tuple[Text, ...]:
+def cell_texts(document: Document, key: str, change: Change | None, bad: bool, marked: bool,
+               samples: Samples | None, pending: bool, columns: tuple[Column, ...]) -> tuple[Text, ...]:
+    """`bad`: a diagnostic points into the cell; `marked`: an expectation of it fails
+    in a sweep, solve or choice, or over the samples (grid.py's verdicts)."""
     cell = document.cell(key)
-    failing = key in document.failing()   # a value its `expect` does not accept
+    failing = key in document.failing() or marked   # a value its `expect` does not accept
     name = Text("! " if bad else "✗ ", style="bold red") if bad or failing else Text("  ")
     if cell.scope.prefix:
         name.append(cell.scope.prefix, style="dim")

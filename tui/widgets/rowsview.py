@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -138,8 +139,10 @@ class RowsView(ScrollView):
             return Strip.blank(width, style)
         strip = self._strip(self.rows[index].key).crop_extend(scroll_x, scroll_x + width, style)
         if index == self.cursor:
-            strip = strip.apply_style(self.get_component_rich_style(
-                self.CURSOR_STYLE if self.has_focus else self.BLURRED_CURSOR_STYLE))
+            # the cursor's background over the row's own (a group's row has one), its colours kept
+            cursor = self.get_component_rich_style(self.CURSOR_STYLE if self.has_focus else self.BLURRED_CURSOR_STYLE)
+            strip = Strip(Segment.apply_style(list(strip), post_style=Style(bgcolor=cursor.bgcolor)),
+                          strip.cell_length)
         return strip.apply_style(style)
 
     def render_lines(self, crop):
