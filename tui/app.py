@@ -8,7 +8,6 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Header, Input, Static
@@ -21,6 +20,7 @@ from supersheet.editor.verdicts import Verdict
 from .commands import SheetCommands
 from .files import FileActions
 from .keys import KeyRouting
+from .keytable import APP_KEYS
 from .panels import PanelActions
 from .screens import HelpScreen
 from .structure import StructureActions
@@ -38,19 +38,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save"),
-        Binding("ctrl+z", "undo", "Undo"),
-        Binding("ctrl+y", "redo", "Redo"),
-        Binding("slash", "filter", "Filter"),
-        Binding("f2", "toggle_inspector", "Inspector"),
-        Binding("f3", "toggle_sweep", "Sweep"),
-        Binding("f4", "toggle_diagnostics", "Diagnostics"),
-        Binding("f5", "toggle_diff", "Diff"),
-        Binding("f1,question_mark", "help", "Help", key_display="?"),
-        Binding("escape", "escape", show=False),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-    ]
+    BINDINGS = [key.binding() for key in APP_KEYS]
 
     def __init__(self, path: str | Path, *, watch_seconds: float = 1.0, new: bool = False) -> None:
         super().__init__()

@@ -8,31 +8,33 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from .keytable import key_of
+
 if TYPE_CHECKING:
     from .app import SupersheetApp
 
 ACTIONS: list[tuple[str, str, str]] = [
-    ("Save", "write the sheet back (Ctrl+S)", "save"),
-    ("Undo", "undo the last edit (Ctrl+Z)", "undo"),
-    ("Redo", "redo the undone edit (Ctrl+Y)", "redo"),
+    ("Save", "write the sheet back", "save"),
+    ("Undo", "undo the last edit", "undo"),
+    ("Redo", "redo the undone edit", "redo"),
     ("Edit cell", "edit the selected cell (Enter)", "edit"),
-    ("Filter cells", "filter the grid by name (/)", "filter"),
-    ("Add cell", "a new cell after the selected one, in its group (Ctrl+N)", "add_cell"),
-    ("Duplicate cell", "a copy of the selected cell under a new name (Ctrl+D)", "duplicate_cell"),
-    ("Rename cell", "rename the selected cell and every reference to it; offers to update the sheets that import it (Ctrl+R)", "rename_cell"),
-    ("Cell properties", "the selected cell's unit, digits, doc and source (Ctrl+E)", "edit_properties"),
-    ("Delete cell", "delete the selected cell; asks, and lists what uses it (Del)", "delete_cell"),
-    ("Copy value", "the selected cell's value with its unit, to the clipboard (Ctrl+C)", "copy_value"),
+    ("Filter cells", "filter the grid by name", "filter"),
+    ("Add cell", "a new cell after the selected one, in its group", "add_cell"),
+    ("Duplicate cell", "a copy of the selected cell under a new name", "duplicate_cell"),
+    ("Rename cell", "rename the selected cell and every reference to it; offers to update the sheets that import it", "rename_cell"),
+    ("Cell properties", "the selected cell's unit, digits, doc and source", "edit_properties"),
+    ("Delete cell", "delete the selected cell; asks, and lists what uses it", "delete_cell"),
+    ("Copy value", "the selected cell's value with its unit, to the clipboard", "copy_value"),
     ("Copy formula", "the selected cell's formula or value as written, to the clipboard", "copy_formula"),
-    ("Toggle inspector", "doc, unit, precedents and dependents of the selected cell (F2)", "toggle_inspector"),
-    ("Toggle sweep view", "table and plot of a sweep (F3)", "toggle_sweep"),
-    ("Toggle diagnostics", "every problem of the sheet (F4)", "toggle_diagnostics"),
-    ("Toggle diff view", "what the unsaved edits change, result by result (F5)", "toggle_diff"),
+    ("Toggle inspector", "doc, unit, precedents and dependents of the selected cell", "toggle_inspector"),
+    ("Toggle sweep view", "table and plot of a sweep", "toggle_sweep"),
+    ("Toggle diagnostics", "every problem of the sheet", "toggle_diagnostics"),
+    ("Toggle diff view", "what the unsaved edits change, result by result", "toggle_diff"),
     ("Diff against the saved file", "the unsaved sheet against the file on disk", "diff_saved"),
     ("Diff against git HEAD", "the unsaved sheet against its last commit (imports at HEAD too)", "diff_head"),
     ("Ad hoc sweep over the selected cell", "vary the selected cell around its value", "adhoc_sweep"),
     ("Reload from disk", "drop unsaved edits and read the file again", "reload"),
-    ("Help", "keys and how editing works (?)", "help"),
+    ("Help", "keys and how editing works", "help"),
     ("Quit", "leave the editor (asks about unsaved edits)", "quit"),
 ]
 
@@ -41,7 +43,8 @@ class SheetCommands(Provider):
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
         app: SupersheetApp = self.app  # type: ignore[assignment]
         for title, help_text, action in ACTIONS:
-            yield title, help_text, partial(app.run_action, action)
+            key = key_of(action)
+            yield title, f"{help_text} ({key})" if key else help_text, partial(app.run_action, action)
         document = app.document
         if document is None:
             return

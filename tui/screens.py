@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from .dialogs import ChoiceScreen, PromptScreen, PropertiesScreen
+from .keytable import PALETTE_KEY, written
 
 __all__ = ["ChoiceScreen", "HelpScreen", "PromptScreen", "PropertiesScreen", "help_text"]
 
@@ -19,24 +20,26 @@ A sheet is a spreadsheet whose cells have names. Change an input or a formula
 and every cell computed from it updates; each value that moved shows its old
 value and the change until the next edit."""
 
+# The keys come from the key table (keytable.py); the first four rows are the keys the
+# grid and the cell editor route themselves (keys.py).
 KEYS = [
     ("↑ ↓ PgUp PgDn", "move between cells"),
     ("Enter, or type", "edit the cell: its value or formula as written (a paste too)"),
     ("Enter / Esc", "in the editor: commit / cancel; Ctrl+Z undoes typing"),
     ("Enter, Space", "on a group: fold or unfold it (imports start folded)"),
-    ("/", "filter cells by name, formula or value (↑ ↓ step through them; Esc clears)"),
-    ("Ctrl+C", "copy the cell's value (the palette also copies its formula)"),
-    ("Ctrl+N / Ctrl+D / Del", "add a cell after this one / duplicate it / delete it"),
-    ("Ctrl+R / Ctrl+E", "rename (every reference follows) / unit, digits, doc, source"),
-    ("Ctrl+Z / Ctrl+Y", "undo / redo an edit"),
-    ("Ctrl+S", "save; comments and layout are kept"),
-    ("F2", "inspector: doc, source, unit, what the cell uses and what uses it"),
-    ("F3", "sweep view: a sweep of the sheet, or an axis over a cell"),
-    ("F4", "diagnostics: every problem; choose one to jump to its cell"),
-    ("F5", "diff: the unsaved sheet against the saved file or git HEAD"),
-    ("Ctrl+P", "command palette: open a sheet, run a sweep, go to a cell, save"),
-    ("?", "this help"),
-    ("Ctrl+Q", "quit (asks when there are unsaved edits)"),
+    (written("filter"), "filter cells by name, formula or value (↑ ↓ step through them; Esc clears)"),
+    (written("copy_value"), "copy the cell's value (the palette also copies its formula)"),
+    (written("add_cell", "duplicate_cell", "delete_cell"), "add a cell after this one / duplicate it / delete it"),
+    (written("rename_cell", "edit_properties"), "rename (every reference follows) / unit, digits, doc, source"),
+    (written("undo", "redo"), "undo / redo an edit"),
+    (written("save"), "save; comments and layout are kept"),
+    (written("toggle_inspector"), "inspector: doc, source, unit, what the cell uses and what uses it"),
+    (written("toggle_sweep"), "sweep view: a sweep of the sheet, or an axis over a cell"),
+    (written("toggle_diagnostics"), "diagnostics: every problem; choose one to jump to its cell"),
+    (written("toggle_diff"), "diff: the unsaved sheet against the saved file or git HEAD"),
+    (PALETTE_KEY, "command palette: open a sheet, run a sweep, go to a cell, save"),
+    (written("help"), "this help"),
+    (written("quit"), "quit (asks when there are unsaved edits)"),
 ]
 
 OUTRO = """\

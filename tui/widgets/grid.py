@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.message import Message
 
 from supersheet.editor.document import Change, Document, Section
 from supersheet.editor.sample import Samples
 from supersheet.editor.verdicts import Verdict
 
+from ..keytable import GRID_KEYS
 from .messages import CellMessage
 from .render import value_text
 from .rows import HEADER, cell_texts, columns_for, header_texts, preferred
@@ -27,22 +27,7 @@ from .rowsview import Row, RowsView
 class SheetGrid(RowsView, can_focus=True):
     """Rows of cells with folding sections; a cursor row; Enter or typing edits."""
 
-    BINDINGS = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home,ctrl+home", "first", "First", show=False),
-        Binding("end,ctrl+end", "last", "Last", show=False),
-        Binding("enter", "select", "Edit", show=False),
-        Binding("space", "toggle_section", "Fold", show=False),
-        Binding("ctrl+c", "app.copy_value", "Copy value", show=False),
-        Binding("ctrl+n", "app.add_cell", "Add cell", show=False),
-        Binding("ctrl+d", "app.duplicate_cell", "Duplicate cell", show=False),
-        Binding("delete", "app.delete_cell", "Delete cell", show=False),
-        Binding("ctrl+r", "app.rename_cell", "Rename cell", show=False),
-        Binding("ctrl+e", "app.edit_properties", "Cell properties", show=False),
-    ]
+    BINDINGS = [key.binding() for key in GRID_KEYS]
 
     COMPONENT_CLASSES = {
         "sheet-grid--header",

@@ -1,0 +1,36 @@
+"""The editor's keys are written once (tui/keytable.py): the bindings, the help
+screen and the command palette all read that table, so they cannot disagree."""
+from __future__ import annotations
+
+from supersheet.tui.app import SupersheetApp
+from supersheet.tui.commands import ACTIONS
+from supersheet.tui.keytable import APP_KEYS, GRID_KEYS, key_of
+from supersheet.tui.screens import help_text
+from supersheet.tui.widgets.grid import SheetGrid
+
+
+def test_every_key_runs_an_action_that_exists():
+    for key in APP_KEYS:
+        assert hasattr(SupersheetApp, "action_" + key.action), key
+    for key in GRID_KEYS:
+        owner, _, action = key.action.rpartition(".")
+        assert hasattr(SupersheetApp if owner == "app" else SheetGrid, "action_" + action.split("(")[0]), key
+
+
+def test_the_bindings_are_the_table():
+    assert [(b.key, b.action) for b in SupersheetApp.BINDINGS] == [(k.keys, k.action) for k in APP_KEYS]
+    assert [(b.key, b.action) for b in SheetGrid.BINDINGS] == [(k.keys, k.action) for k in GRID_KEYS]
+
+
+def test_the_help_lists_every_key_that_has_a_written_form():
+    help_lines = help_text().plain.splitlines()
+    for key in APP_KEYS + GRID_KEYS:
+        if key.written:
+            assert any(line.startswith("  ") and key.written in line[:24] for line in help_lines), key
+
+
+def test_the_palette_names_the_key_of_each_action_that_has_one():
+    keyed = {action: key_of(action) for _, _, action in ACTIONS if key_of(action)}
+    assert {"save", "undo", "delete_cell", "toggle_diff", "help"} <= set(keyed)
+    for _, description, action in ACTIONS:
+        assert "(Ctrl+" not in description and "(F" not in description, description   # written in the table only
