@@ -21,6 +21,7 @@ from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.sheetroot import SheetRoot, import_problem, root_for
 from supersheet.engine.formula.ast import Formula, copy_tree
 from supersheet.engine.load.sheet import CellSpec, Entry, SheetFile, load_sheet, read_inline_values
+from supersheet.engine.load.specs import ChoiceBlock, Expected, SamplesSpec, SolveBlock, SweepBlock
 
 CONDITIONS = ("check", "assume")   # cell kinds that are conditions: checks (findings) and assumptions (9.2)
 
@@ -71,11 +72,11 @@ class Merged:
     cells: dict[str, CellSpec]
     checks: dict[str, CellSpec]
     assume: dict[str, CellSpec]
-    sweeps: dict[str, Entry]
-    solve: dict[str, Entry]
-    choose: dict[str, Entry]
-    expect: dict[str, Entry]
-    samples: Entry | None
+    sweeps: dict[str, SweepBlock]
+    solve: dict[str, SolveBlock]
+    choose: dict[str, ChoiceBlock]
+    expect: dict[str, Expected]
+    samples: SamplesSpec | None
     use_files: dict[str, SheetFile] = field(default_factory=dict)  # the file each `use` entry is written in
 
     def use_file(self, alias: str) -> SheetFile:

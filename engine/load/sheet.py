@@ -26,6 +26,7 @@ from supersheet.engine.formula.ast import Formula, is_literal
 from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 from supersheet.engine.load.fastyaml import load_fast
 from supersheet.engine.load.positions import Positions, scalar_text
+from supersheet.engine.load.specs import ChoiceBlock, Expected, SamplesSpec, SolveBlock, SpecReader, SweepBlock
 from supersheet.engine.load.yamlguard import YamlLimitError, guarded_loader, long_line
 from supersheet.engine.load.yamltags import find_tag
 
@@ -55,7 +56,7 @@ class CellSpec:
 
 @dataclass
 class Entry:
-    """A keyed block entry (a `use`, sweep, solve, choice or expect) with its position."""
+    """An import (`use`) or a base (`extends`) as written, with its position."""
 
     name: str
     value: Any
@@ -73,11 +74,11 @@ class SheetFile:
     cells: dict[str, CellSpec] = field(default_factory=dict)
     checks: dict[str, CellSpec] = field(default_factory=dict)
     assume: dict[str, CellSpec] = field(default_factory=dict)   # assumptions: the model's boundaries (format 9.2)
-    sweeps: dict[str, Entry] = field(default_factory=dict)
-    solve: dict[str, Entry] = field(default_factory=dict)
-    choose: dict[str, Entry] = field(default_factory=dict)
-    expect: dict[str, Entry] = field(default_factory=dict)
-    samples: Entry | None = None
+    sweeps: dict[str, SweepBlock] = field(default_factory=dict)   # these five as typed specs (specs.py)
+    solve: dict[str, SolveBlock] = field(default_factory=dict)
+    choose: dict[str, ChoiceBlock] = field(default_factory=dict)
+    expect: dict[str, Expected] = field(default_factory=dict)
+    samples: SamplesSpec | None = None
     document: Any = None
     text: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -287,12 +288,18 @@ class _Reader(Positions):
         sheet.doc = str(document.get("doc") or "")
         if "extends" in document:
             sheet.extends = Entry("extends", document["extends"], self.key_span(document, "extends"))
+        specs = SpecReader(self)
         if "samples" in document:
-            sheet.samples = Entry("samples", document["samples"], self.key_span(document, "samples"))
+            sheet.samples = specs.samples(document)
             self.check_samples(document)
-        for block in ("use", "sweeps", "solve", "choose", "expect"):
-            if block in document:
-                setattr(sheet, block, self.entries(document, block))
+        uses = self.block(document, "use") if "use" in document else None
+        if uses:
+            sheet.use = {str(k): Entry(str(k), uses[k], self.key_span(uses, k), uses) for k in uses}
+        for block, read in (("sweeps", specs.sweeps), ("solve", specs.solves), ("choose", specs.choices),
+                            ("expect", specs.expectations)):
+            node = self.block(document, block) if block in document else None
+            if node:
+                setattr(sheet, block, read(node))
         if "cells" in document:
             self.read_cells(document)
         if "checks" in document:
@@ -322,14 +329,15 @@ class _Reader(Positions):
                            Span(self.file, line + 1, col + 1, col + 1 + max(1, len(str(number)))),
                            "e.g. samples: {count: 10000, seed: 1}")
 
-    def entries(self, document: CommentedMap, block: str) -> dict[str, Entry]:
+    def block(self, document: CommentedMap, block: str) -> CommentedMap | None:
+        """A top-level block that maps names to entries (None, reported, when it does not)."""
         node = document[block]
         if node is None:
-            return {}
+            return None
         if not isinstance(node, CommentedMap):
             self.error("E-SHEET", f"{block!r} must be a mapping", self.key_span(document, block))
-            return {}
-        return {str(k): Entry(str(k), node[k], self.key_span(node, k), node) for k in node}
+            return None
+        return node
 
     def read_cells(self, document: CommentedMap) -> None:
         cells = document["cells"]

@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.engine.base.diagnostics import Problem
+from supersheet.engine.base.span import Span
 from supersheet.engine.base.types import Type
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
 from supersheet.engine.load.positions import scalar_text
+from supersheet.engine.load.specs import AxisSpec
 from supersheet.engine.workbook import OverrideError, Workbook, literal_type_of
 from supersheet.units import DIMENSIONLESS
 
@@ -37,6 +38,13 @@ MAX_AXIS_VALUES = 10_000_000
 
 class AxisError(Problem):
     """An axis, a grid or a free formula of a sweep, solve or choice that cannot be used."""
+
+
+def located(error: AxisError, span: Span | None) -> AxisError:
+    """The same problem at `span` (an axis, a value in the file), unless it has a place of its own."""
+    if error.span is not None or span is None:
+        return error
+    return AxisError.of(replace(error.diagnostic, span=span))
 
 
 @dataclass(frozen=True)
@@ -192,22 +200,26 @@ def _fits(name: str, expected: Type | None, typ: Type, text: str) -> None:
                         f"{name} is {expected.describe()}, but {text!r} is {typ.describe()}")
 
 
-def value_axis(workbook: Workbook, name: str, texts: list[Any]) -> Axis:
-    """An axis of listed values: texts as written, or typed YAML numbers."""
+def value_axis(workbook: Workbook, name: str, texts: list[Any], spans: list[Span] | None = None) -> Axis:
+    """An axis of listed values: texts as written, or typed YAML numbers (a problem
+    of one is located at its span, when given)."""
     key, expected, shapes = axis_cell(workbook, name)
     if not texts:
         raise AxisError("E-SHEET", f"axis {name} has no values", "e.g. --vary tp=1,2,4,8")
     magnitudes: list[float | bool] = []
     labels: list[str] = []
-    for item in texts:
-        number = _plain(item)
-        if number is not None:
-            typ, magnitude, text = Type("number", DIMENSIONLESS), number, str(item).strip()
-        else:
-            text = str(item) if not isinstance(item, (int, float)) else scalar_text(item) or str(item)
-            node, magnitude = literal_value(text)
-            typ = _type_of(node)
-        _fits(name, expected, typ, text)
+    for i, item in enumerate(texts):
+        try:
+            number = _plain(item)
+            if number is not None:
+                typ, magnitude, text = Type("number", DIMENSIONLESS), number, str(item).strip()
+            else:
+                text = str(item) if not isinstance(item, (int, float)) else scalar_text(item) or str(item)
+                node, magnitude = literal_value(text)
+                typ = _type_of(node)
+            _fits(name, expected, typ, text)
+        except AxisError as e:
+            raise located(e, spans[i] if spans else None) from None
         magnitudes.append(magnitude)
         labels.append(text)
     dtype = bool if isinstance(magnitudes[0], bool) else np.float64
@@ -329,32 +341,28 @@ def _count(name: str, n: float, words: dict[str, str]) -> int:
     return n
 
 
-def _whole_number(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdecimal():
-        raise AxisError("E-SHEET", f"'count' of {name} must be a whole number, got {value!r}")
-    return int(value)
-
-
-def yaml_axis(workbook: Workbook, name: str, value: Any) -> Axis:
-    """One axis of a `vary:` mapping: a list, a range mapping, or import paths."""
+def spec_axis(workbook: Workbook, spec: AxisSpec) -> Axis:
+    """One axis of a sheet's `vary:` (load/specs.py): a list, a range, or import paths.
+    A problem is located at the axis's name, or at the value it is about."""
+    name = spec.name
     if name in workbook.model.scope.aliases and workbook.key_for(name) is None:
-        paths = [str(v) for v in value] if isinstance(value, CommentedSeq) else [str(value)]
         base = workbook.model.root.file.path.parent if workbook.model.root else None
-        return import_axis(workbook, name, [str(base / p) if base else p for p in paths])
-    if isinstance(value, CommentedMap):
-        keys = set(value)
-        unknown = keys - {"from", "to", "times", "step", "count", "scale"}
-        if unknown or not {"from", "to"} <= keys:
-            raise AxisError("E-SHEET", f"range of {name} is {{from, to}} with times, step or count (and scale)")
-        return range_axis(workbook, name, str(scalar_text(value["from"])), str(scalar_text(value["to"])),
-                          times=scalar_text(value.get("times")) if "times" in value else None,
-                          step=scalar_text(value.get("step")) if "step" in value else None,
-                          count=_whole_number(name, value["count"]) if "count" in value else None,
-                          scale=str(value.get("scale", "linear")))
-    items = list(value) if isinstance(value, CommentedSeq) else [value]
-    if not items or any(scalar_text(v) is None for v in items):
-        raise AxisError("E-SHEET", f"axis {name} needs a list of values or a range")
-    return value_axis(workbook, name, items)
+        paths = spec.paths
+        try:
+            return import_axis(workbook, name, [str(base / p) if base else p for p in paths])
+        except AxisError as e:
+            raise located(e, spec.span) from None
+    if spec.problem is not None:
+        raise AxisError.of(spec.problem)
+    try:
+        if spec.range is not None:
+            r = spec.range
+            return range_axis(workbook, name, str(scalar_text(r.start.value)), str(scalar_text(r.stop.value)),
+                              times=scalar_text(r.times.value) if r.times else None,
+                              step=scalar_text(r.step.value) if r.step else None, count=r.count, scale=r.scale)
+        return value_axis(workbook, name, [v.value for v in spec.values], [v.span for v in spec.values])
+    except AxisError as e:
+        raise located(e, spec.span) from None
 
 
 _RANGE = re.compile(r"^(?P<start>.+?)\.\.(?P<stop>.+?)(?:(?P<op>[*+])(?P<by>[^*+:]+)|:(?P<count>\d+)(?P<scale>log|lin)?)?$")

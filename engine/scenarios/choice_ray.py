@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from supersheet.engine.scenarios.choice_tally import Tally, merge, tally_rows
 from supersheet.engine.scenarios.sheetbundle import SheetBundle
-from supersheet.engine.scenarios.solve import Choice, bind_choice, choice_entry, choice_terms
+from supersheet.engine.scenarios.solve import Choice, bind_choice, choice_block, choice_entry
 from supersheet.engine.scenarios.sweep_parts import Part, SweepJob, compiled_plan, split
 from supersheet.engine.workbook import Workbook
 
@@ -30,8 +30,9 @@ class ChoiceJob:
 def tally_part(job: ChoiceJob, part: Part) -> Tally:
     """One row range of the choice, reduced (a Ray task)."""
     plan = compiled_plan(job.sweep, part.plan)
-    require, objective, _, _, _ = choice_terms(plan.workbook, job.name)
-    requirements, goal = bind_choice(plan.workbook, require, objective)
+    block = choice_block(plan.workbook, job.name)
+    assert block.objective is not None
+    requirements, goal = bind_choice(plan.workbook, block.require, block.objective)
     chunks = [tally_rows(plan, part.plan, requirements, goal, job.sweep.grid, start,
                          min(start + job.sweep.chunk_rows, part.stop), job.minimize, job.top)
               for start in range(part.start, part.stop, job.sweep.chunk_rows)]

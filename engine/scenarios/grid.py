@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from supersheet.engine.base.span import Span
 from supersheet.engine.load.positions import scalar_text
-from supersheet.engine.scenarios.axes import Axis, AxisError, value_axis, yaml_axis
+from supersheet.engine.load.specs import RowValue, VarySpec
+from supersheet.engine.scenarios.axes import Axis, AxisError, located, spec_axis, value_axis
 from supersheet.engine.workbook import Workbook
 
 
@@ -86,32 +87,64 @@ def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.nd
     return np.repeat(values[blocks % len(values)], lengths)
 
 
-def parse_vary(workbook: Workbook, vary: Any) -> Grid:
-    """A `vary:` value from YAML: a mapping of axes, or a list of explicit rows."""
-    if isinstance(vary, CommentedMap):
-        return Grid([yaml_axis(workbook, str(name), vary[name]) for name in vary])
-    if isinstance(vary, CommentedSeq) and all(isinstance(r, CommentedMap) for r in vary) and vary:
-        names: list[str] = []
-        for row in vary:
-            names.extend(str(k) for k in row if str(k) not in names)
-        texts: dict[str, list[str]] = {n: [] for n in names}
-        rows: list[dict[str, int]] = []
-        baseline = None
-        for row in vary:
-            picks: dict[str, int] = {}
-            for name in names:
-                if name in row:
-                    text = scalar_text(row[name])
-                    if text is None:
-                        raise AxisError("E-SHEET", f"row value of {name} must be a number or quantity")
-                else:
-                    baseline = baseline or workbook.evaluate()
-                    key = workbook.key_for(name)
-                    if key is None:
-                        raise AxisError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name))
-                    text = workbook.model.cells[key].spec.text
-                picks[name] = len(texts[name])
-                texts[name].append(text)
-            rows.append(picks)
-        return Grid([value_axis(workbook, n, texts[n]) for n in names], rows)
-    raise AxisError("E-SHEET", "'vary' must be a mapping of axes or a list of rows")
+def parse_vary(workbook: Workbook, vary: VarySpec) -> Grid:
+    """A `vary:` (load/specs.py): a mapping of axes, or a list of explicit rows."""
+    grid, problems = build_grid(workbook, vary)
+    if problems:
+        raise problems[0]
+    assert grid is not None
+    return grid
+
+
+def build_grid(workbook: Workbook, vary: VarySpec) -> tuple[Grid | None, list[AxisError]]:
+    """The grid of a `vary:`, or every problem of it, each at its own place (each axis is
+    built once; a range's values are only counted)."""
+    if vary.problem is not None:
+        return None, [AxisError.of(vary.problem)]
+    if vary.rows is not None:
+        try:
+            return _rows_grid(workbook, vary), []
+        except AxisError as e:
+            return None, [e]
+    axes, problems = [], []
+    for spec in vary.axes:
+        try:
+            axes.append(spec_axis(workbook, spec))
+        except AxisError as e:
+            problems.append(e)
+    return (None, problems) if problems else (Grid(axes), [])
+
+
+def _rows_grid(workbook: Workbook, vary: VarySpec) -> Grid:
+    assert vary.rows is not None
+    named: dict[str, RowValue] = {}   # each axis's first value, where a problem of the axis is shown
+    for row in vary.rows:
+        for cell in row:
+            named.setdefault(cell.name, cell)
+    texts: dict[str, list[Any]] = {n: [] for n in named}
+    spans: dict[str, list[Span]] = {n: [] for n in named}
+    rows: list[dict[str, int]] = []
+    for row in vary.rows:
+        given = {cell.name: cell for cell in row}
+        picks: dict[str, int] = {}
+        for name in named:
+            if name in given:
+                text, span = scalar_text(given[name].value.value), given[name].value.span
+            else:
+                key = workbook.key_for(name)
+                if key is None:
+                    raise AxisError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name), named[name].span)
+                text, span = workbook.model.cells[key].spec.text, named[name].span
+            picks[name] = len(texts[name])
+            texts[name].append(text)
+            spans[name].append(span)
+        rows.append(picks)
+    axes = []
+    for name in named:
+        try:
+            axes.append(value_axis(workbook, name, texts[name], spans[name]))
+        except AxisError as e:
+            raise located(e, named[name].span) from None
+    return Grid(axes, rows)
+
+

@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.engine.base.diagnostics import Problem
-from supersheet.engine.base.span import Origin
+from supersheet.engine.base.span import Origin, Span
 from supersheet.engine.compile.evaluate import Scenario, compile_program
 from supersheet.engine.compile.values import Source
 from supersheet.engine.expect.assume import violations
 from supersheet.engine.formula import ast as A
-from supersheet.engine.load.positions import Positions, scalar_text
-from supersheet.engine.load.sheet import Entry
+from supersheet.engine.load.specs import ChoiceBlock, Expression, SolveBlock
 from supersheet.engine.present.headers import header, is_error_header
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.scenarios.axes import AxisError, literal_value, rebind
@@ -52,11 +50,6 @@ class SolveError(Problem):
         super().__init__("E-SOLVE", message, hint)
 
 
-def _origin(workbook: Workbook, container: Any, key: str, text: str) -> Origin:
-    sheet = workbook.model.root.file  # type: ignore[union-attr]
-    return Positions(sheet.file, sheet.text.splitlines()).text_origin(container, key, text)
-
-
 def _bind(workbook: Workbook, text: str, origin: Origin) -> Bound:
     bound = bind_expression(workbook, text, origin)
     if not isinstance(bound, Bound):
@@ -74,9 +67,9 @@ def goal_sides(workbook: Workbook, goal: str, origin: Origin) -> tuple[Bound, A.
     bound = _bind(workbook, goal, origin)
     expr = bound.formula.expr
     if not (isinstance(expr, A.Binary) and expr.op == "=="):
-        raise AxisError("E-SHEET", f"a goal is written 'A == B', got {goal!r}")
+        raise AxisError("E-SHEET", f"a goal is written 'A == B', got {goal!r}", span=_span(bound))
     if bound.type.is_array:
-        raise AxisError("E-TYPE", "a goal must compare two scalars")
+        raise AxisError("E-TYPE", "a goal must compare two scalars", span=_span(bound))
     return bound, expr.left, expr.right
 
 
@@ -186,22 +179,22 @@ def _first_sign_change(xs: np.ndarray, fs: np.ndarray) -> tuple[float, float, fl
     return None
 
 
-def solve_entry(workbook: Workbook, name: str) -> tuple[Solution, Entry]:
-    entry = workbook.model.root.solve.get(name) if workbook.model.root else None  # type: ignore[union-attr]
-    if entry is None:
+def solve_block(workbook: Workbook, name: str) -> SolveBlock:
+    blocks = workbook.model.root.solve if workbook.model.root else {}
+    block = blocks.get(name)
+    if block is None:
         from supersheet.engine.base.diagnostics import did_you_mean
-        raise AxisError("E-NAME", f"no solve named {name!r}",
-                        did_you_mean(name, workbook.model.root.solve if workbook.model.root else {}))
-    body = entry.value
-    if not isinstance(body, CommentedMap) or not {"vary", "goal", "between"} <= set(body):
-        raise AxisError("E-SHEET", f"solve {name!r} needs vary, goal and between")
-    between = body["between"]
-    if not isinstance(between, CommentedSeq) or len(between) != 2:
-        raise AxisError("E-SHEET", f"'between' of {name!r} is a list of two values: [lo, hi]")
-    goal = str(body["goal"])
-    solution = solve(workbook, str(body["vary"]), goal, (str(scalar_text(between[0])), str(scalar_text(between[1]))),
-                     _origin(workbook, body, "goal", goal))
-    return solution, entry
+        raise AxisError("E-NAME", f"no solve named {name!r}", did_you_mean(name, blocks))
+    if block.problems:
+        raise AxisError.of(block.problems[0])
+    return block
+
+
+def solve_entry(workbook: Workbook, name: str) -> tuple[Solution, SolveBlock]:
+    block = solve_block(workbook, name)
+    assert block.goal is not None and block.between is not None
+    low, high = block.between
+    return solve(workbook, block.vary, block.goal.text, (low.text, high.text), block.goal.origin), block
 
 
 # -- choose -----------------------------------------------------------------
@@ -238,8 +231,8 @@ def plan_axes(plan, grid: Grid) -> list:
     return [rebind(plan.workbook, a) for a in grid.value_axes] if plan.imports else grid.value_axes
 
 
-def choose(workbook: Workbook, name: str, grid: Grid, require: list[tuple[str, Origin]],
-           objective: tuple[str, Origin], minimize: bool, top: int | None = None,
+def choose(workbook: Workbook, name: str, grid: Grid, require: Sequence[Expression],
+           objective: Expression, minimize: bool, top: int | None = None,
            tallies: Callable[..., list] | None = None, show: list[str] | None = None) -> Choice:
     """Every row of the grid classified, the feasible ones ranked (the best `top` of them, with
     excluded rows only counted per reason). `tallies(plans, units, grid, minimize, top)`, when
@@ -291,16 +284,20 @@ def _relative(path: str) -> str:
         return path
 
 
-def bind_choice(workbook: Workbook, require: list[tuple[str, Origin]],
-                objective: tuple[str, Origin]) -> tuple[list[Bound], Bound]:
-    requirements = [_bind(workbook, text, origin) for text, origin in require]
+def bind_choice(workbook: Workbook, require: Sequence[Expression],
+                objective: Expression) -> tuple[list[Bound], Bound]:
+    requirements = [_bind(workbook, r.text, r.origin) for r in require]
     for bound in requirements:
         if not bound.type.is_bool or bound.type.is_array:
-            raise AxisError("E-TYPE", f"a requirement must be a condition: {bound.text!r}")
-    goal = _bind(workbook, objective[0], objective[1])
+            raise AxisError("E-TYPE", f"a requirement must be a condition: {bound.text!r}", span=_span(bound))
+    goal = _bind(workbook, objective.text, objective.origin)
     if goal.type.is_bool or goal.type.is_array:
-        raise AxisError("E-TYPE", f"the objective must be a number: {goal.text!r}")
+        raise AxisError("E-TYPE", f"the objective must be a number: {goal.text!r}", span=_span(goal))
     return requirements, goal
+
+
+def _span(bound: Bound) -> Span:
+    return bound.origin.span(0, len(bound.text))
 
 
 def _objective_unit(workbook: Workbook, goal: Bound, sample: float) -> str | None:
@@ -314,29 +311,20 @@ def _objective_unit(workbook: Workbook, goal: Bound, sample: float) -> str | Non
 
 
 def choice_entry(workbook: Workbook, name: str, top: int | None = None,
-                 tallies: Callable[..., list] | None = None, show: list[str] | None = None) -> tuple[Choice, Entry]:
-    require, objective, minimize, vary, entry = choice_terms(workbook, name)
-    return choose(workbook, name, parse_vary(workbook, vary), require, objective, minimize, top, tallies,
-                  show), entry
+                 tallies: Callable[..., list] | None = None, show: list[str] | None = None) -> tuple[Choice, ChoiceBlock]:
+    block = choice_block(workbook, name)
+    assert block.vary is not None and block.objective is not None
+    return choose(workbook, name, parse_vary(workbook, block.vary), block.require, block.objective, block.minimize,
+                  top, tallies, show), block
 
 
-def choice_terms(workbook: Workbook, name: str) -> tuple[list[tuple[str, Origin]], tuple[str, Origin], bool, Any, Entry]:
-    """The choice `name` as written: requirements and objective (text, origin), minimize?, its vary, its entry."""
-    entries = workbook.model.root.choose if workbook.model.root else {}
-    entry = entries.get(name)
-    if entry is None:
+def choice_block(workbook: Workbook, name: str) -> ChoiceBlock:
+    """The choice `name` as written (a problem of its shape raised)."""
+    blocks = workbook.model.root.choose if workbook.model.root else {}
+    block = blocks.get(name)
+    if block is None:
         from supersheet.engine.base.diagnostics import did_you_mean
-        raise AxisError("E-NAME", f"no choice named {name!r}", did_you_mean(name, entries))
-    body = entry.value
-    if not isinstance(body, CommentedMap) or "vary" not in body or ("minimize" in body) == ("maximize" in body):
-        raise AxisError("E-SHEET", f"choice {name!r} needs 'vary' and exactly one of 'minimize' and 'maximize'")
-    require = body.get("require")
-    items = list(require) if isinstance(require, CommentedSeq) else ([] if require is None else [require])
-    container = require if isinstance(require, CommentedSeq) else body
-    reqs = []
-    for i, item in enumerate(items):
-        text = str(scalar_text(item))
-        reqs.append((text, _origin(workbook, container, i if container is require else "require", text)))
-    key = "minimize" if "minimize" in body else "maximize"
-    objective = str(body[key])
-    return reqs, (objective, _origin(workbook, body, key, objective)), key == "minimize", body["vary"], entry
+        raise AxisError("E-NAME", f"no choice named {name!r}", did_you_mean(name, blocks))
+    if block.problems:
+        raise AxisError.of(block.problems[0])
+    return block

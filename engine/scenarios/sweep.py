@@ -12,19 +12,17 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 import polars as pl
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.engine.compile.evaluate import Program, compile_program
 from supersheet.engine.compile.values import Source, in_unit
 from supersheet.engine.expect.assume import OUTSIDE_HEADER, outside_expression
-from supersheet.engine.load.positions import Positions
-from supersheet.engine.load.sheet import Entry
+from supersheet.engine.load.specs import SweepBlock
 from supersheet.engine.present.headers import error_header, header, is_error_header, split_header
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.present.report import formula_text
 from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
 from supersheet.engine.scenarios.expression import Bound, bind_expression
-from supersheet.engine.scenarios.grid import Grid, parse_vary
+from supersheet.engine.scenarios.grid import Grid, build_grid
 from supersheet.engine.workbook import Workbook, open_workbook
 from supersheet.units import DIMENSIONLESS, parse_unit
 
@@ -38,7 +36,7 @@ class SweepSpec:
     show: list[str] | None = None
     where: str | None = None
     where_origin: Any = None
-    entry: Entry | None = None
+    block: SweepBlock | None = None   # as written in the sheet (None for an ad hoc sweep)
 
 
 @dataclass
@@ -78,29 +76,43 @@ class Plan:
         return len(next(iter(self.draws.values()))) if self.draws else 1
 
 
-def sweep_specs(workbook: Workbook) -> dict[str, Entry]:
+def sweep_specs(workbook: Workbook) -> dict[str, SweepBlock]:
     return workbook.model.root.sweeps if workbook.model.root else {}
 
 
-def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
-    entry = sweep_specs(workbook).get(name)
-    if entry is None:
+def sweep_block(workbook: Workbook, name: str) -> SweepBlock:
+    block = sweep_specs(workbook).get(name)
+    if block is None:
         from supersheet.engine.base.diagnostics import did_you_mean
         raise AxisError("E-NAME", f"no sweep named {name!r}", did_you_mean(name, sweep_specs(workbook)))
-    body = entry.value
-    if not isinstance(body, CommentedMap) or "vary" not in body:
-        raise AxisError("E-SHEET", f"sweep {name!r} needs 'vary'")
-    unknown = set(body) - {"vary", "show", "where", "expect", "doc"}
-    if unknown:
-        raise AxisError("E-SHEET", f"unknown key {sorted(unknown)[0]!r} in sweep {name!r}")
-    show = body.get("show")
-    show_list = [str(s) for s in show] if isinstance(show, CommentedSeq) else ([str(show)] if show else None)
-    where = str(body["where"]) if body.get("where") is not None else None
-    origin = None
-    if where is not None:
-        sheet = workbook.model.root.file  # type: ignore[union-attr]
-        origin = Positions(sheet.file, sheet.text.splitlines()).text_origin(body, "where", where)
-    return SweepSpec(name, parse_vary(workbook, body["vary"]), show_list, where, origin, entry)
+    return block
+
+
+def load_sweep(workbook: Workbook, name: str) -> SweepSpec:
+    """The sheet's sweep `name`, its axes built (its first problem raised, at its place)."""
+    spec, problems = checked_sweep(workbook, name)
+    if problems:
+        raise problems[0]
+    assert spec is not None
+    return spec
+
+
+def checked_sweep(workbook: Workbook, name: str) -> tuple[SweepSpec | None, list[AxisError]]:
+    """The sweep `name` with its axes built, or every problem found without running it,
+    each at its own place: its shape, each axis, each unknown `show` cell."""
+    block = sweep_block(workbook, name)
+    if block.problems or block.vary is None:
+        return None, [AxisError.of(d) for d in block.problems]
+    grid, problems = build_grid(workbook, block.vary)
+    for shown in block.show or ():
+        if workbook.key_for(shown.value) is None:
+            problems.append(AxisError("E-NAME", f"'show' names unknown cell {shown.value!r}",
+                                      workbook.name_hint(shown.value), shown.span))
+    if problems or grid is None:
+        return None, problems
+    show = [w.value for w in block.show] if block.show is not None else None
+    where = block.where
+    return SweepSpec(name, grid, show, where.text if where else None, where.origin if where else None, block), []
 
 
 def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
@@ -128,7 +140,8 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
         if not isinstance(bound, Bound):
             raise AxisError.of(bound)
         if not bound.type.is_bool or bound.type.is_array:
-            raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}")
+            raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}",
+                            span=bound.origin.span(0, len(bound.text)))
         if draws and any(d in workbook.checked.uncertain for d in bound.deps):
             raise AxisError("E-TYPE", "'where' cannot depend on random draws: it selects rows, not samples")
         val, _ = program.compiler(bound.checked).compile_expression(bound.formula.expr)

@@ -116,15 +116,11 @@ def sample_settings(workbook: Workbook, samples: int | None, seed: int | None,
                     max_memory: int | None = None) -> tuple[int, int]:
     """The sheet's `samples:` (a count, or {count, seed}), overridden from the command line;
     refused when the run would need more memory than `max_memory` bytes (default: half the RAM)."""
-    entry = workbook.model.root.samples if workbook.model.root else None
+    written = workbook.model.root.samples if workbook.model.root else None
     count, default_seed = DEFAULT_SAMPLES, DEFAULT_SEED
-    if entry is not None:
-        value = entry.value
-        if isinstance(value, int) and not isinstance(value, bool):
-            count = value
-        elif hasattr(value, "get"):
-            count = int(value.get("count", count))
-            default_seed = int(value.get("seed", default_seed))
+    if written is not None:
+        count = written.count if written.count is not None else count
+        default_seed = written.seed if written.seed is not None else default_seed
     count = samples if samples is not None else count
     if not 1 <= count <= 10_000_000:
         raise SamplingError(f"samples must be between 1 and 10,000,000, got {count}")

@@ -7,11 +7,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml.comments import CommentedSeq
 
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.expect.expect import ExpectationError, Outcome, parse_expectation, static_problem
-from supersheet.engine.load.rawtext import raw_text
+from supersheet.engine.load.specs import Expected, Written
 from supersheet.engine.workbook import Workbook
 
 
@@ -41,29 +40,23 @@ class TestReport:
 STATISTIC = re.compile(r"^(mean|p\d{1,2}(?:\.\d+)?)\(\s*([A-Za-z_][\w.]*)\s*\)$")
 
 
-def expectation_problems(workbook: Workbook, name: str, entry, whole_cell: bool) -> list[Diagnostic]:
+def expectation_problems(workbook: Workbook, name: str, expected: Expected, whole_cell: bool) -> list[Diagnostic]:
     """The expectation's text parsed and compared with its cell's type, without evaluating:
     what `test` would refuse, `check` refuses too."""
-    sheet = workbook.model.root.file  # type: ignore[union-attr]
     key = workbook.key_for(STATISTIC.match(name).group(2) if not whole_cell else name)  # type: ignore[union-attr]
     typ = workbook.checked.cells[key].type if key else None
-    one_per_element = isinstance(entry.value, CommentedSeq)
-    if one_per_element and typ is not None:
+    if expected.items is not None and typ is not None:
         typ = typ.scalar()
-    items = [(entry.value, i) for i in range(len(entry.value))] if one_per_element else [(entry.node, name)]
-    out = []
-    for container, index in items:
-        problem = written_problem(sheet, container, index, name, typ)
+    for written in expected.items if expected.items is not None else (expected.value,):
+        problem = written_problem(written, name, typ)
         if problem is not None:
-            out.append(problem.at(entry.span))
-            break
-    return out
+            return [problem.at(expected.span)]
+    return []
 
 
-def written_problem(sheet: Any, container: Any, index: Any, target: str, typ: Any) -> ExpectationError | None:
+def written_problem(written: Written, target: str, typ: Any) -> ExpectationError | None:
     """What is wrong with one written expectation before any value is compared (None if nothing)."""
-    text, span = raw_text(sheet, container, index)
     try:
-        return static_problem(target, parse_expectation(text, span), typ)
+        return static_problem(target, parse_expectation(written.text, written.span), typ)
     except ExpectationError as e:
         return e

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruamel.yaml.comments import CommentedSeq
 
 from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, sheet_problems
 from supersheet.engine.compile.evaluate import Scenario
 from supersheet.engine.expect.expect import ExpectationError, check_expectation, parse_expectation
-from supersheet.engine.load.rawtext import raw_text
+from supersheet.engine.load.specs import Expected
 from supersheet.engine.verify.blocks import test_blocks
 from supersheet.engine.verify.expectations import STATISTIC, TestReport
 from supersheet.engine.workbook import Workbook
@@ -48,15 +47,14 @@ def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None)
     root = workbook.model.root
     if root is None:
         return report
-    sheet = root.file
-    for name, entry in root.expect.items():
+    for name, expected in root.expect.items():
         statistic = STATISTIC.match(name)
         if statistic:
-            report.extend(_check_statistic(workbook, sampled, name, statistic.group(1), statistic.group(2), entry))
+            report.extend(_check_statistic(workbook, sampled, name, statistic.group(1), statistic.group(2), expected))
             continue
         key = workbook.key_for(name)
         if key is None:
-            report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {name!r}", entry.span,
+            report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {name!r}", expected.span,
                                                  hint=did_you_mean(name, workbook.model.cells)))
             continue
         value = scenario.values.get(key)
@@ -64,36 +62,37 @@ def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None)
             value = sampled.summaries[key].mean
         typ = workbook.checked.cells[key].type
         try:
-            if isinstance(entry.value, CommentedSeq) and isinstance(value, list):
+            if expected.items is not None and isinstance(value, list):
                 for i, item in enumerate(value):
-                    text, span = raw_text(sheet, entry.value, i) if i < len(entry.value) else ("", entry.span)
+                    text, span = (expected.items[i].text, expected.items[i].span) if i < len(expected.items) \
+                        else ("", expected.span)
                     report.outcomes.append(check_expectation(f"{name}[{i}]", parse_expectation(text, span), item,
                                                              typ.scalar() if typ else None))
                 continue
-            text, span = raw_text(sheet, entry.node, name)
-            report.outcomes.append(check_expectation(name, parse_expectation(text, span), value, typ))
+            written = expected.value
+            report.outcomes.append(check_expectation(name, parse_expectation(written.text, written.span), value, typ))
         except ExpectationError as e:
-            report.diagnostics.append(e.at(entry.span))
+            report.diagnostics.append(e.at(expected.span))
     return report
 
 
-def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str, cell: str, entry) -> TestReport:
+def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str, cell: str,
+                     expected: Expected) -> TestReport:
     report = TestReport()
     key = workbook.key_for(cell)
     if key is None:
-        report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", entry.span,
+        report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", expected.span,
                                              hint=did_you_mean(cell, workbook.model.cells)))
         return report
     if sampled is None or key not in sampled.summaries:
-        report.diagnostics.append(Diagnostic("E-TYPE", f"{name}: {cell} depends on no random draw", entry.span,
+        report.diagnostics.append(Diagnostic("E-TYPE", f"{name}: {cell} depends on no random draw", expected.span,
                                              hint=f"expect the value itself: {cell}: …"))
         return report
     summary = sampled.summaries[key]
     value = summary.mean if statistic == "mean" else sampled.percentile(key, float(statistic[1:]))
-    text, span = raw_text(workbook.model.root.file, entry.node, name)
     try:
-        report.outcomes.append(check_expectation(name, parse_expectation(text, span), value,
+        report.outcomes.append(check_expectation(name, parse_expectation(expected.value.text, expected.value.span), value,
                                                  workbook.checked.cells[key].type))
     except ExpectationError as e:
-        report.diagnostics.append(e.at(entry.span))
+        report.diagnostics.append(e.at(expected.span))
     return report
