@@ -53,9 +53,9 @@ def _axis(workbook: Workbook, name: str, values: Any):
             literal_text(checked, key, value)
 
     if isinstance(values, Range):
-        return range_axis(workbook, name, str(text(values.start)), str(text(values.stop)),
-                          times=None if values.times is None else repr(float(values.times)),
-                          step=None if values.step is None else str(text(values.step)),
+        return range_axis(workbook, name, text(values.start), text(values.stop),   # numbers stay numbers
+                          times=None if values.times is None else float(values.times),
+                          step=None if values.step is None else text(values.step),
                           count=values.count, scale=values.scale)
     items = list(values) if isinstance(values, (list, tuple)) else [values]
     return value_axis(workbook, name, [text(v) for v in items])

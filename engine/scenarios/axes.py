@@ -29,7 +29,7 @@ from supersheet.engine.base.types import Type
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
 from supersheet.engine.load.positions import scalar_text
-from supersheet.engine.load.specs import AxisSpec
+from supersheet.engine.load.specs import AxisSpec, Written
 from supersheet.engine.workbook import OverrideError, Workbook, literal_type_of
 from supersheet.units import DIMENSIONLESS
 
@@ -145,6 +145,19 @@ def literal_value(text: str) -> tuple[A.Node, float | bool]:
         raise AxisError("E-UNIT", f"{e.message} in {text!r}", e.hint) from None
 
 
+def _literal(value: str | float) -> tuple[A.Node, float | bool]:
+    """A range's bound or step: a typed number as it is, text through the formula parser."""
+    number = _plain(value) if not isinstance(value, str) else None
+    if number is not None:
+        return A.Number(number, None, (0, 0)), number
+    return literal_value(_written(value))
+
+
+def _written(value: str | float) -> str:
+    """How a bound is shown in a message: as the user wrote it (a typed number as YAML writes it)."""
+    return value if isinstance(value, str) else str(scalar_text(value))
+
+
 def _magnitude(node: A.Node) -> float | bool:
     from supersheet.units import parse_unit
     if isinstance(node, A.Bool):
@@ -250,14 +263,18 @@ CLI_WORDS = {"from": "FROM", "to": "TO", "times": "the factor (FROM..TO*FACTOR)"
              "count": "the count (FROM..TO:COUNT)"}
 
 
-def range_axis(workbook: Workbook, name: str, start: str, stop: str, *, times: str | None = None,
-               step: str | None = None, count: int | None = None, scale: str = "linear",
-               words: dict[str, str] = YAML_WORDS) -> Axis:
-    """A range axis: its bounds checked, its size counted; values built when needed."""
+def range_axis(workbook: Workbook, name: str, start: str | float, stop: str | float, *,
+               times: str | float | None = None, step: str | float | None = None, count: int | None = None,
+               scale: str = "linear", words: dict[str, str] = YAML_WORDS) -> Axis:
+    """A range axis: its bounds checked, its size counted; values built when needed.
+    Bounds and step are literals as written, or numbers (a sheet's typed YAML numbers)."""
     from supersheet.units import parse_unit
     key, expected, shapes = axis_cell(workbook, name)
-    start_node, lo = literal_value(start)
-    stop_node, hi = literal_value(stop)
+    start_node, lo = _literal(start)
+    stop_node, hi = _literal(stop)
+    start, stop = _written(start), _written(stop)
+    times_value, times = times, (None if times is None else _written(times))
+    step_value, step = step, (None if step is None else _written(step))   # the value to read, the text to show
     typ = _type_of(start_node)
     if typ.kind != "number" or _type_of(stop_node).kind != "number":
         raise AxisError("E-TYPE", f"range of {name} needs numbers or quantities, got {start!r} to {stop!r}")
@@ -270,7 +287,7 @@ def range_axis(workbook: Workbook, name: str, start: str, stop: str, *, times: s
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise AxisError("E-SHEET", f"range of {name} needs finite bounds, got {start!r} to {stop!r}")
     if times is not None:
-        ratio = _plain(times)
+        ratio = _plain(times_value)
         if ratio is None:
             raise AxisError("E-SHEET", f"{words['times']} of {name} must be a plain number, got {times!r}")
         if not ratio > 1 or lo <= 0:
@@ -279,7 +296,7 @@ def range_axis(workbook: Workbook, name: str, start: str, stop: str, *, times: s
         n = _count(name, math.log(hi / lo) / math.log(ratio) + 1e-9 + 1 if hi >= lo else 0, words)
         spaced = Spaced(lo, hi, n, "times", ratio, factor, unit)
     elif step is not None:
-        step_node, by = literal_value(step)
+        step_node, by = _literal(step_value)  # type: ignore[arg-type]
         if _type_of(step_node).dims != typ.dims:
             raise AxisError("E-UNIT", f"range of {name}: {words['step']} {step!r} and {start!r} have different "
                                       "dimensions")
@@ -341,6 +358,12 @@ def _count(name: str, n: float, words: dict[str, str]) -> int:
     return n
 
 
+def _bound(written: Written) -> str | float:
+    """A range's part from the sheet: a typed YAML number stays a number (never text re-parsed)."""
+    value = written.value
+    return value if isinstance(value, str) else (_plain(value) if _plain(value) is not None else _written(value))
+
+
 def spec_axis(workbook: Workbook, spec: AxisSpec) -> Axis:
     """One axis of a sheet's `vary:` (load/specs.py): a list, a range, or import paths.
     A problem is located at the axis's name, or at the value it is about."""
@@ -357,9 +380,8 @@ def spec_axis(workbook: Workbook, spec: AxisSpec) -> Axis:
     try:
         if spec.range is not None:
             r = spec.range
-            return range_axis(workbook, name, str(scalar_text(r.start.value)), str(scalar_text(r.stop.value)),
-                              times=scalar_text(r.times.value) if r.times else None,
-                              step=scalar_text(r.step.value) if r.step else None, count=r.count, scale=r.scale)
+            return range_axis(workbook, name, _bound(r.start), _bound(r.stop), times=_bound(r.times) if r.times else None,
+                              step=_bound(r.step) if r.step else None, count=r.count, scale=r.scale)
         return value_axis(workbook, name, [v.value for v in spec.values], [v.span for v in spec.values])
     except AxisError as e:
         raise located(e, spec.span) from None

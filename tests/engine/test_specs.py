@@ -168,3 +168,27 @@ def test_a_formula_problem_of_a_block_is_at_the_formula(tmp_path):
     found = [(d.code, d.span.line, d.span.col) for d in validate_blocks(workbook)]
     assert found == [("E-TYPE", 7, 12), ("E-TYPE", 12, 15)]
 
+
+
+def test_a_range_of_typed_numbers_reaches_its_axis_as_numbers(tmp_path, monkeypatch):
+    """`{from: 0.1, to: 0.5, step: 0.1}` is numbers in the YAML: they are never turned
+    into text and parsed again (a quantity such as `1 KiB` is text, and is parsed)."""
+    from supersheet.engine.scenarios import axes
+    from supersheet.engine.scenarios.sweep import load_sweep
+    seen: list[str] = []
+    real = axes.parse_formula
+    monkeypatch.setattr(axes, "parse_formula", lambda text: seen.append(text) or real(text))
+    workbook = open_workbook(_write(tmp_path, """\
+        cells:
+          x: 1
+          message: 1 MiB
+        sweeps:
+          plain:
+            vary: {x: {from: 0.1, to: 0.5, step: 0.1}}
+          sized:
+            vary: {message: {from: 1 KiB, to: 4 KiB, times: 2}}
+        """))
+    (axis,) = load_sweep(workbook, "plain").grid.axes
+    assert axis.values.tolist() == [0.1, 0.2, 0.3, 0.4, 0.5] and seen == []
+    (sized,) = load_sweep(workbook, "sized").grid.axes
+    assert sized.size == 3 and seen == ["1 KiB", "4 KiB"]
