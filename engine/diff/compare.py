@@ -197,9 +197,8 @@ def _affected(sheets: list[Path], changed: set[Path]) -> list[Path]:
             sheet = load_sheet(path)
             entries = list(sheet.use.values()) + ([sheet.extends] if sheet.extends else [])
             for entry in entries:
-                value = entry.value
-                target = value if isinstance(value, str) else (value.get("sheet") if hasattr(value, "get") else None)
-                if isinstance(target, str) and root.allows(path.parent / target):
+                target = entry.target
+                if target is not None and root.allows(path.parent / target):
                     targets.add((path.parent / target).resolve())
         imports[path] = targets
         pending.extend(t for t in targets if t not in imports)

@@ -63,6 +63,13 @@ class Entry:
     span: Span
     node: Any = None
 
+    @property
+    def target(self) -> str | None:
+        """The sheet it names (`use: {a: x.yaml}`, `{sheet: x.yaml, set: …}`, `extends: x.yaml`),
+        None when it is not written as a path — so no later stage reads the YAML value."""
+        value = self.value.get("sheet") if isinstance(self.value, CommentedMap) else self.value
+        return value if isinstance(value, str) else None
+
 
 @dataclass
 class SheetFile:

@@ -145,15 +145,16 @@ def literal_value(text: str) -> tuple[A.Node, float | bool]:
         raise AxisError("E-UNIT", f"{e.message} in {text!r}", e.hint) from None
 
 
-def _literal(value: str | float) -> tuple[A.Node, float | bool]:
-    """A range's bound or step: a typed number as it is, text through the formula parser."""
+def literal(value: str | float) -> tuple[A.Node, float | bool]:
+    """A literal written as text (through the formula parser) or a typed number (as it is):
+    a range's bound or step, a goal seek's `between`."""
     number = _plain(value) if not isinstance(value, str) else None
     if number is not None:
         return A.Number(number, None, (0, 0)), number
-    return literal_value(_written(value))
+    return literal_value(written_text(value))
 
 
-def _written(value: str | float) -> str:
+def written_text(value: str | float) -> str:
     """How a bound is shown in a message: as the user wrote it (a typed number as YAML writes it)."""
     return value if isinstance(value, str) else str(scalar_text(value))
 
@@ -270,11 +271,11 @@ def range_axis(workbook: Workbook, name: str, start: str | float, stop: str | fl
     Bounds and step are literals as written, or numbers (a sheet's typed YAML numbers)."""
     from supersheet.units import parse_unit
     key, expected, shapes = axis_cell(workbook, name)
-    start_node, lo = _literal(start)
-    stop_node, hi = _literal(stop)
-    start, stop = _written(start), _written(stop)
-    times_value, times = times, (None if times is None else _written(times))
-    step_value, step = step, (None if step is None else _written(step))   # the value to read, the text to show
+    start_node, lo = literal(start)
+    stop_node, hi = literal(stop)
+    start, stop = written_text(start), written_text(stop)
+    times_value, times = times, (None if times is None else written_text(times))
+    step_value, step = step, (None if step is None else written_text(step))   # the value to read, the text to show
     typ = _type_of(start_node)
     if typ.kind != "number" or _type_of(stop_node).kind != "number":
         raise AxisError("E-TYPE", f"range of {name} needs numbers or quantities, got {start!r} to {stop!r}")
@@ -296,7 +297,7 @@ def range_axis(workbook: Workbook, name: str, start: str | float, stop: str | fl
         n = _count(name, math.log(hi / lo) / math.log(ratio) + 1e-9 + 1 if hi >= lo else 0, words)
         spaced = Spaced(lo, hi, n, "times", ratio, factor, unit)
     elif step is not None:
-        step_node, by = _literal(step_value)  # type: ignore[arg-type]
+        step_node, by = literal(step_value)  # type: ignore[arg-type]
         if _type_of(step_node).dims != typ.dims:
             raise AxisError("E-UNIT", f"range of {name}: {words['step']} {step!r} and {start!r} have different "
                                       "dimensions")
@@ -361,7 +362,7 @@ def _count(name: str, n: float, words: dict[str, str]) -> int:
 def _bound(written: Written) -> str | float:
     """A range's part from the sheet: a typed YAML number stays a number (never text re-parsed)."""
     value = written.value
-    return value if isinstance(value, str) else (_plain(value) if _plain(value) is not None else _written(value))
+    return value if isinstance(value, str) else (_plain(value) if _plain(value) is not None else written_text(value))
 
 
 def spec_axis(workbook: Workbook, spec: AxisSpec) -> Axis:

@@ -20,10 +20,10 @@ from supersheet.engine.compile.evaluate import Scenario, compile_program
 from supersheet.engine.compile.values import Source
 from supersheet.engine.expect.assume import violations
 from supersheet.engine.formula import ast as A
-from supersheet.engine.load.specs import ChoiceBlock, Expression, SolveBlock
+from supersheet.engine.load.specs import ChoiceBlock, Expression, SolveBlock, Written
 from supersheet.engine.present.headers import header, is_error_header
 from supersheet.engine.present.present import display_unit, unit_factor
-from supersheet.engine.scenarios.axes import AxisError, literal_value, rebind
+from supersheet.engine.scenarios.axes import AxisError, literal, rebind, written_text
 from supersheet.engine.scenarios.choice_tally import ChoiceRow
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, parse_vary
@@ -73,7 +73,9 @@ def goal_sides(workbook: Workbook, goal: str, origin: Origin) -> tuple[Bound, A.
     return bound, expr.left, expr.right
 
 
-def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], goal_origin: Origin | None = None) -> Solution:
+def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, str | float],
+          goal_origin: Origin | None = None) -> Solution:
+    """`goal` met by varying `vary` between two literals (text as written, or typed numbers)."""
     key = workbook.key_for(vary)
     if key is None:
         raise AxisError("E-NAME", f"unknown cell {vary!r}", workbook.name_hint(vary))
@@ -85,6 +87,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
                          f"vary a cell that {goal} is computed from")
     lo_node, lo = _bound(workbook, key, between[0])
     hi_node, hi = _bound(workbook, key, between[1])
+    between = (written_text(between[0]), written_text(between[1]))   # as the messages show them
     lo, hi = float(lo), float(hi)
     if lo > hi:
         lo, hi = hi, lo
@@ -143,19 +146,20 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str, str], go
     return Solution(key, root, scenario, goal)
 
 
-def _bound(workbook: Workbook, key: str, text: str) -> tuple[A.Node, float]:
+def _bound(workbook: Workbook, key: str, given: str | float) -> tuple[A.Node, float]:
     """One end of `between`, checked against the varied cell's type (E-UNIT as for --set)."""
     from supersheet.engine.scenarios.axes import check_override
     from supersheet.engine.workbook import OverrideError
     from supersheet.units import UnitError
+    text = written_text(given)
     try:
-        node, value = literal_value(text)
+        node, value = literal(given)
         check_override(workbook, key, node)
     except UnitError as e:
         raise AxisError("E-UNIT", f"between: {e.message} in {text!r}", e.hint) from None
     except OverrideError as e:
         raise AxisError(e.code, f"between: {text}: {e.message}", e.hint) from None
-    return node, value
+    return node, value  # type: ignore[return-value]
 
 
 def _fmt(value: float, unit: str | None) -> str:
@@ -194,7 +198,13 @@ def solve_entry(workbook: Workbook, name: str) -> tuple[Solution, SolveBlock]:
     block = solve_block(workbook, name)
     assert block.goal is not None and block.between is not None
     low, high = block.between
-    return solve(workbook, block.vary, block.goal.text, (low.text, high.text), block.goal.origin), block
+    return solve(workbook, block.vary, block.goal.text, (_given(low), _given(high)), block.goal.origin), block
+
+
+def _given(bound: Written) -> str | float:
+    """An end of a sheet's `between`: a typed YAML number stays a number (never text parsed again)."""
+    value = bound.value
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else bound.text
 
 
 # -- choose -----------------------------------------------------------------

@@ -192,3 +192,29 @@ def test_a_range_of_typed_numbers_reaches_its_axis_as_numbers(tmp_path, monkeypa
     assert axis.values.tolist() == [0.1, 0.2, 0.3, 0.4, 0.5] and seen == []
     (sized,) = load_sweep(workbook, "sized").grid.axes
     assert sized.size == 3 and seen == ["1 KiB", "4 KiB"]
+
+
+def test_a_goal_seek_between_typed_numbers_reads_them_as_numbers(tmp_path, monkeypatch):
+    from supersheet.engine.scenarios import axes
+    from supersheet.engine.scenarios.solve import solve_entry
+    seen: list[str] = []
+    real = axes.parse_formula
+    monkeypatch.setattr(axes, "parse_formula", lambda text: seen.append(text) or real(text))
+    workbook = open_workbook(_write(tmp_path, """\
+        cells:
+          tp: 1
+          step: = 10 ms / tp
+        solve:
+          plain:
+            vary: tp
+            goal: step == 2.5 ms
+            between: [1, 64]
+          quantities:
+            vary: step
+            goal: step == 2.5 ms
+            between: [1 ms, 10 ms]
+        """))
+    solution, block = solve_entry(workbook, "plain")
+    assert abs(solution.value - 4) < 1e-9 and block.name == "plain" and seen == []
+    solve_entry(workbook, "quantities")
+    assert seen == ["1 ms", "10 ms"]
