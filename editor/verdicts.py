@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ruamel.yaml.comments import CommentedMap
-
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.expect.assume import holds, violation_diagnostic, violations
@@ -42,8 +40,8 @@ def has_block_expectations(model: Model) -> bool:
     root = model.root
     if root is None:
         return False
-    return any(isinstance(entry.value, CommentedMap) and "expect" in entry.value and entry.span.file == root.file.file
-               for entries in (root.sweeps, root.solve, root.choose) for entry in entries.values())
+    return any(block.expect is not None and block.span.file == root.file.file
+               for blocks in (root.sweeps, root.solve, root.choose) for block in blocks.values())
 
 
 def block_verdicts(path: Path, text: str) -> list[Verdict]:
