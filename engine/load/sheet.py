@@ -505,6 +505,8 @@ def _input_hint(name: str, text: str) -> str:
     if word in ("yes", "no", "on", "off", "y", "n"):   # YAML 1.1's booleans are text in YAML 1.2
         return f"a condition's value is true or false (YAML 1.2 reads {text.strip()} as text): {name}: " \
                f"{'true' if word in ('yes', 'on', 'y') else 'false'}"
+    if word.lstrip(".+-") in ("inf", "infinity", "nan"):   # not a value a plan can hold: an overflow is #NUM
+        return "a value is a finite number: infinity and NaN are not values (a result that overflows is #NUM)"
     if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", text):   # `fast`: a word is not a value
         return (f"a value is a number, a quantity (80 GB) or true/false; to copy another cell write "
                 f"{name}: = {text.strip()}")

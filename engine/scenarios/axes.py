@@ -151,6 +151,9 @@ def literal(value: str | float) -> tuple[A.Node, float | bool]:
     number = _plain(value) if not isinstance(value, str) else None
     if number is not None:
         return A.Number(number, None, (0, 0)), number
+    if isinstance(value, float) and not math.isfinite(value):   # YAML reads 1e400 as infinity
+        raise AxisError("E-SHEET", "a bound or step is not a finite number (beyond ±1.8e308)",
+                        "write a number a float can hold, at most about 1.8e308")
     return literal_value(written_text(value))
 
 
@@ -362,6 +365,8 @@ def _count(name: str, n: float, words: dict[str, str]) -> int:
 def _bound(written: Written) -> str | float:
     """A range's part from the sheet: a typed YAML number stays a number (never text re-parsed)."""
     value = written.value
+    if isinstance(value, float) and not math.isfinite(value):
+        return value            # 1e400 read as infinity: refused as such by literal(), not shown as 'inf'
     return value if isinstance(value, str) else (_plain(value) if _plain(value) is not None else written_text(value))
 
 

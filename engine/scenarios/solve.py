@@ -163,7 +163,12 @@ def _bound(workbook: Workbook, key: str, given: str | float) -> tuple[A.Node, fl
 
 
 def _fmt(value: float, unit: str | None) -> str:
+    """A goal's difference at a bound; where it is no number (overflow, sqrt(-1)) it is the error value."""
+    import math
+
     from supersheet.units import format_number
+    if not math.isfinite(value):
+        return "#NUM (no finite value)"
     return format_number(value) + (f" {unit}" if unit else "")
 
 

@@ -106,3 +106,30 @@ def test_samples_that_are_errors_are_counted_in_the_display(run_cli, write_sheet
     line = next(line for line in result.out.splitlines() if line.strip().startswith("y "))
     assert "of 1,000 samples are error values" in line
     _no_number_words(result.out)
+
+
+def test_messages_never_show_a_non_number_as_a_value(run_cli, write_sheet):
+    """Found by the fuzzing campaign: a range bound of 1e400 (YAML reads it as infinity), a
+    goal whose difference is no number at the bounds, and an input written `inf`."""
+    sheet = write_sheet("""
+cells:
+  c0: 3
+  v4: = sqrt(c0 - 200)
+sweeps:
+  s:
+    vary: {c0: {from: 1, to: 1e400, step: 1}}
+    show: [v4]
+solve:
+  g:
+    vary: c0
+    goal: v4 == 4
+    between: [0.1, 100]
+""")
+    checked = run_cli("check", str(sheet))
+    assert checked.code == 2
+    assert "sweep 's': a bound or step is not a finite number" in checked.err
+    assert "the difference is #NUM (no finite value) at c0 = 0.1" in checked.err
+    _no_number_words(checked.out + checked.err)
+    word = run_cli("check", str(write_sheet("cells:\n  c2: inf\n")))
+    assert word.code == 2 and "infinity and NaN are not values" in word.err
+    assert "= inf" not in word.err
