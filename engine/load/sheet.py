@@ -506,7 +506,7 @@ def _input_hint(name: str, text: str) -> str:
         return f"a condition's value is true or false (YAML 1.2 reads {text.strip()} as text): {name}: " \
                f"{'true' if word in ('yes', 'on', 'y') else 'false'}"
     if word.lstrip(".+-") in ("inf", "infinity", "nan"):   # not a value a plan can hold: an overflow is #NUM
-        return "a value is a finite number: infinity and NaN are not values (a result that overflows is #NUM)"
+        return "a value is a finite number, at most about 1.8e308 (a result that overflows is the error value #NUM)"
     if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", text):   # `fast`: a word is not a value
         return (f"a value is a number, a quantity (80 GB) or true/false; to copy another cell write "
                 f"{name}: = {text.strip()}")

@@ -131,5 +131,9 @@ solve:
     assert "the difference is #NUM (no finite value) at c0 = 0.1" in checked.err
     _no_number_words(checked.out + checked.err)
     word = run_cli("check", str(write_sheet("cells:\n  c2: inf\n")))
-    assert word.code == 2 and "infinity and NaN are not values" in word.err
+    assert word.code == 2 and "a value is a finite number, at most about 1.8e308" in word.err
     assert "= inf" not in word.err
+    _no_number_words(word.err.replace("c2: inf", ""))   # the sheet's own line, quoted
+    huge = run_cli("check", str(write_sheet("cells:\n  c2: 1e400\n")))
+    assert huge.code == 2 and "at most about 1.8e308" in huge.err
+    _no_number_words(huge.out + huge.err)
