@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -189,11 +189,16 @@ def _first_sign_change(xs: np.ndarray, fs: np.ndarray) -> tuple[float, float, fl
 
 
 def solve_block(workbook: Workbook, name: str) -> SolveBlock:
-    blocks = workbook.model.root.solve if workbook.model.root else {}
+    """The solve `name` as written (a problem of its shape raised)."""
+    return _named_block(workbook.model.root.solve if workbook.model.root else {}, "solve", name)
+
+
+def _named_block(blocks: Mapping[str, Any], kind: str, name: str) -> Any:
+    """A sheet's block by name: E-NAME (with did-you-mean) if there is none, its first shape problem raised."""
     block = blocks.get(name)
     if block is None:
         from supersheet.engine.base.diagnostics import did_you_mean
-        raise AxisError("E-NAME", f"no solve named {name!r}", did_you_mean(name, blocks))
+        raise AxisError("E-NAME", f"no {kind} named {name!r}", did_you_mean(name, blocks))
     if block.problems:
         raise AxisError.of(block.problems[0])
     return block
@@ -335,11 +340,4 @@ def choice_entry(workbook: Workbook, name: str, top: int | None = None,
 
 def choice_block(workbook: Workbook, name: str) -> ChoiceBlock:
     """The choice `name` as written (a problem of its shape raised)."""
-    blocks = workbook.model.root.choose if workbook.model.root else {}
-    block = blocks.get(name)
-    if block is None:
-        from supersheet.engine.base.diagnostics import did_you_mean
-        raise AxisError("E-NAME", f"no choice named {name!r}", did_you_mean(name, blocks))
-    if block.problems:
-        raise AxisError.of(block.problems[0])
-    return block
+    return _named_block(workbook.model.root.choose if workbook.model.root else {}, "choice", name)
