@@ -109,17 +109,13 @@ def write_cell(doc: Any, root: Merged | None, cell: Cell, text: str, yaml: YAML,
 def _inherited_use(root: Merged, alias: str, path: Path) -> CommentedMap | None:
     """A copy, for the sheet at `path`, of an import entry it inherits through `extends`."""
     inherited = root.use.get(alias)
-    if inherited is None:
+    if inherited is None or inherited.target is None:
         return None
     base_file = Path(inherited.span.file)
-    value = inherited.value
-    target = value if isinstance(value, str) else value.get("sheet") if isinstance(value, CommentedMap) else None
-    if not isinstance(target, str):
-        return None
-    rel = os.path.relpath(os.path.normpath(base_file.parent / target), path.parent)
+    rel = os.path.relpath(os.path.normpath(base_file.parent / inherited.target), path.parent)
     entry = flow({"sheet": Path(rel).as_posix()})
-    if isinstance(value, CommentedMap) and isinstance(value.get("set"), CommentedMap):
-        entry["set"] = flow(dict(value["set"]))
+    if inherited.written_sets is not None:
+        entry["set"] = flow(dict(inherited.written_sets))
     return entry
 
 

@@ -164,9 +164,9 @@ def diff_against_revision(revision: str, paths: list[str], cwd: Path) -> list[Sh
 
 def diff_variant(variant: str) -> list[SheetDiff]:
     sheet = load_sheet(variant)
-    if sheet.extends is None or not isinstance(sheet.extends.value, str):
+    if sheet.extends is None or sheet.extends.target is None:
         raise ValueError(f"{variant} does not extend a base sheet")
-    base = Path(variant).parent / sheet.extends.value
+    base = Path(variant).parent / sheet.extends.target
     base_wb, variant_wb = open_workbook(base), open_workbook(variant)
     return [diff_workbooks(variant, base_wb, variant_wb, f"base {os.path.normpath(base)}", "variant")]
 

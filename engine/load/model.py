@@ -13,14 +13,12 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ruamel.yaml.comments import CommentedMap
-
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.sheetroot import SheetRoot, import_problem, root_for
 from supersheet.engine.formula.ast import Formula, copy_tree
-from supersheet.engine.load.sheet import CellSpec, Entry, SheetFile, load_sheet, read_inline_values
+from supersheet.engine.load.sheet import CellSpec, ImportSpec, SheetFile, load_sheet, read_inline_values
 from supersheet.engine.load.specs import ChoiceBlock, Expected, SamplesSpec, SolveBlock, SweepBlock
 
 CONDITIONS = ("check", "assume")   # cell kinds that are conditions: checks (findings) and assumptions (9.2)
@@ -68,7 +66,7 @@ class Merged:
     file: SheetFile
     title: str
     doc: str
-    use: dict[str, Entry]
+    use: dict[str, ImportSpec]
     cells: dict[str, CellSpec]
     checks: dict[str, CellSpec]
     assume: dict[str, CellSpec]
@@ -188,7 +186,7 @@ class _Loader:
             self.diagnostics.append(Diagnostic("E-IMPORT", problem, span))
         return problem is not None
 
-    def room_for(self, model: "Model", child: Merged, entry: Entry) -> bool:
+    def room_for(self, model: "Model", child: Merged, entry: ImportSpec) -> bool:
         """Whether one more copy of `child` keeps the expanded sheet under the
         cell limit (checked before copying: a fan-out of imports doubles per level)."""
         if self.cells_over_limit:
@@ -215,10 +213,9 @@ class _Loader:
         merged.use_files = {alias: sheet for alias in sheet.use}
         if sheet.extends is None:
             return merged
-        target = sheet.extends.value
-        if not isinstance(target, str):
-            self.diagnostics.append(Diagnostic("E-SHEET", "'extends' must be the path of a base sheet",
-                                               sheet.extends.span))
+        target = sheet.extends.target
+        if target is None:
+            self.diagnostics.extend(sheet.extends.problems)
             return merged
         base_path = path.parent / target
         if self.refused(base_path, target, sheet.extends.span, chain + (resolved,)):
@@ -343,9 +340,9 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
     twins: dict[tuple, Scope] = {}    # (file, set:) -> the scope of its first import by this sheet
     for alias, entry in merged.use.items():
         scope.broken.add(alias)  # until it loads: uses of alias.NAME must not add E-NAME to the E-IMPORT
-        written_in = merged.use_file(alias)
-        base_dir = written_in.path.parent
-        target, set_specs = _read_use(loader, model, written_in, entry)
+        base_dir = merged.use_file(alias).path.parent
+        model.diagnostics.extend(entry.problems)
+        target, set_specs = entry.target, dict(entry.sets)
         if overrides and alias in overrides:
             target = overrides[alias]
         if target is None:
@@ -387,24 +384,6 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
 def _set_signature(sets: dict[str, CellSpec]) -> tuple:
     """What a `set:` says, as written: two imports whose set: read the same in one sheet get the same values."""
     return tuple(sorted((name, spec.kind, spec.text, spec.unit or "", spec.digits or 0) for name, spec in sets.items()))
-
-
-def _read_use(loader: _Loader, model: Model, sheet: SheetFile, entry: Entry) -> tuple[str | None, dict[str, CellSpec]]:
-    value = entry.value
-    if isinstance(value, str):
-        return value, {}
-    if isinstance(value, CommentedMap) and isinstance(value.get("sheet"), str):
-        sets: dict[str, CellSpec] = {}
-        set_node = value.get("set")
-        if isinstance(set_node, CommentedMap):
-            sets, problems = read_inline_values(sheet, set_node)
-            model.diagnostics.extend(problems)
-        elif set_node is not None:
-            model.diagnostics.append(Diagnostic("E-SHEET", "'set' must be a mapping of cell: value", entry.span))
-        return value["sheet"], sets
-    model.diagnostics.append(Diagnostic("E-SHEET", f"import {entry.name!r} must be a path or {{sheet: path, set: {{...}}}}",
-                                        entry.span))
-    return None, {}
 
 
 def parse_override_value(text: str, origin_file: str = "<--set>") -> tuple[CellSpec | None, list[Diagnostic]]:

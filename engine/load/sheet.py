@@ -10,8 +10,10 @@ by the same constructor; the editor keeps its own round-trip document
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -54,21 +56,23 @@ class CellSpec:
     source: str | None = None
 
 
-@dataclass
-class Entry:
-    """An import (`use`) or a base (`extends`) as written, with its position."""
+@dataclass(frozen=True)
+class ImportSpec:
+    """An import (`use: alias`) or a base (`extends`), read once when its file loads.
+
+    `target` is the sheet it names (`use: {a: x.yaml}`, `{sheet: x.yaml, set: …}`,
+    `extends: x.yaml`), None when it is not written as a path; `sets` are its
+    `set:` values read as cells are, and `written_sets` the same values as YAML
+    typed them (the editor copies an inherited import with them). `problems`
+    (its shape, its `set:` values) are reported where the import is resolved,
+    each time it is, as before: no later stage reads its YAML."""
 
     name: str
-    value: Any
     span: Span
-    node: Any = None
-
-    @property
-    def target(self) -> str | None:
-        """The sheet it names (`use: {a: x.yaml}`, `{sheet: x.yaml, set: …}`, `extends: x.yaml`),
-        None when it is not written as a path — so no later stage reads the YAML value."""
-        value = self.value.get("sheet") if isinstance(self.value, CommentedMap) else self.value
-        return value if isinstance(value, str) else None
+    target: str | None
+    sets: Mapping[str, CellSpec] = field(default_factory=lambda: MappingProxyType({}))
+    written_sets: tuple[tuple[str, Any], ...] | None = None    # None: no `set:` mapping
+    problems: tuple[Diagnostic, ...] = ()
 
 
 @dataclass
@@ -76,8 +80,8 @@ class SheetFile:
     path: Path
     title: str = ""
     doc: str = ""
-    extends: Entry | None = None
-    use: dict[str, Entry] = field(default_factory=dict)
+    extends: ImportSpec | None = None
+    use: dict[str, ImportSpec] = field(default_factory=dict)
     cells: dict[str, CellSpec] = field(default_factory=dict)
     checks: dict[str, CellSpec] = field(default_factory=dict)
     assume: dict[str, CellSpec] = field(default_factory=dict)   # assumptions: the model's boundaries (format 9.2)
@@ -294,14 +298,14 @@ class _Reader(Positions):
         sheet.title = str(document.get("title") or "")
         sheet.doc = str(document.get("doc") or "")
         if "extends" in document:
-            sheet.extends = Entry("extends", document["extends"], self.key_span(document, "extends"))
+            sheet.extends = self.base(document)
         specs = SpecReader(self)
         if "samples" in document:
             sheet.samples = specs.samples(document)
             self.check_samples(document)
         uses = self.block(document, "use") if "use" in document else None
         if uses:
-            sheet.use = {str(k): Entry(str(k), uses[k], self.key_span(uses, k), uses) for k in uses}
+            sheet.use = {str(k): self.import_spec(uses, k) for k in uses}
         for block, read in (("sweeps", specs.sweeps), ("solve", specs.solves), ("choose", specs.choices),
                             ("expect", specs.expectations)):
             node = self.block(document, block) if block in document else None
@@ -345,6 +349,31 @@ class _Reader(Positions):
             self.error("E-SHEET", f"{block!r} must be a mapping", self.key_span(document, block))
             return None
         return node
+
+    def base(self, document: CommentedMap) -> ImportSpec:
+        """`extends: path`; anything else is a problem, reported when the sheet is merged with its base."""
+        target, span = document["extends"], self.key_span(document, "extends")
+        if isinstance(target, str):
+            return ImportSpec("extends", span, target)
+        return ImportSpec("extends", span, None, problems=(
+            Diagnostic("E-SHEET", "'extends' must be the path of a base sheet", span),))
+
+    def import_spec(self, uses: CommentedMap, key: Any) -> ImportSpec:
+        """`alias: path` or `alias: {sheet: path, set: {name: value, …}}`."""
+        name, value, span = str(key), uses[key], self.key_span(uses, key)
+        if isinstance(value, str):
+            return ImportSpec(name, span, value)
+        if not isinstance(value, CommentedMap) or not isinstance(value.get("sheet"), str):
+            return ImportSpec(name, span, None, problems=(Diagnostic(
+                "E-SHEET", f"import {name!r} must be a path or {{sheet: path, set: {{...}}}}", span),))
+        set_node = value.get("set")
+        if isinstance(set_node, CommentedMap):
+            sets, problems = read_inline_values(self.sheet, set_node, self.lines)
+            return ImportSpec(name, span, value["sheet"], MappingProxyType(sets),
+                              tuple((str(k), set_node[k]) for k in set_node), tuple(problems))
+        problems = () if set_node is None else (
+            Diagnostic("E-SHEET", "'set' must be a mapping of cell: value", span),)
+        return ImportSpec(name, span, value["sheet"], problems=problems)
 
     def read_cells(self, document: CommentedMap) -> None:
         cells = document["cells"]

@@ -218,3 +218,42 @@ def test_a_goal_seek_between_typed_numbers_reads_them_as_numbers(tmp_path, monke
     assert abs(solution.value - 4) < 1e-9 and block.name == "plain" and seen == []
     solve_entry(workbook, "quantities")
     assert seen == ["1 ms", "10 ms"]
+
+
+def test_imports_and_base_are_typed_at_load(tmp_path: Path) -> None:
+    """`use` and `extends` are read once into frozen specs: the sheet each names,
+    its `set:` values read as cells, and its shape problems at the import's line."""
+    _write(tmp_path, "cells:\n  x: 1\n  y: = x\n", "lib.yaml")
+    path = _write(tmp_path, """\
+        extends: base.yaml
+        use:
+          plain: lib.yaml
+          tuned: {sheet: lib.yaml, set: {x: 2 GB, y: = 3}}
+          broken: [lib.yaml]
+          odd: {sheet: lib.yaml, set: 5}
+        cells:
+          z: 1
+        """)
+    sheet = load_sheet(path)
+    assert sheet.extends is not None and sheet.extends.target == "base.yaml"
+    plain, tuned, broken, odd = (sheet.use[a] for a in ("plain", "tuned", "broken", "odd"))
+    assert (plain.target, dict(plain.sets), plain.written_sets, plain.problems) == ("lib.yaml", {}, None, ())
+    assert tuned.target == "lib.yaml" and (tuned.span.line, tuned.span.col) == (4, 3)
+    assert {n: (s.kind, s.text) for n, s in tuned.sets.items()} == {"x": ("input", "2 GB"), "y": ("formula", "= 3")}
+    assert tuned.written_sets == (("x", "2 GB"), ("y", "= 3"))
+    assert broken.target is None and [d.message for d in broken.problems] == [
+        "import 'broken' must be a path or {sheet: path, set: {...}}"]
+    assert odd.target == "lib.yaml" and [d.message for d in odd.problems] == ["'set' must be a mapping of cell: value"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        tuned.target = "other.yaml"  # type: ignore[misc]
+    bad_base = load_sheet(_write(tmp_path, "extends: [base.yaml]\ncells:\n  z: 1\n", "bad.yaml")).extends
+    assert bad_base is not None and bad_base.target is None
+    assert [(d.message, d.span.line) for d in bad_base.problems] == [("'extends' must be the path of a base sheet", 1)]
+
+
+def test_a_set_problem_is_reported_where_the_import_is_resolved(tmp_path: Path) -> None:
+    """A `set:` value that does not parse is reported once per resolution, at its own position."""
+    _write(tmp_path, "cells:\n  x: 1\n", "lib.yaml")
+    path = _write(tmp_path, "use:\n  a: {sheet: lib.yaml, set: {x: = 1 +}}\ncells:\n  z: = a.x\n")
+    diagnostics = open_workbook(path).diagnostics
+    assert [(d.code, d.span.line) for d in diagnostics if d.code == "E-PARSE"] == [("E-PARSE", 2)]
