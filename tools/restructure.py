@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 STAGES: dict[str, list[str]] = {
     "supersheet.engine.base": ["span", "diagnostics", "limits", "gcpause", "sheetroot", "types"],
     "supersheet.engine.formula": ["ast", "lexer", "parser", "functions", "distributions"],
-    "supersheet.engine.load": ["sheet", "model", "fastyaml", "yamlguard", "yamltags", "rawtext"],
+    "supersheet.engine.load": ["sheet", "model", "fastyaml", "yamlguard", "yamltags"],
     "supersheet.engine.check": ["check", "check_calls", "graph", "display_family", "reductions"],
     "supersheet.engine.compile": ["compile", "compile_calls", "values", "evaluate", "scalar"],
     "supersheet.engine": ["workbook"],
@@ -55,6 +55,14 @@ RENAMED: dict[str, str] = {
     "cellwrite": "supersheet.editor.cellwrite",
     "roundtrip": "supersheet.editor.roundtrip",
     "safesave": "supersheet.editor.safesave",
+}
+# Modules of the flat layout deleted since the move: an import of one is left as it is
+# and reported with what replaced it (mapping it to a module that does not exist
+# would turn a clear ImportError into a confusing one).
+GONE: dict[str, str] = {
+    "rawtext": "raw_text(sheet, node, key) is Positions(sheet.file, lines).written(node, key) in "
+               "supersheet.engine.load.positions; sweeps/solve/choose/expect are typed specs "
+               "(supersheet.engine.load.specs) that keep their text as written",
 }
 NEW: dict[str, str] = {old: f"{package}.{old}" for package, olds in STAGES.items() for old in olds} | RENAMED
 # The folders of the new packages in the repository (pyproject.toml maps them).
@@ -127,11 +135,32 @@ def rewrite_line(line: str, flat: bool) -> str:
     return STRING.sub(string, line)
 
 
+def gone_import(line: str, flat: bool) -> str | None:
+    """The deleted module (in GONE) that `line` imports, if any."""
+    match = FROM.match(line) or IMPORT.match(line)
+    if match is None:
+        return None
+    module = match["module"]
+    if module.startswith("."):
+        if not flat or module.startswith(".."):
+            return None
+        module = "engine." + module[1:] if module != "." else "engine"
+    if module == "engine" and "names" in match.groupdict():     # from engine import rawtext
+        module = match["names"].split(",")[0].strip().split(" ")[0]
+    elif module.startswith("engine."):
+        module = module[len("engine."):]
+    return module.split(".")[0] if module.split(".")[0] in GONE else None
+
+
 def rewrite(path: Path) -> bool:
     text = path.read_text()
     relative = path.resolve().relative_to(REPO)
     flat = relative.parts[0] in ("engine", "cli", "editor")
     lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        gone = gone_import(line, flat)
+        if gone is not None:
+            print(f"{relative}:{number}: engine.{gone} no longer exists: {GONE[gone]}", file=sys.stderr)
     new = "\n".join(rewrite_line(line, flat) for line in lines)
     if new != text:
         path.write_text(new)
