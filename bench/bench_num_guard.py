@@ -24,7 +24,8 @@ import polars as pl  # noqa: E402
 from paired import in_process, interleave, load_average, table  # noqa: E402
 
 from supersheet.engine.compile import compile as compiling  # noqa: E402
-from supersheet.engine.compile.values import NUM, elementwise  # noqa: E402
+from supersheet.engine.compile.errorcodes import NUM  # noqa: E402
+from supersheet.engine.compile.values import elementwise  # noqa: E402
 
 GUARDED = compiling.Compiler.finite
 

@@ -13,6 +13,7 @@ import functools
 import math
 from typing import TYPE_CHECKING, Any
 
+from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.compile.evaluate import ErrorValue, Value
 from supersheet.engine.present.present import show
 from supersheet.units import DIMENSIONLESS, parse_unit, registry
@@ -71,7 +72,7 @@ def error_value(checked: Checked, key: str, value: Value) -> SheetError:
     """The diagnostic of a cell that holds an error value (#DIV/0, #NUM, ...), at the cell's name."""
     codes = [v.code for v in (value if isinstance(value, list) else [value]) if isinstance(v, ErrorValue)]
     cell = checked.model.cells[key]
-    return problem("E-VALUE", f"{key} is {codes[0] if codes else '#ERROR'}", span=cell.spec.span,
+    return problem("E-VALUE", f"{key} is {codes[0] if codes else ERROR}", span=cell.spec.span,
                    hint="Sheet.error(name) gives the code without raising; `supersheet explain` shows why")
 
 

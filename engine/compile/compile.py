@@ -26,9 +26,8 @@ from supersheet.engine.check.checked import Checked
 from supersheet.engine.check.reductions import REDUCTIONS, varies_over_samples
 from supersheet.engine.compile.compile_calls import CallCompiler
 from supersheet.engine.compile.reduce import compile_reduction
+from supersheet.engine.compile.errorcodes import DIV0, NUM
 from supersheet.engine.compile.values import (
-    DIV0,
-    NUM,
     CompiledCell,
     Source,
     Val,

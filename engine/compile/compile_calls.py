@@ -7,7 +7,8 @@ from typing import Callable
 
 import polars as pl
 
-from supersheet.engine.compile.values import DIV0, NUM, Val, elementwise, ieee_less, null_if_any
+from supersheet.engine.compile.errorcodes import DIV0, NUM
+from supersheet.engine.compile.values import Val, elementwise, ieee_less, null_if_any
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import DISCRETE, mean_of, transform
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.check.checked import Checked
+from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.compile.scalar import ErrorValue, Scalar, Unsupported, Value, Walker, error_code, evaluate_cells
 from supersheet.engine.formula import ast as A
 from supersheet.units import convert
@@ -185,7 +186,7 @@ def evaluate_expression(scenario: Scenario, node: A.Node) -> Value:
         value = program.compiler().compile_expression(node)[0].expr
         exprs = value if isinstance(value, list) else [value]
         row = program.apply(program.frame({}, 1)).select(e.alias(f"v{i}") for i, e in enumerate(exprs)).collect().row(0)
-        items: list[Scalar] = [ErrorValue("#ERROR") if v is None else v for v in row]
+        items: list[Scalar] = [ErrorValue(ERROR) if v is None else v for v in row]
         return items if isinstance(value, list) else items[0]
 
 
@@ -198,11 +199,11 @@ def read_value(program: Program, key: str, row: dict[str, Any]) -> Value:
         out: list[Scalar] = []
         for column in source.columns:
             value = row[column]
-            out.append(ErrorValue(error or "#ERROR") if value is None else value)
+            out.append(ErrorValue(error or ERROR) if value is None else value)
         return out
     value = row[source.columns]
     if value is None:
-        return ErrorValue(error or "#ERROR")
+        return ErrorValue(error or ERROR)
     return value
 
 

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from supersheet.engine.check.reductions import REDUCTIONS
+from supersheet.engine.compile.errorcodes import DIV0, NUM
 from supersheet.engine.compile.reduce import scalar_reduction
 from supersheet.engine.formula import ast as A
 from supersheet.units import parse_unit
 
-DIV0, NUM = "#DIV/0", "#NUM"
 Z_95 = 1.6448536269514722   # as distributions.Z_95 (not imported: that module needs numpy and Polars)
 
 

@@ -9,8 +9,6 @@ from typing import Callable, Union
 import polars as pl
 
 Exprs = Union[pl.Expr, list[pl.Expr]]
-DIV0 = "#DIV/0"
-NUM = "#NUM"
 
 
 @dataclass

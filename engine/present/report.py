@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from supersheet.engine.compile.errorcodes import NUM
 from supersheet.engine.compile.evaluate import Scenario, error_code
 from supersheet.engine.formula.parser import formula_body
 from supersheet.engine.load.model import CONDITIONS, Cell
@@ -56,7 +57,7 @@ def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, An
         return number(x) if math.isfinite(x) else None
 
     def text(x: float | None) -> str:
-        return "#NUM" if x is None else format_number(x, digits)
+        return NUM if x is None else format_number(x, digits)
 
     mean, p5, p50, p95 = (finite(v) for v in (summary.mean, summary.p5, summary.p50, summary.p95))
     suffix = f" {unit}" if unit and mean is not None else ""
@@ -68,7 +69,7 @@ def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, An
     if summary.errors:
         record["error_samples"] = summary.errors
     if mean is None:
-        record["error"] = "#NUM"
+        record["error"] = NUM
     return record
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Union
 
 from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.expect.expect import ExpectationError, check_expectation, parse_expectation
 from supersheet.engine.load.specs import ChoiceBlock, ExpectMap, SolveBlock, SweepBlock
 from supersheet.engine.present.headers import error_header
@@ -191,7 +192,7 @@ def _sweep(workbook, name: str, block: SweepBlock, report) -> None:
         for i, value in enumerate(actual):
             written = expected.items[i]
             from supersheet.engine.compile.evaluate import ErrorValue
-            got = ErrorValue(errors[i] or "#ERROR") if value is None else value
+            got = ErrorValue(errors[i] or ERROR) if value is None else value
             report.outcomes.append(check_expectation(f"{name}.{target}[{i}]",
                                                      parse_expectation(written.text, written.span), got, typ))
 
