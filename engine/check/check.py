@@ -7,6 +7,8 @@ kept per node so the compiler never has to look anything up again.
 """
 from __future__ import annotations
 
+from collections import ChainMap
+
 from supersheet.engine.base.diagnostics import Diagnostic, Label, did_you_mean
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import current_limits
@@ -15,9 +17,9 @@ from supersheet.engine.base.types import BOOL, Type
 from supersheet.engine.check.check_calls import CallRules, fold_constant
 from supersheet.engine.check.checked import Checked, CheckedCell, Draft
 from supersheet.engine.check.display_family import formula_family, share_unit
-from supersheet.engine.check.graph import order_cells
+from supersheet.engine.check.graph import order_cells, topological
 from supersheet.engine.check.reductions import classify
-from supersheet.engine.check.set_kind import set_kind_problem
+from supersheet.engine.check.set_kind import literal_type, set_kind_problem
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import formula_body
 from supersheet.engine.load.model import CONDITIONS, Cell, Model, Scope
@@ -39,9 +41,10 @@ def check_model(model: Model) -> Checked:
     checked.order = order
     checked.diagnostics.extend(cycle_diags)
     typer = Typer(checked)
+    typing, written = _typing_order(checked, model, order, deps)
     # Cells without precedents first (still a topological order), so that a mismatch's
     # did-you-mean hint can name any input, not only those that precede the formula.
-    for key in sorted(order, key=lambda k: bool(deps[k])):
+    for key in sorted(typing, key=lambda k: bool(deps[k] or written.get(k))):
         checked.cells[key] = typer.check_cell(model.cells[key], deps[key])
     checked.cells = {key: checked.cells[key] for key in order}
     for key in model.cells:
@@ -79,6 +82,54 @@ def with_literal(checked: Checked, model: Model, key: str) -> Checked:
         if derived in vars(checked):
             vars(result)[derived] = vars(checked)[derived]
     return result
+
+
+def _typing_order(checked: Draft, model: Model, order: list[str], deps: dict[str, tuple[str, ...]]
+                  ) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    """The evaluation order, except that a formula a `set:` replaces is typed after the
+    cells its own formula reads (returned too), so that its type as written is known
+    (`_written_type`). A cycle through those reads only leaves that type unknown."""
+    written = {key: _written_deps(checked, cell) for key, cell in model.cells.items()
+               if cell.set_by is not None and cell.spec.kind == "formula"}
+    if not written:
+        return order, written
+    ordered = set(order)
+    typing = topological(order, {k: deps[k] + written.get(k, ()) for k in deps})
+    return [k for k in typing if k in ordered], written
+
+
+def _scratch(checked: Draft) -> Draft:
+    """A draft over `checked` whose own tables are thrown away: for typing a formula that is never evaluated."""
+    return Draft(checked.model, checked.cells, checked.order, ChainMap({}, checked.bindings),
+                 ChainMap({}, checked.node_types), ChainMap({}, checked.constants))
+
+
+def _written_deps(checked: Draft, cell: Cell) -> tuple[str, ...]:
+    """The cells the replaced formula of `cell` reads in its own sheet."""
+    spec, scratch = cell.spec, _scratch(checked)
+    if spec.formula is None:
+        return ()
+    found = (resolve_name(scratch, node, cell.scope, spec.origin) for node in A.names(spec.formula.expr))
+    return tuple(dict.fromkeys(key for key in found if key is not None))
+
+
+def _written_type(checked: Draft, cell: Cell) -> Type | None:
+    """The type the imported sheet gives a cell a `set:` replaces (None when unknown):
+    an input's literal, or its formula typed in a scratch draft where it is written."""
+    spec = cell.spec
+    if spec.formula is None or spec.kind not in ("input", "formula"):
+        return None
+    if spec.kind == "input":
+        return literal_type(spec.formula.expr)
+    scratch = _scratch(checked)
+    if any(resolve_name(scratch, node, cell.scope, spec.origin) is None for node in A.names(spec.formula.expr)):
+        return None
+    typer = Typer(scratch)
+    typer.origin, typer.scope, typer.text, typer.key = spec.origin, cell.scope, formula_body(spec.text)[0], cell.key
+    try:
+        return typer.formula_type(spec.formula)
+    except CheckFailed:
+        return None
 
 
 def _bound_array_elements(checked: Draft) -> None:
@@ -182,7 +233,8 @@ class Typer(CallRules):
                 self.check_display(cell.spec.unit, typ, None, cell.spec.unit_span)
         except CheckFailed:
             return CheckedCell(None, deps, ok=False)
-        problem = set_kind_problem(cell, typ) if cell.set_by is not None and typ is not None else None
+        problem = (set_kind_problem(cell, typ, _written_type(self.checked, cell))
+                   if cell.set_by is not None and typ is not None else None)
         if problem is not None:
             self.checked.diagnostics.append(problem)
             return CheckedCell(None, deps, ok=False)

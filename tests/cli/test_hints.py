@@ -38,6 +38,25 @@ def test_a_bad_set_value_is_reported_at_the_importing_set(run_cli, write_sheet):
                                             "cells:\n  y: = m.z\n", name="fine.yaml"))).code == 0
 
 
+def test_a_set_replacing_a_formula_with_another_kind_is_reported_at_the_importing_set(run_cli, write_sheet):
+    """The replaced formula's own type (information, from `= x * 2`) is what the set must keep:
+    a time there broke `z` inside the imported file, which the user did not edit."""
+    write_sheet("cells:\n  x: 1 GB\n  a: = x * 2\n  z: = a + 1 GB\n  ok: = a > 1 GB\n", name="part.yaml")
+    path = write_sheet("use:\n  m:\n    sheet: part.yaml\n    set:\n      a: = 3 s * 2\ncells:\n  y: = m.z * 2\n")
+    result = run_cli("check", str(path))
+    assert result.code == 2
+    assert ("sheet.yaml:5:12: E-UNIT: set: a is time (= 3 s * 2), but the formula it replaces is information "
+            "(= x * 2 in ") in result.err, result.err
+    assert "hint: give a a value in information, as the imported sheet does" in result.err
+    assert "part.yaml:" not in result.err.replace("in part.yaml)", "")   # nothing reported in the imported file
+    boolean = write_sheet("use:\n  m: {sheet: part.yaml, set: {ok: 3 GB}}\n", name="flag.yaml")
+    result = run_cli("check", str(boolean))
+    assert "flag.yaml:2:35: E-TYPE: set: ok is information (3 GB), but the formula it replaces is " in result.err
+    assert "hint: give ok a condition (true, false or a comparison), as the imported sheet does" in result.err
+    assert run_cli("check", str(write_sheet("use:\n  m: {sheet: part.yaml, set: {a: = 3 GiB * 2}}\n"
+                                            "cells:\n  y: = m.z\n", name="fine.yaml"))).code == 0
+
+
 def test_an_import_axis_that_changes_a_columns_unit_is_refused_without_a_dict(run_cli, write_sheet, monkeypatch,
                                                                               tmp_path):
     """`y` is GB with one import and s with the other: one column cannot hold both
