@@ -284,14 +284,22 @@ class SpecReader:
         between = body["between"]
         if not isinstance(between, CommentedSeq) or len(between) != 2:
             return SolveBlock(name, span, vary, goal, expect=expect, problems=(
-                Diagnostic("E-SHEET", f"'between' of {name!r} is a list of two values: [lo, hi]", span),))
-        return SolveBlock(name, span, vary, goal, (self.bound(between, 0), self.bound(between, 1)), expect)
+                Diagnostic("E-SHEET", f"'between' of {name!r} is a list of two values: [lo, hi]",
+                           self.at.key_span(body, "between"), hint="e.g. between: [1 GB, 100 GB]"),))
+        ends = (self.bound(between, 0), self.bound(between, 1))
+        empty = [end for end in ends if end.value is None]
+        return SolveBlock(name, span, vary, goal, ends, expect, problems=tuple(
+            Diagnostic("E-SHEET", f"an end of 'between' of {name!r} is a number or a quantity, not {end.text}",
+                       end.span, hint="e.g. between: [1 GB, 100 GB]") for end in empty))
 
     def bound(self, between: CommentedSeq, index: int) -> Written:
         """One end of `between`: its YAML scalar's text is what is parsed (`1e-05`, `8`)."""
         _, span = self.at.written(between, index)
         value = between[index]
-        return Written(value, str(scalar_text(value)), span)
+        text = scalar_text(value)
+        if text is None:   # nothing (`~`), a list or a mapping: no end at all (the spec's problem)
+            return Written(None, "empty" if value is None else "a list or mapping", span)
+        return Written(value, text, span)
 
     def choices(self, node: CommentedMap) -> dict[str, ChoiceBlock]:
         return {str(k): self.choice(str(k), node[k], self.at.key_span(node, k)) for k in node}

@@ -130,14 +130,14 @@ class Axis:
         return self.is_import or self.shapes
 
 
-def literal_value(text: str) -> tuple[A.Node, float | bool]:
-    """A literal as (node, base-unit magnitude)."""
+def literal_value(text: str, what: str = "axis values") -> tuple[A.Node, float | bool]:
+    """A literal as (node, base-unit magnitude); `what` names it in the message when it is none."""
     try:
         formula = parse_formula(text)
     except ParseError as e:
         raise AxisError("E-PARSE", f"{e.message} in {text!r}", e.hint) from None
     if not A.is_literal(formula) or isinstance(formula.expr, A.Array):
-        raise AxisError("E-SHEET", f"axis values must be numbers, quantities or booleans, got {text!r}")
+        raise AxisError("E-SHEET", f"{what} must be numbers, quantities or booleans, got {text!r}")
     from supersheet.units import UnitError
     try:
         return formula.expr, _magnitude(formula.expr)
@@ -145,16 +145,16 @@ def literal_value(text: str) -> tuple[A.Node, float | bool]:
         raise AxisError("E-UNIT", f"{e.message} in {text!r}", e.hint) from None
 
 
-def literal(value: str | float) -> tuple[A.Node, float | bool]:
+def literal(value: str | float, what: str = "axis values") -> tuple[A.Node, float | bool]:
     """A literal written as text (through the formula parser) or a typed number (as it is):
-    a range's bound or step, a goal seek's `between`."""
+    a range's bound or step, a goal seek's `between` (`what` names them in a message)."""
     number = _plain(value) if not isinstance(value, str) else None
     if number is not None:
         return A.Number(number, None, (0, 0)), number
     if isinstance(value, float) and not math.isfinite(value):   # YAML reads 1e400 as infinity
         raise AxisError("E-SHEET", "a bound or step is not a finite number (beyond ±1.8e308)",
                         "write a number a float can hold, at most about 1.8e308")
-    return literal_value(written_text(value))
+    return literal_value(written_text(value), what)
 
 
 def written_text(value: str | float) -> str:

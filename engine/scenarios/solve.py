@@ -74,8 +74,10 @@ def goal_sides(workbook: Workbook, goal: str, origin: Origin) -> tuple[Bound, A.
 
 
 def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, str | float],
-          goal_origin: Origin | None = None) -> Solution:
-    """`goal` met by varying `vary` between two literals (text as written, or typed numbers)."""
+          goal_origin: Origin | None = None, between_spans: tuple[Span | None, Span | None] = (None, None)
+          ) -> Solution:
+    """`goal` met by varying `vary` between two literals (text as written, or typed numbers);
+    a problem of an end is reported at its span (a sheet's `between: [lo, hi]`)."""
     key = workbook.key_for(vary)
     if key is None:
         raise AxisError("E-NAME", f"unknown cell {vary!r}", workbook.name_hint(vary))
@@ -85,12 +87,15 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, 
     if not _depends_on(workbook, bound.deps, key):
         raise SolveError(f"the goal does not depend on {vary}: no value of {vary} changes {goal}",
                          f"vary a cell that {goal} is computed from")
-    lo_node, lo = _bound(workbook, key, between[0])
-    hi_node, hi = _bound(workbook, key, between[1])
+    lo_node, lo = _bound(workbook, key, between[0], between_spans[0])
+    hi_node, hi = _bound(workbook, key, between[1], between_spans[1])
     between = (written_text(between[0]), written_text(between[1]))   # as the messages show them
     lo, hi = float(lo), float(hi)
-    if lo > hi:
-        lo, hi = hi, lo
+    if not lo < hi:
+        raise AxisError("E-SHEET", f"between: the lower end {between[0]} is not below the upper end {between[1]}",
+                        (f"write the ends in order: [{between[1]}, {between[0]}]" if between_spans[1] else
+                         f"write the ends in order: --between {between[1]},{between[0]}") if lo > hi else
+                        "give two different ends, around the value you expect", span=between_spans[1])
     program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
     compiler = program.compiler(bound.checked)
     difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
@@ -146,19 +151,28 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, 
     return Solution(key, root, scenario, goal)
 
 
-def _bound(workbook: Workbook, key: str, given: str | float) -> tuple[A.Node, float]:
-    """One end of `between`, checked against the varied cell's type (E-UNIT as for --set)."""
+def _bound(workbook: Workbook, key: str, given: str | float, span: Span | None) -> tuple[A.Node, float]:
+    """One end of `between`, checked against the varied cell's type (E-UNIT as for --set),
+    a number a float holds in base units; a problem is reported at `span`."""
     from supersheet.engine.scenarios.axes import check_override
     from supersheet.engine.workbook import OverrideError
     from supersheet.units import UnitError
     text = written_text(given)
+    if isinstance(given, float) and not math.isfinite(given):   # YAML reads 1e400 as infinity
+        raise AxisError("E-SHEET", "between: this end is not a finite number (beyond ±1.8e308)",
+                        "write a number a float can hold, at most about 1.8e308", span=span)
     try:
-        node, value = literal(given)
+        node, value = literal(given, what="the ends")
         check_override(workbook, key, node)
     except UnitError as e:
-        raise AxisError("E-UNIT", f"between: {e.message} in {text!r}", e.hint) from None
+        raise AxisError("E-UNIT", f"between: {e.message} in {text!r}", e.hint, span=span) from None
     except OverrideError as e:
-        raise AxisError(e.code, f"between: {text}: {e.message}", e.hint) from None
+        raise AxisError(e.code, f"between: {text}: {e.message}", e.hint, span=span) from None
+    except AxisError as e:
+        raise AxisError(e.code, f"between: {e.message}", e.hint, span=e.span or span) from None
+    if not math.isfinite(value):   # 1e308 PB: a finite number in a unit whose base magnitude is not
+        raise AxisError("E-SHEET", f"between: {text} is not a finite number in base units (beyond ±1.8e308)",
+                        "write it in a smaller unit, or nearer the value you expect", span=span)
     return node, value  # type: ignore[return-value]
 
 
@@ -208,7 +222,8 @@ def solve_entry(workbook: Workbook, name: str) -> tuple[Solution, SolveBlock]:
     block = solve_block(workbook, name)
     assert block.goal is not None and block.between is not None
     low, high = block.between
-    return solve(workbook, block.vary, block.goal.text, (_given(low), _given(high)), block.goal.origin), block
+    return solve(workbook, block.vary, block.goal.text, (_given(low), _given(high)), block.goal.origin,
+                 (low.span, high.span)), block
 
 
 def _given(bound: Written) -> str | float:

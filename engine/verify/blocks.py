@@ -115,8 +115,8 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
     if block.expect is None or not _is_own(workbook.model.root.file, block):
         return []
 
-    def problem(code: str, message: str, hint: str | None = None) -> list[Diagnostic]:
-        return [Diagnostic(code, f"{kind} {name!r}: {message}", block.span, hint=hint)]
+    def problem(code: str, message: str, where, hint: str | None = None) -> list[Diagnostic]:
+        return [Diagnostic(code, f"{kind} {name!r}: {message}", where, hint=hint)]
 
     def first_problem(items: list) -> list[Diagnostic]:
         for target, written, typ in items:
@@ -131,7 +131,7 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
     expect: ExpectMap = block.expect
     if not expect.mapped:
         shape = "a column to one value per row" if kind == "sweep" else "axes or cells to the chosen row's values"
-        return problem("E-SHEET", f"a {kind}'s 'expect' maps {shape}")
+        return problem("E-SHEET", f"a {kind}'s 'expect' maps {shape}", expect.span)
     columns = None
     if kind == "sweep":
         from supersheet.engine.scenarios.sweep import shown_keys
@@ -140,14 +140,15 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
         target = expected.name
         key = workbook.key_for(target)
         if key is None:
-            return problem("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target))
+            return problem("E-NAME", f"expectation names unknown cell {target!r}", expected.span,
+                           workbook.name_hint(target))
         typ = workbook.checked.cells[key].type
         if columns is None:
             found = first_problem([(f"{name}.{target}", expected.value, typ)])
         elif key not in columns:
-            return problem("E-NAME", f"{target!r} is not a column of this sweep")
+            return problem("E-NAME", f"{target!r} is not a column of this sweep", expected.span)
         elif expected.items is None:
-            return problem("E-SHEET", f"expectation of {target!r} must list one value per row")
+            return problem("E-SHEET", f"expectation of {target!r} must list one value per row", expected.value.span)
         else:
             found = first_problem([(f"{name}.{target}[{i}]", item, typ) for i, item in enumerate(expected.items)])
         if found:
@@ -165,21 +166,23 @@ def _sweep(workbook, name: str, block: SweepBlock, report) -> None:
     if block.expect is None:
         return
     if not block.expect.mapped:
-        raise AxisError("E-SHEET", "a sweep's 'expect' maps a column to one value per row")
+        raise AxisError("E-SHEET", "a sweep's 'expect' maps a column to one value per row", span=block.expect.span)
     plans = plans_for(workbook, spec.grid, None, spec.where, spec.where_origin)
     frames = [evaluate_chunk(p, spec.grid, 0, spec.grid.value_size(), display=False) for p in plans]
     for expected in block.expect.entries:
         target = expected.name
         key = workbook.key_for(target)
         if key is None:
-            raise AxisError("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target))
+            raise AxisError("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target),
+                            span=expected.span)
         column = next((c.header for c in plans[0].columns if c.source == key), None)
         if column is None:
-            raise AxisError("E-NAME", f"{target!r} is not a column of this sweep")
+            raise AxisError("E-NAME", f"{target!r} is not a column of this sweep", span=expected.span)
         actual = [v for f in frames for v in f[column].to_list()]
         errors = _error_column(plans, frames, key)
         if expected.items is None:
-            raise AxisError("E-SHEET", f"expectation of {target!r} must list one value per row")
+            raise AxisError("E-SHEET", f"expectation of {target!r} must list one value per row",
+                            span=expected.value.span)
         typ = workbook.checked.cells[key].type
         if len(expected.items) != len(actual):
             from supersheet.engine.expect.expect import Expectation, Outcome
@@ -226,7 +229,8 @@ def _choice(workbook, name: str, block: ChoiceBlock, report) -> None:
     if block.expect is None:
         return
     if not block.expect.mapped:
-        raise AxisError("E-SHEET", "a choice's 'expect' maps axes or cells to the chosen row's values")
+        raise AxisError("E-SHEET", "a choice's 'expect' maps axes or cells to the chosen row's values",
+                        span=block.expect.span)
     answer = choice.answer
     scenario = choice.scenario_of(answer) if answer is not None else None
     for expected in block.expect.entries:
@@ -239,6 +243,7 @@ def _choice(workbook, name: str, block: ChoiceBlock, report) -> None:
             continue
         key = scenario.checked.model.cells.get(target) and target
         if key is None:
-            raise AxisError("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target))
+            raise AxisError("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target),
+                            span=expected.span)
         report.outcomes.append(check_expectation(f"{name}.{target}", expectation, scenario.values[key],
                                                  scenario.checked.cells[key].type))

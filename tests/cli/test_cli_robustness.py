@@ -69,7 +69,8 @@ def test_solve_entry_between_without_unit_is_reported_by_check(run_cli, write_sh
     """)
     result = run_cli("check", str(path))
     no_internal_error(result)
-    assert result.code == 2 and ":8:3: E-UNIT: solve 'fit': between: 1: bw is information/time" in result.err
+    # at the end itself (line 11, column 15), not at the solve's name
+    assert result.code == 2 and ":11:15: E-UNIT: solve 'fit': between: 1: bw is information/time" in result.err
 
 
 def test_output_into_a_missing_folder(run_cli, write_sheet, tmp_path):
