@@ -71,7 +71,7 @@ def with_literal(checked: Checked, model: Model, key: str) -> Checked:
     while stack:
         node = stack.pop()
         for table in (draft.bindings, draft.node_types, draft.constants):
-            table.pop(id(node), None)
+            table.pop(node, None)
         stack.extend(A.children(node))
     typer = Typer(draft)
     spec = new.set_by or new.spec
@@ -204,7 +204,7 @@ def resolve_name(checked: Draft, node: A.Name, scope: Scope, origin: Origin,
                 "E-NAME", f"{node.alias!r} has no cell {node.name!r}", origin.span(start, node.span[1]),
                 hint=did_you_mean(node.name, target.names)))
             return None
-    checked.bindings[id(node)] = key
+    checked.bindings[node] = key
     return key
 
 
@@ -292,7 +292,7 @@ class Typer(CallRules):
 
     def type_of(self, node: A.Node) -> Type:
         typ = self._type_of(node)
-        self.checked.node_types[id(node)] = typ
+        self.checked.node_types[node] = typ
         return typ
 
     def _type_of(self, node: A.Node) -> Type:
@@ -351,7 +351,7 @@ class Typer(CallRules):
         return Type(first.kind, dims, len(items))
 
     def name_type(self, node: A.Name) -> Type:
-        key = self.checked.bindings.get(id(node))
+        key = self.checked.bindings.get(node)
         if key is None:
             raise CheckFailed
         target = self.checked.cells.get(key)
@@ -389,7 +389,7 @@ class Typer(CallRules):
     def unit_word(self, node: A.Node, typ: Type) -> str:
         unit = _natural_unit(node)
         if unit is None and isinstance(node, A.Name):
-            key = self.checked.bindings.get(id(node))
+            key = self.checked.bindings.get(node)
             cell = self.checked.cells.get(key) if key else None
             unit = cell.display_unit if cell else None
         return unit or compact_unit(1.0, typ.dims) or "a number"
@@ -432,7 +432,7 @@ class Typer(CallRules):
     def binary_type(self, node: A.Binary) -> Type:
         def combine(link: A.Binary, lt: Type, rt: Type) -> Type:
             typ = self.combine(link, lt, rt)
-            self.checked.node_types[id(link)] = typ   # every operator of the run, for the compiler
+            self.checked.node_types[link] = typ   # every operator of the run, for the compiler
             return typ
         # a flat run (a + b + … + z) in a loop: only real nesting recurses
         return A.fold_run(node, self.type_of, combine)
@@ -476,7 +476,7 @@ class Typer(CallRules):
         value = fold_constant(node, self.checked if lookup_cells else None, visited=visited)
         self.checked.structural_inputs |= visited
         if value is not None:
-            self.checked.constants[id(node)] = value
+            self.checked.constants[node] = value
         return value
 
     # -- functions ----------------------------------------------------------

@@ -147,7 +147,7 @@ class CallRules:
     def fix_parameters(self, node: A.Call) -> None:
         """A discrete draw is sampled before evaluation: its parameters may not be random,
         and varying the cells they come from needs a sheet compiled per value."""
-        stack = [self.checked.bindings[id(n)] for a in node.args for n in A.names(a) if id(n) in self.checked.bindings]
+        stack = [self.checked.bindings[n] for a in node.args for n in A.names(a) if n in self.checked.bindings]
         while stack:
             key = stack.pop()
             if key in self.checked.uncertain:
@@ -164,7 +164,7 @@ class CallRules:
         booleans, whose count is the number of trues."""
         if not (isinstance(node, A.Call) and node.func == "count" and len(node.args) == 1):
             return None
-        typ = self.checked.node_types.get(id(node.args[0]))
+        typ = self.checked.node_types.get(node.args[0])
         if typ is None or not typ.is_array or typ.is_bool:
             return None
         return float(typ.length)
@@ -192,7 +192,7 @@ class CallRules:
                       node.span, "raise the limit with --max-array-length N")
         if count == 0:
             self.fail("E-TYPE", "range() is empty", node.span)
-        self.checked.constants[id(node)] = lo
+        self.checked.constants[node] = lo
         return Type("number", DIMENSIONLESS, count)
 
 
@@ -219,7 +219,7 @@ def fold_constant(node: A.Node, checked: Checked | None, overrides: dict[str, fl
         except (OverflowError, ZeroDivisionError):
             return None
     if isinstance(node, A.Name) and checked is not None:
-        key = checked.bindings.get(id(node))
+        key = checked.bindings.get(node)
         if key is None:
             return None
         if visited is not None:

@@ -6,10 +6,10 @@ later stage that types a formula of its own (a sweep's `where`, a goal, a
 requirement: scenarios/expression.py) fills a draft laid over the sheet's
 result and keeps what it found in its own result, so the sheet's never grows.
 
-The per-node tables are keyed by `id(node)`. That is safe because a result
-never outlives the nodes it describes: every key is a node of a formula the
-result holds (its model's cells, or the expression a view was made for), and
-an id is only reused after its object is gone.
+The per-node tables are keyed by the nodes themselves: formula nodes compare
+and hash by identity (formula/ast.py), so the same text written in two cells is
+two keys, and a table holds the nodes it describes — nothing depends on a node
+staying alive elsewhere (as an `id()` key would).
 """
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
 
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.base.types import Type
+from supersheet.engine.formula.ast import Node
 from supersheet.engine.formula.distributions import Draw
 from supersheet.engine.load.model import Model
 
@@ -42,16 +42,15 @@ class Checked:
     model: Model
     cells: Mapping[str, CheckedCell]
     order: tuple[str, ...]                   # topological, cycle-free cells only
-    bindings: Mapping[int, str]              # id(Name node) -> cell key
-    node_types: Mapping[int, Type]
-    constants: Mapping[int, float]           # id(node) -> folded value (range args, exponents)
+    bindings: Mapping[Node, str]             # Name node -> cell key
+    node_types: Mapping[Node, Type]
+    constants: Mapping[Node, float]          # node -> folded value (range args, exponents)
     structural_inputs: frozenset[str]        # cells whose value shapes the compiled sheet (range bounds,
     #   parameters of discrete distributions): varying them needs a sheet compiled per value
     distributions: tuple[Draw, ...]          # (cell key, occurrence, Call node) of every random draw
     uncertain: frozenset[str]                # cells holding a draw or computed from one
     reduced: frozenset[str]                  # deterministic results of reductions over samples
     diagnostics: tuple[Diagnostic, ...]
-    expression: Any = None                   # a view's own formula (scenarios/expression.py), kept alive with it
 
     @property
     def ok(self) -> bool:
@@ -79,9 +78,9 @@ class Draft:
     model: Model
     cells: dict[str, CheckedCell] | Mapping[str, CheckedCell] = field(default_factory=dict)
     order: list[str] | tuple[str, ...] = field(default_factory=list)
-    bindings: dict[int, str] | ChainMap = field(default_factory=dict)
-    node_types: dict[int, Type] | ChainMap = field(default_factory=dict)
-    constants: dict[int, float] | ChainMap = field(default_factory=dict)
+    bindings: dict[Node, str] | ChainMap = field(default_factory=dict)
+    node_types: dict[Node, Type] | ChainMap = field(default_factory=dict)
+    constants: dict[Node, float] | ChainMap = field(default_factory=dict)
     structural_inputs: set[str] = field(default_factory=set)
     distributions: list[Draw] = field(default_factory=list)
     uncertain: set[str] = field(default_factory=set)
@@ -97,11 +96,11 @@ class Draft:
                    set(checked.structural_inputs), list(checked.distributions), set(checked.uncertain),
                    set(checked.reduced), [])
 
-    def freeze(self, base: Checked | None = None, expression: Any = None) -> Checked:
+    def freeze(self, base: Checked | None = None) -> Checked:
         """The immutable result. Over `base` (a draft from `over`): the sheet's
-        result seen together with the formula typed here, which it keeps alive."""
+        result seen together with the formula typed here."""
         return Checked(self.model, MappingProxyType(self.cells), tuple(self.order),
                        MappingProxyType(self.bindings), MappingProxyType(self.node_types),
                        MappingProxyType(self.constants), frozenset(self.structural_inputs),
                        tuple(self.distributions), frozenset(self.uncertain), frozenset(self.reduced),
-                       base.diagnostics if base is not None else tuple(self.diagnostics), expression)
+                       base.diagnostics if base is not None else tuple(self.diagnostics))

@@ -36,7 +36,7 @@ def formula_family(formula: A.Formula, unit: str | None, checked: Checked) -> st
         unit = getattr(node, "unit", None) if isinstance(node, (A.Number, A.Array)) else None
         family = prefix_family(unit) if unit else None
         if isinstance(node, A.Name):
-            cell = checked.cells.get(checked.bindings.get(id(node), ""))
+            cell = checked.cells.get(checked.bindings.get(node, ""))
             family = cell.family if cell is not None else None
         if family is not None:
             found.update(("binary", "decimal") if family == "mixed" else (family,))
@@ -70,6 +70,6 @@ def _shown_in(node: A.Node, checked: Checked) -> str | None:
     if isinstance(node, A.Number):
         return node.unit
     if isinstance(node, A.Name):
-        cell = checked.cells.get(checked.bindings.get(id(node), ""))
+        cell = checked.cells.get(checked.bindings.get(node, ""))
         return cell.display_unit if cell is not None else None
     return None

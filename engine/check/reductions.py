@@ -46,7 +46,7 @@ def outside_reductions(expr: A.Node) -> tuple[list[A.Name], bool]:
 def varies_over_samples(node: A.Node, checked: Checked) -> bool:
     """Whether a (sub)formula differs from sample to sample."""
     names, draws = outside_reductions(node)
-    return draws or any(checked.bindings.get(id(n)) in checked.uncertain for n in names)
+    return draws or any(checked.bindings.get(n) in checked.uncertain for n in names)
 
 
 def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Checked, sampling_calls: bool = True) -> None:
@@ -87,5 +87,5 @@ def quantile_of(node: A.Call, checked: Checked) -> float | None:
     if node.func in QUANTILES:
         return QUANTILES[node.func]
     if node.func == "percentile":
-        return checked.constants[id(node.args[1])]
+        return checked.constants[node.args[1]]
     return None

@@ -42,11 +42,11 @@ from supersheet.units import parse_unit
 
 class Compiler(CallCompiler):
     def __init__(self, checked: Checked, sources: dict[str, Source],
-                 samples: dict[int, str | list[str]] | None = None, divisors: dict[str, float] | None = None) -> None:
+                 samples: dict[A.Node, str | list[str]] | None = None, divisors: dict[str, float] | None = None) -> None:
         self.checked = checked
         self.sources = sources
         self.sites: list[pl.Expr] = []
-        self.samples = samples or {}   # id(draw node) -> its column(s) of variates or samples
+        self.samples = samples or {}   # draw node -> its column(s) of variates or samples
         self.divisors = divisors if divisors is not None else {}   # column name -> constant divisor
         self.sample_group: str | None = None   # with samples of many sweep rows: the column naming the row
 
@@ -117,7 +117,7 @@ class Compiler(CallCompiler):
 
     @compile.register
     def _(self, node: A.Name) -> Val:
-        return self.sources[self.checked.bindings[id(node)]].val()
+        return self.sources[self.checked.bindings[node]].val()
 
     @compile.register
     def _(self, node: A.Unary) -> Val:
@@ -143,7 +143,7 @@ class Compiler(CallCompiler):
                                    left, right)
             return elementwise(combine, left, right)
         if op in _COMPARISONS:
-            left_type = self.checked.node_types.get(id(node.left))
+            left_type = self.checked.node_types.get(node.left)
             if left_type is not None and not left_type.is_bool:
                 return elementwise(_ieee_comparison(op, left, right), left, right)
         return elementwise(_BINARY[op], left, right)
@@ -165,7 +165,7 @@ class Compiler(CallCompiler):
         return elementwise(guarded, left, right, nullable=True)
 
     def power(self, left: Val, right: Val, exponent_node: A.Node) -> Val:
-        exponent = self.checked.constants.get(id(exponent_node))
+        exponent = self.checked.constants.get(exponent_node)
         if exponent is None and isinstance(exponent_node, A.Number):
             exponent = exponent_node.value
         if exponent is not None and exponent >= 0 and float(exponent).is_integer():
@@ -182,11 +182,11 @@ class Compiler(CallCompiler):
     def _(self, node: A.Call) -> Val:
         name = node.func
         if name == "range":
-            start = self.checked.constants[id(node)]
-            length = self.checked.node_types[id(node)].length or 0
+            start = self.checked.constants[node]
+            length = self.checked.node_types[node].length or 0
             return Val([pl.lit(start + i, dtype=pl.Float64) for i in range(length)])
         args = [self.compile(a) for a in node.args]
-        types = [self.checked.node_types[id(a)] for a in node.args]
+        types = [self.checked.node_types[a] for a in node.args]
         if name in DISTRIBUTIONS:
             return self.draw(node, args)
         if name in REDUCTIONS:

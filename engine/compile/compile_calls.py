@@ -17,11 +17,11 @@ class CallCompiler:
     def draw(self, node: A.Call, args: list[Val]) -> Val:
         """A sample column (transformed, for continuous draws), or the mean without samples."""
         name = node.func
-        columns = self.samples.get(id(node))
+        columns = self.samples.get(node)
         if name == "routing_loads":
             if columns is not None:
                 return Val([pl.col(c) for c in columns])
-            ranks = int(self.checked.node_types[id(node)].length or 1)
+            ranks = int(self.checked.node_types[node].length or 1)
             share = args[0].expr * args[1].expr / ranks  # type: ignore[operator]
             return Val([share] * ranks, args[0].nullable or args[1].nullable)
         if name in DISCRETE:

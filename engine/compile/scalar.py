@@ -114,7 +114,7 @@ class Walker:
         return items if factor == 1.0 else [x if isinstance(x, ErrorValue) else x * factor for x in items]
 
     def name(self, node: A.Name) -> Any:
-        return self.values[self.checked.bindings[id(node)]]   # arrays are never modified in place
+        return self.values[self.checked.bindings[node]]   # arrays are never modified in place
 
     def unary(self, node: A.Unary) -> Any:
         operand = self.value(node.operand)
@@ -126,7 +126,7 @@ class Walker:
     def combine(self, node: A.Binary, left: Any, right: Any) -> Any:
         op = node.op
         if op == "^":
-            exponent = self.checked.constants.get(id(node.right))
+            exponent = self.checked.constants.get(node.right)
             if exponent is None and isinstance(node.right, A.Number):
                 exponent = node.right.value
             whole = exponent is not None and exponent >= 0 and float(exponent).is_integer()
@@ -136,8 +136,8 @@ class Walker:
     def call(self, node: A.Call) -> Any:
         name = node.func
         if name == "range":
-            start = self.checked.constants[id(node)]
-            return [float(start + i) for i in range(self.checked.node_types[id(node)].length or 0)]
+            start = self.checked.constants[node]
+            return [float(start + i) for i in range(self.checked.node_types[node].length or 0)]
         function = FUNCTIONS.get(name)
         if function is None:
             raise Unsupported(name)
@@ -268,11 +268,11 @@ def _sum(args: list[Any], bools: bool) -> Any:
 
 
 def _is_bool_arg(walker: Walker, node: A.Call) -> bool:
-    return walker.checked.node_types[id(node.args[0])].is_bool
+    return walker.checked.node_types[node.args[0]].is_bool
 
 
 def _length(walker: Walker, node: A.Call) -> int:
-    return walker.checked.node_types[id(node.args[0])].length or 1
+    return walker.checked.node_types[node.args[0]].length or 1
 
 
 def _mean(name: str) -> Callable[..., Any]:
@@ -287,7 +287,7 @@ def _mean(name: str) -> Callable[..., Any]:
 
 
 def _routing_loads(walker: Walker, node: A.Call, args: list[Any]) -> Any:
-    ranks = int(walker.checked.node_types[id(node)].length or 1)
+    ranks = int(walker.checked.node_types[node].length or 1)
     share = strict(lambda tokens, top_k: tokens * top_k / ranks, args[:2])
     return [share] * ranks
 

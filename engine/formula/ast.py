@@ -1,5 +1,9 @@
 """Formula syntax trees: frozen, slotted dataclasses, each node with its
-character span (start, end) in the formula text."""
+character span (start, end) in the formula text.
+
+Nodes compare and hash by identity (`eq=False`): the checker's tables key
+facts by node (check/checked.py), and `= a + b` written in two cells is two
+nodes with two bindings. Compare trees by their text (`to_text`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -8,7 +12,7 @@ from typing import Any, Callable, TypeVar, Union
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Number:
     value: float
     unit: str | None
@@ -16,13 +20,13 @@ class Number:
     unit_span: tuple[int, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Bool:
     value: bool
     span: tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Array:
     items: tuple["Node", ...]
     unit: str | None
@@ -30,7 +34,7 @@ class Array:
     unit_span: tuple[int, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Name:
     name: str
     alias: str | None
@@ -41,7 +45,7 @@ class Name:
         return f"{self.alias}.{self.name}" if self.alias else self.name
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Call:
     func: str
     args: tuple["Node", ...]
@@ -49,14 +53,14 @@ class Call:
     name_span: tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Unary:
     op: str          # "-" or "not"
     operand: "Node"
     span: tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Binary:
     op: str          # + - * / ^ < <= > >= == != and or
     left: "Node"
@@ -67,7 +71,7 @@ class Binary:
 Node = Union[Number, Bool, Array, Name, Call, Unary, Binary]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Formula:
     expr: Node
     display_unit: str | None = None

@@ -139,7 +139,7 @@ class _Loader:
         self.reported: set[Path] = set()
         self.import_overrides = import_overrides or {}
         self.in_loop: set[Path] = set()
-        self.formulas_used: set[int] = set()
+        self.formulas_used: set[Formula] = set()   # by identity (formula/ast.py)
         self.imports: dict[tuple[str, str], tuple[str | None, Path | None]] = {}
         self.merged_imports: dict[Path, Merged | None] = {}
         self.texts: dict[Path, str] = {}   # resolved path -> text to use instead of the file's (unsaved edits)
@@ -327,9 +327,9 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         if formula is not None:
             # Later stages key per-node facts by node identity: a file flattened
             # twice (two aliases, or `set:` variants) needs its own tree each time.
-            if id(formula) in loader.formulas_used:
+            if formula in loader.formulas_used:
                 formula = copy_tree(formula)
-            loader.formulas_used.add(id(formula))
+            loader.formulas_used.add(formula)
         kind = ("input" if replaced.kind == "input" else "formula") if replaced is not None else spec.kind
         model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced, set_scope)
     for name, entry in sets.items():

@@ -54,4 +54,4 @@ def bind_expression(workbook: Workbook, text: str, origin: Origin) -> Bound | Di
     except CheckFailed:
         return draft.diagnostics[0] if draft.diagnostics else Diagnostic(
             "E-TYPE", "this formula uses a cell that has its own error", None)
-    return Bound(body, formula, typ, tuple(deps), origin, draft.freeze(workbook.checked, formula))
+    return Bound(body, formula, typ, tuple(deps), origin, draft.freeze(workbook.checked))

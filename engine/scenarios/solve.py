@@ -115,7 +115,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, 
         unit = display_unit(workbook.checked, key, abs(hi))
         factor = unit_factor(unit)
         diff_unit = None
-        left_type = bound.checked.node_types.get(id(left))
+        left_type = bound.checked.node_types.get(left)
         if left_type is not None:
             from supersheet.units import compact_unit
             diff_unit = compact_unit(max(abs(fs[0]), abs(fs[-1]), 1e-300), left_type.dims)
@@ -338,7 +338,7 @@ def _span(bound: Bound) -> Span:
 def _objective_unit(workbook: Workbook, goal: Bound, sample: float) -> str | None:
     expr = goal.formula.expr
     if isinstance(expr, A.Name):
-        key = goal.checked.bindings.get(id(expr))
+        key = goal.checked.bindings.get(expr)
         if key:
             return display_unit(workbook.checked, key, sample)
     from supersheet.units import compact_unit

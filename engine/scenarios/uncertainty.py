@@ -91,7 +91,7 @@ def memory_needed(workbook: Workbook, count: int) -> tuple[int, int]:
     cell element, and each draw's samples twice (numpy's, then the frame's copy)."""
     checked = workbook.checked
     cells = sum((c.type.length or 1) if c.type is not None else 1 for c in checked.cells.values())
-    draws = sum(checked.node_types[id(d.node)].length or 1 for d in checked.distributions if id(d.node) in
+    draws = sum(checked.node_types[d.node].length or 1 for d in checked.distributions if d.node in
                 checked.node_types)
     columns = cells + 2 * draws
     return count * columns * 8, columns
@@ -141,13 +141,13 @@ def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: 
     for draw in checked.distributions:
         node = draw.node
         if draw.name in CONTINUOUS:
-            kind, length = CONTINUOUS[draw.name], checked.node_types[id(node)].length
+            kind, length = CONTINUOUS[draw.name], checked.node_types[node].length
             names = [draw.column(i) for i in range(length or 1)]
             values = stream(draw, seed, count, start, stop,
                             lambda n, rng: np.column_stack([variates(kind, n, rng) for _ in names]))
             for i, name in enumerate(names):
                 columns[name] = np.ascontiguousarray(values[:, i])
-            mapping[id(node)] = names if length else names[0]
+            mapping[node] = names if length else names[0]
             continue
         params = _parameters(workbook, deterministic, draw)
         try:
@@ -159,10 +159,10 @@ def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: 
             names = [draw.column(i) for i in range(values.shape[1])]
             for i, name in enumerate(names):
                 columns[name] = np.ascontiguousarray(values[:, i])
-            mapping[id(node)] = names
+            mapping[node] = names
         else:
             columns[draw.column()] = values
-            mapping[id(node)] = draw.column()
+            mapping[node] = draw.column()
     return columns, mapping
 
 

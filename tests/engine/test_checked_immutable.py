@@ -87,7 +87,7 @@ def test_an_edit_makes_a_new_result_and_leaves_the_old_one(write_sheet):
     new = document.workbook
     assert new.checked is not old.checked and new.checked.model is new.model
     assert new.model.cells["size"].spec.text == "20 GB"
-    # no id of the old literal's nodes is left as a key of the new result's tables
-    assert id(old_formula.expr) not in new.checked.node_types
-    assert id(new.model.cells["size"].formula.expr) in new.checked.node_types
+    # the old literal's node is no key of the new result's tables (nodes are keys by identity)
+    assert old_formula.expr not in new.checked.node_types and old_formula.expr in old.checked.node_types
+    assert new.model.cells["size"].formula.expr in new.checked.node_types
     assert document.run_sweep("wide").frame["time [s]"].to_list() == [0.1]   # sweeps see the edit (was [0.1, 0.05])

@@ -3,6 +3,8 @@ every text exactly as its character loop does: same tokens, or the same error;
 and the parser's shortcut past the logic levels must change no tree."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -34,9 +36,18 @@ def test_the_generated_sheets_formulas_take_the_regular_expression():
     assert [t.kind for t in tokenize("f1 + 2.5 GB")] == ["NAME", "OP", "NUMBER", "UNIT", "END"]
 
 
+def _tree(value: object) -> object:
+    """A tree's structure: node types and fields, spans included (nodes compare by identity)."""
+    if dataclasses.is_dataclass(value):
+        return (type(value).__name__,) + tuple(_tree(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, tuple):
+        return tuple(_tree(v) for v in value)
+    return value
+
+
 def _parsed(text: str) -> object:
     try:
-        return parse_formula(text)
+        return _tree(parse_formula(text))
     except ParseError as e:
         return ("error", e.message, e.start, e.end, e.hint)
 

@@ -7,6 +7,8 @@ alias.name and calls; then syntax errors with their spans.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from supersheet.engine.formula import ast as A
@@ -161,15 +163,26 @@ def test_golden_text_parses_back_to_itself(source):
     assert golden(text) == text
 
 
+def _fields(node: A.Node) -> tuple:
+    """A node's type and fields (nodes compare by identity: ast.py)."""
+    return (type(node).__name__, dataclasses.astuple(node))
+
+
+def test_nodes_compare_by_identity():
+    """The checker keys its tables by node: the same text in two cells is two keys."""
+    first, second = parse_formula("a + 1").expr, parse_formula("a + 1").expr
+    assert first == first and first != second and len({first, second, first.left, second.left}) == 4
+
+
 def test_literal_structure():
     number = parse_formula("3350 GB/s").expr
-    assert number == A.Number(3350.0, "GB/s", (0, 9), (5, 9))
+    assert _fields(number) == _fields(A.Number(3350.0, "GB/s", (0, 9), (5, 9)))
     tight = parse_formula("2GiB").expr
-    assert tight == A.Number(2.0, "GiB", (0, 4), (1, 4))
+    assert _fields(tight) == _fields(A.Number(2.0, "GiB", (0, 4), (1, 4)))
     array = parse_formula("[1, 2] ms").expr
     assert isinstance(array, A.Array) and array.unit == "ms" and array.unit_span == (7, 9) and array.span == (0, 9)
     name = parse_formula("1 + gpu.hbm").expr.right
-    assert name == A.Name("hbm", "gpu", (4, 11)) and name.dotted == "gpu.hbm"
+    assert _fields(name) == _fields(A.Name("hbm", "gpu", (4, 11))) and name.dotted == "gpu.hbm"
     call = parse_formula("max(a, 2)").expr
     assert isinstance(call, A.Call) and call.name_span == (0, 3) and call.span == (0, 9)
     formula = parse_formula("a -> GiB")
