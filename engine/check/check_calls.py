@@ -3,7 +3,7 @@
 constant folding those need. A mixin of check.Typer."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, ClassVar
 
 from supersheet.engine.base.diagnostics import did_you_mean
 from supersheet.engine.base.limits import current_limits
@@ -11,7 +11,7 @@ from supersheet.engine.base.types import NUMBER, Type
 from supersheet.engine.check.reductions import REDUCTIONS
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import CONTINUOUS, DISTRIBUTIONS, Draw, parameter_problem
-from supersheet.engine.formula.functions import DIMENSIONLESS_ONLY, FUNCTIONS
+from supersheet.engine.formula.functions import FUNCTIONS
 from supersheet.units import DIMENSIONLESS, describe, power
 
 if TYPE_CHECKING:
@@ -33,64 +33,77 @@ class CallRules:
         if n < fn.min_args or (fn.max_args is not None and n > fn.max_args):
             self.fail("E-TYPE", f"{fn.name}() takes {_arity(fn.min_args, fn.max_args)}, got {n}", node.span,
                       f"usage: {fn.signature}")
-        if node.func == "range":
-            return self.range_type(node)
-        if node.func in DISTRIBUTIONS:
-            return self.draw_type(node)
-        args = [self.type_of(a) for a in node.args]
-        name = node.func
-        if name == "if":
-            cond, a, b = args
-            self.need_bool(cond, node.args[0], "if")
-            if a.kind != b.kind:
-                self.fail("E-TYPE", "if() branches must both be numbers or both be booleans", node.span)
-            if a.dims != b.dims:
-                self.mismatch("choose between", node, node.args[1], node.args[2], a, b)
-            return Type(a.kind, a.dims, self.broadcast(args, list(node.args)))
-        if name in ("sum", "mean", "count"):
-            arg = args[0]
-            if name == "count" or (arg.is_bool and name == "sum"):
-                return NUMBER
-            if name == "mean" and arg.is_bool:
-                return NUMBER
-            return Type("number", arg.dims)
-        if name == "prob":
-            self.need_bool(args[0], node.args[0], "prob")
-            return Type("number", DIMENSIONLESS, args[0].length)
-        for typ, arg in zip(args, node.args):
-            self.need_number(typ, arg, name + "()")
-        if name in REDUCTIONS:
-            return self.reduction_type(node, args)
-        if name in ("min", "max"):
-            if n == 1:
-                return args[0].scalar()
-            self.same_dims(name, args, node)
-            return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
-        if name == "clamp":
-            self.same_dims(name, args, node)
-            return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
-        if name == "abs":
-            return args[0]
-        if name == "sqrt":
-            dims = args[0].dims
-            if any(exp % 2 for _, exp in dims):
-                self.fail("E-UNIT", f"sqrt of {describe(dims)} has no unit (odd exponent)", node.args[0].span)
-            return Type("number", power(dims, 0.5), args[0].length)
-        if name in ("ceil", "floor", "round") and n == 2:
-            self.same_dims(name, args, node)
-            return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
-        if name in DIMENSIONLESS_ONLY or name in ("ceil", "floor"):
-            if args[0].dims != DIMENSIONLESS:
-                hint = f"divide by a unit first, e.g. {name}(x / 1 {self.unit_word(node.args[0], args[0])})"
-                if name in ("ceil", "floor", "round"):
-                    hint = f"or round to a step of the same unit: {name}(x, 8 {self.unit_word(node.args[0], args[0])})"
-                self.fail("E-UNIT", f"{name}() needs a dimensionless number, not {args[0].describe()}",
-                          node.args[0].span, hint)
-            return args[0]
-        raise AssertionError(name)
+        return self.RULES[fn.rule](self, node)
 
-    def reduction_type(self, node: A.Call, args: list[Type]) -> Type:
+    def arg_types(self, node: A.Call, numbers: bool = True) -> list[Type]:
+        """The arguments' types; with `numbers`, each must be a number (not a condition)."""
+        args = [self.type_of(a) for a in node.args]
+        if numbers:
+            for typ, arg in zip(args, node.args):
+                self.need_number(typ, arg, node.func + "()")
+        return args
+
+    # -- the unit rules of functions.UNIT_RULES, one method each -------------
+    def choice_type(self, node: A.Call) -> Type:
+        cond, a, b = args = self.arg_types(node, numbers=False)
+        self.need_bool(cond, node.args[0], "if")
+        if a.kind != b.kind:
+            self.fail("E-TYPE", "if() branches must both be numbers or both be booleans", node.span)
+        if a.dims != b.dims:
+            self.mismatch("choose between", node, node.args[1], node.args[2], a, b)
+        return Type(a.kind, a.dims, self.broadcast(args, list(node.args)))
+
+    def total_type(self, node: A.Call) -> Type:
+        arg = self.arg_types(node, numbers=False)[0]
+        return NUMBER if arg.is_bool else Type("number", arg.dims)
+
+    def count_type(self, node: A.Call) -> Type:
+        self.arg_types(node, numbers=False)
+        return NUMBER
+
+    def share_type(self, node: A.Call) -> Type:
+        args = self.arg_types(node, numbers=False)
+        self.need_bool(args[0], node.args[0], node.func)
+        return Type("number", DIMENSIONLESS, args[0].length)
+
+    def extreme_type(self, node: A.Call) -> Type:
+        args = self.arg_types(node)
+        if len(args) == 1:
+            return args[0].scalar()
+        return self.same_type(node, args)
+
+    def same_type(self, node: A.Call, args: list[Type] | None = None) -> Type:
+        args = self.arg_types(node) if args is None else args
+        self.same_dims(node.func, args, node)
+        return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
+
+    def any_type(self, node: A.Call) -> Type:
+        return self.arg_types(node)[0]
+
+    def sqrt_type(self, node: A.Call) -> Type:
+        arg = self.arg_types(node)[0]
+        if any(exp % 2 for _, exp in arg.dims):
+            self.fail("E-UNIT", f"sqrt of {describe(arg.dims)} has no unit (odd exponent)", node.args[0].span)
+        return Type("number", power(arg.dims, 0.5), arg.length)
+
+    def rounding_type(self, node: A.Call) -> Type:
+        args = self.arg_types(node)
+        if len(args) == 2:
+            return self.same_type(node, args)
+        unit = self.unit_word(node.args[0], args[0]) if args[0].dims != DIMENSIONLESS else ""
+        return self.dimensionless_type(node, args, f"or round to a step of the same unit: {node.func}(x, 8 {unit})")
+
+    def dimensionless_type(self, node: A.Call, args: list[Type] | None = None, hint: str | None = None) -> Type:
+        args = self.arg_types(node) if args is None else args
+        if args[0].dims != DIMENSIONLESS:
+            hint = hint or f"divide by a unit first, e.g. {node.func}(x / 1 {self.unit_word(node.args[0], args[0])})"
+            self.fail("E-UNIT", f"{node.func}() needs a dimensionless number, not {args[0].describe()}",
+                      node.args[0].span, hint)
+        return args[0]
+
+    def reduction_type(self, node: A.Call) -> Type:
         """p5/p50/p95/expected(x) and percentile(x, q): the unit of x; q a fixed number from 0 to 100."""
+        args = self.arg_types(node)
         if node.func == "percentile":
             q = self.constant(node.args[1], lookup_cells=True) if args[1].dims == DIMENSIONLESS else None
             if q is None or not 0 <= q <= 100 or args[1].is_array:
@@ -108,9 +121,7 @@ class CallRules:
         name = node.func
         if self.key is None:
             self.fail("E-TYPE", f"{name}() draws random values: put it in a cell and use the cell here", node.span)
-        args = [self.type_of(a) for a in node.args]
-        for typ, arg in zip(args, node.args):
-            self.need_number(typ, arg, name + "()")
+        args = self.arg_types(node)
         if name in CONTINUOUS:
             self.same_dims(name, args, node)
             typ = Type("number", args[0].dims, self.broadcast(args, list(node.args)))
@@ -118,8 +129,7 @@ class CallRules:
             for typ, arg in zip(args, node.args):
                 if typ.is_array:
                     self.fail("E-TYPE", f"{name}() takes scalars", arg.span)
-            dimensionless = {"binomial": [1], "routing_loads": [1, 2, 3]}.get(name, [])
-            for i in dimensionless:
+            for i in DISTRIBUTIONS[name].dimensionless:
                 if args[i].dims != DIMENSIONLESS:
                     self.fail("E-UNIT", f"{name}() needs a dimensionless number here, not {args[i].describe()}",
                               node.args[i].span)
@@ -194,6 +204,13 @@ class CallRules:
             self.fail("E-TYPE", "range() is empty", node.span)
         self.checked.constants[node] = lo
         return Type("number", DIMENSIONLESS, count)
+
+    # functions.UNIT_RULES -> its method (tests/engine/test_function_table.py: one for each rule)
+    RULES: ClassVar[dict[str, Callable[[CallRules, A.Call], Type]]] = {
+        "extreme": extreme_type, "same": same_type, "any": any_type, "sqrt": sqrt_type, "rounding": rounding_type,
+        "dimensionless": dimensionless_type, "total": total_type, "count": count_type, "choice": choice_type,
+        "share": share_type, "reduction": reduction_type, "range": range_type, "draw": draw_type,
+    }
 
 
 

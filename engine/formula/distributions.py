@@ -25,15 +25,16 @@ if TYPE_CHECKING:   # imported where samples are drawn: checking a sheet needs n
 Z_95 = 1.6448536269514722   # the standard normal's 95th percentile: lognormal(lo, hi) is a 90% interval
 
 DISTRIBUTIONS: dict[str, Function] = {f.name: f for f in (
-    Function("uniform", 2, 2, "uniform(lo, hi)", "uniformly between lo and hi; same dimension"),
-    Function("normal", 2, 2, "normal(mean, sd)", "normal with mean and standard deviation; same dimension"),
-    Function("lognormal", 2, 2, "lognormal(lo, hi)", "lognormal whose 90% interval is [lo, hi] (lo > 0)"),
-    Function("triangular", 3, 3, "triangular(lo, mode, hi)", "triangular from lo to hi, peaking at mode"),
-    Function("poisson", 1, 1, "poisson(mean)", "a Poisson count with this mean (fixed before evaluation)"),
-    Function("binomial", 2, 2, "binomial(n, p)", "successes in n trials of probability p (fixed)"),
+    Function("uniform", 2, 2, "uniform(lo, hi)", "uniformly between lo and hi; same dimension", "draw"),
+    Function("normal", 2, 2, "normal(mean, sd)", "normal with mean and standard deviation; same dimension", "draw"),
+    Function("lognormal", 2, 2, "lognormal(lo, hi)", "lognormal whose 90% interval is [lo, hi] (lo > 0)", "draw"),
+    Function("triangular", 3, 3, "triangular(lo, mode, hi)", "triangular from lo to hi, peaking at mode", "draw"),
+    Function("poisson", 1, 1, "poisson(mean)", "a Poisson count with this mean (fixed before evaluation)", "draw"),
+    Function("binomial", 2, 2, "binomial(n, p)", "successes in n trials of probability p (fixed)", "draw",
+             dimensionless=(1,)),
     Function("routing_loads", 4, 4, "routing_loads(tokens, top_k, experts, ranks)",
              "per-rank expert loads when each token picks top_k of experts at random, experts spread "
-             "evenly over ranks: an array of `ranks` counts"),
+             "evenly over ranks: an array of `ranks` counts", "draw", dimensionless=(1, 2, 3)),
 )}
 
 CONTINUOUS = {"uniform": "U", "normal": "Z", "lognormal": "Z", "triangular": "U"}

@@ -2,7 +2,10 @@
 
 The Polars implementations live with the rest of the compiler in compile.py;
 this table is the one place that says which functions exist and what they
-accept, so did-you-mean hints and the docs come from the same list.
+accept, so did-you-mean hints and the docs come from the same list. Each
+function names its unit rule (`UNIT_RULES`); the checker implements each rule
+once (engine/check/check_calls.py, `CallRules.RULES`), so a function whose
+units behave like another's is one line here.
 """
 from __future__ import annotations
 
@@ -16,34 +19,54 @@ class Function:
     max_args: int | None     # None: any number
     signature: str
     summary: str
+    rule: str                # its unit rule, one of UNIT_RULES
+    dimensionless: tuple[int, ...] = ()   # arguments that must be dimensionless (of a draw: binomial's p)
+
+
+# What each unit rule accepts and gives (the checker's CallRules.RULES implements them).
+UNIT_RULES = {
+    "extreme": "numbers of one dimension (or one array): the least or greatest, of that dimension",
+    "same": "numbers of one dimension, the result of that dimension (elementwise over arrays)",
+    "any": "a number of any dimension, the result of the same",
+    "sqrt": "a number whose unit has even exponents: their halves",
+    "rounding": "a dimensionless number, or a number and a step of one dimension",
+    "dimensionless": "a dimensionless number, a dimensionless result",
+    "total": "an array: of numbers, their dimension; of booleans, a count",
+    "count": "an array of anything: a dimensionless count",
+    "choice": "a condition and two values of one kind and dimension",
+    "share": "a condition: a dimensionless share",
+    "reduction": "a number over the samples (and a fixed percentile): its dimension",
+    "range": "dimensionless bounds known before evaluation: a dimensionless array",
+    "draw": "parameters of one dimension (a discrete draw's fixed before evaluation): that dimension",
+}
 
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (
-    Function("min", 1, None, "min(a, b, …) | min(array)", "least value; same dimension"),
-    Function("max", 1, None, "max(a, b, …) | max(array)", "greatest value; same dimension"),
-    Function("sum", 1, 1, "sum(array)", "sum of an array (of booleans: number of trues)"),
-    Function("mean", 1, 1, "mean(array)", "mean of an array"),
-    Function("count", 1, 1, "count(array)", "number of elements (of booleans: number of trues)"),
-    Function("abs", 1, 1, "abs(x)", "absolute value, any dimension"),
-    Function("sqrt", 1, 1, "sqrt(x)", "square root; halves the unit's exponents"),
-    Function("ceil", 1, 2, "ceil(x) | ceil(x, step)", "round up (to a multiple of step)"),
-    Function("floor", 1, 2, "floor(x) | floor(x, step)", "round down (to a multiple of step)"),
+    Function("min", 1, None, "min(a, b, …) | min(array)", "least value; same dimension", "extreme"),
+    Function("max", 1, None, "max(a, b, …) | max(array)", "greatest value; same dimension", "extreme"),
+    Function("sum", 1, 1, "sum(array)", "sum of an array (of booleans: number of trues)", "total"),
+    Function("mean", 1, 1, "mean(array)", "mean of an array", "total"),
+    Function("count", 1, 1, "count(array)", "number of elements (of booleans: number of trues)", "count"),
+    Function("abs", 1, 1, "abs(x)", "absolute value, any dimension", "any"),
+    Function("sqrt", 1, 1, "sqrt(x)", "square root; halves the unit's exponents", "sqrt"),
+    Function("ceil", 1, 2, "ceil(x) | ceil(x, step)", "round up (to a multiple of step)", "rounding"),
+    Function("floor", 1, 2, "floor(x) | floor(x, step)", "round down (to a multiple of step)", "rounding"),
     Function("round", 1, 2, "round(x) | round(x, step)",
-             "round half away from zero (to a multiple of step, same dimension)"),
-    Function("ln", 1, 1, "ln(x)", "natural logarithm; dimensionless"),
-    Function("log2", 1, 1, "log2(x)", "base-2 logarithm; dimensionless"),
-    Function("log10", 1, 1, "log10(x)", "base-10 logarithm; dimensionless"),
-    Function("exp", 1, 1, "exp(x)", "e to the x; dimensionless"),
-    Function("clamp", 3, 3, "clamp(x, lo, hi)", "x limited to [lo, hi]; same dimension"),
-    Function("if", 3, 3, "if(cond, a, b)", "a where cond holds, else b"),
-    Function("range", 1, 2, "range(n) | range(a, b)", "the array [0 … n-1] / [a … b-1]"),
+             "round half away from zero (to a multiple of step, same dimension)", "rounding"),
+    Function("ln", 1, 1, "ln(x)", "natural logarithm; dimensionless", "dimensionless"),
+    Function("log2", 1, 1, "log2(x)", "base-2 logarithm; dimensionless", "dimensionless"),
+    Function("log10", 1, 1, "log10(x)", "base-10 logarithm; dimensionless", "dimensionless"),
+    Function("exp", 1, 1, "exp(x)", "e to the x; dimensionless", "dimensionless"),
+    Function("clamp", 3, 3, "clamp(x, lo, hi)", "x limited to [lo, hi]; same dimension", "same"),
+    Function("if", 3, 3, "if(cond, a, b)", "a where cond holds, else b", "choice"),
+    Function("range", 1, 2, "range(n) | range(a, b)", "the array [0 … n-1] / [a … b-1]", "range"),
     # reductions over random samples (format 9.6, engine/check/reductions.py): deterministic results
-    Function("p5", 1, 1, "p5(x)", "5th percentile of x over the samples; x itself without draws"),
-    Function("p50", 1, 1, "p50(x)", "median of x over the samples; x itself without draws"),
-    Function("p95", 1, 1, "p95(x)", "95th percentile of x over the samples; x itself without draws"),
-    Function("percentile", 2, 2, "percentile(x, q)", "q-th percentile (0 to 100, fixed) of x over the samples"),
-    Function("expected", 1, 1, "expected(x)", "mean of x over the samples; x itself without draws"),
-    Function("prob", 1, 1, "prob(cond)", "share of samples where cond holds (shown in %); 0 or 1 without draws"),
+    Function("p5", 1, 1, "p5(x)", "5th percentile of x over the samples; x itself without draws", "reduction"),
+    Function("p50", 1, 1, "p50(x)", "median of x over the samples; x itself without draws", "reduction"),
+    Function("p95", 1, 1, "p95(x)", "95th percentile of x over the samples; x itself without draws", "reduction"),
+    Function("percentile", 2, 2, "percentile(x, q)", "q-th percentile (0 to 100, fixed) of x over the samples",
+             "reduction"),
+    Function("expected", 1, 1, "expected(x)", "mean of x over the samples; x itself without draws", "reduction"),
+    Function("prob", 1, 1, "prob(cond)", "share of samples where cond holds (shown in %); 0 or 1 without draws",
+             "share"),
 )}
-
-DIMENSIONLESS_ONLY = frozenset({"round", "ln", "log2", "log10", "exp"})

@@ -1,5 +1,6 @@
 """engine/formula/functions.py (and distributions.py for random draws) is the one list of
-function names. Every function in it has a unit/type rule (engine/check/check_calls.py),
+function names. Every function in it names a unit/type rule that the checker implements
+(functions.UNIT_RULES, engine/check/check_calls.py `CallRules.RULES`),
 a Polars implementation (engine/compile/compile_calls.py) and a one-row implementation in
 floats (engine/compile/scalar.py), and neither implementation knows a name the list does
 not: adding a function without all three fails here."""
@@ -9,13 +10,14 @@ import math
 
 import pytest
 
+from supersheet.engine.check.check_calls import CallRules
 from supersheet.engine.check.reductions import REDUCTIONS
 from supersheet.engine.compile import scalar
 from supersheet.engine.compile.compile import Compiler
 from supersheet.engine.compile.evaluate import evaluate_with_polars
 from supersheet.engine.compile.scalar import Unsupported, evaluate_cells
 from supersheet.engine.formula.distributions import DISTRIBUTIONS
-from supersheet.engine.formula.functions import FUNCTIONS
+from supersheet.engine.formula.functions import FUNCTIONS, UNIT_RULES
 from supersheet.engine.workbook import open_workbook
 
 NAMES = set(FUNCTIONS) | set(DISTRIBUTIONS)
@@ -36,6 +38,13 @@ EXAMPLES = {
 
 def test_every_function_has_an_example_here():
     assert set(EXAMPLES) == NAMES
+
+
+def test_every_unit_rule_is_implemented_once():
+    assert set(CallRules.RULES) == set(UNIT_RULES)
+    unknown = {f.name: f.rule for f in [*FUNCTIONS.values(), *DISTRIBUTIONS.values()] if f.rule not in UNIT_RULES}
+    assert unknown == {}
+    assert all(i < (f.max_args or f.min_args) for f in DISTRIBUTIONS.values() for i in f.dimensionless)
 
 
 def test_the_implementations_know_no_name_the_table_does_not():
