@@ -1,4 +1,5 @@
-"""The `supersheet` command: parses arguments, calls the engine, prints.
+"""The `supersheet` command: parses arguments, calls the Python API (the `supersheet`
+package: supersheet.reports, .sweeps, .goals, .compare, .calc), prints.
 
 Exit codes: 0 fine; 1 a finding (an error value, a failed expectation, a
 difference, no feasible row); 2 an invalid sheet or bad usage. No input ever
@@ -21,16 +22,14 @@ from supersheet.cli.support import (
     EXIT_OK,
     UsageError,
     configure_loading,
-    fixed_overrides,
     loading_options,
-    open_valid,
+    override_usage,
     print_diagnostics,
-    sample,
+    sampling,
     sampling_options,
     sheet_paths,
-    shown_overrides,
 )
-from supersheet.engine.base.diagnostics import Problem, SourceCache, render, sheet_problems
+from supersheet.errors import OverrideError, Problem, RequestError, SheetError, SourceCache, render_diagnostic
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,7 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = args.handler(args)
         sys.stdout.flush()  # a full disk shows here, inside the handler below, not at interpreter exit
         return code
-    except UsageError as e:
+    except RequestError as e:    # a usage error, or a request the API refuses (with the sheet's problems behind it)
+        print_diagnostics(e.diagnostics)
         print(f"supersheet: {e}", file=sys.stderr)
         return EXIT_INVALID
     except Problem as e:   # a problem at its place in a sheet (a sweep's where, a goal): as `check` prints it
@@ -236,35 +236,30 @@ def on_options(p: argparse.ArgumentParser, what: str) -> None:
 
 # -- commands -----------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
-    from supersheet.engine.present.report import render_run
+    from supersheet import reports
     if args.address and args.on != "ray":
         raise UsageError("--address is the Ray cluster to use: it needs --on ray")
-    workbook = open_valid(args.sheet)
-    if workbook is None:
+    try:
+        report = reports.run(args.sheet, args.sets, args.format, sampling(args))
+    except SheetError as e:
+        print_diagnostics(e.diagnostics)
         return EXIT_INVALID
-    overrides = shown_overrides(workbook, args.sets)
-    workbook, fixed = fixed_overrides(workbook, args.sets)
-    sampled = sample(workbook, args, fixed)
-    scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
-    print(render_run(workbook, scenario, args.format, sampled, overrides=overrides))
-    from supersheet.engine.expect.assume import diagnostics as outside_the_model
-    outside = outside_the_model(workbook, scenario, sampled)
-    print_diagnostics(outside)
-    errors = scenario.has_errors() or (sampled is not None and any(s.errors for s in sampled.summaries.values()))
-    return EXIT_FINDING if errors or outside else EXIT_OK
+    except OverrideError as e:
+        raise override_usage(e) from None
+    if args.on == "ray" and not report.random_draws:
+        print("supersheet: the sheet has no random draws: it is evaluated here, not on Ray", file=sys.stderr)
+    print(report.text)
+    print_diagnostics(report.outside)
+    return EXIT_FINDING if report.has_findings else EXIT_OK
 
 
 def _check(args: argparse.Namespace) -> int:
-    from supersheet.engine.workbook import open_workbook
+    from supersheet.reports import check
     sources = SourceCache()
     invalid = 0
     paths = sheet_paths(args.paths)
     for path in paths:
-        workbook = open_workbook(path)
-        problems = sheet_problems(workbook.diagnostics)
-        if not problems:
-            from supersheet.engine.verify.blocks import validate_blocks
-            problems = validate_blocks(workbook)
+        problems = check(path)
         if problems:
             invalid += 1
             print_diagnostics(problems, sources)
@@ -273,21 +268,19 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _test(args: argparse.Namespace) -> int:
-    from supersheet.engine.verify.testing import test_workbook
-    from supersheet.engine.workbook import open_workbook
+    from supersheet import reports
     sources = SourceCache()
     passed = failed = invalid = 0
     for path in sheet_paths(args.paths):
-        workbook = open_workbook(path)
-        report = test_workbook(workbook, args.samples, args.seed, args.max_memory)
-        broken = [d for d in sheet_problems(report.diagnostics) if d.code != "E-ASSUME"]
+        report = reports.test(path, sampling(args))
+        broken = [d for d in report.diagnostics if not d.is_failed_expectation and d.code != "E-ASSUME"]
         if broken:
             invalid += 1
             print(f"{path}: INVALID")
             print_diagnostics(broken, sources)
         for outside in report.outside:
             print(f"FAIL  {path}:{outside.span.line}  {outside.message}")
-            print(render(outside, sources))
+            print(render_diagnostic(outside, sources))
         for outcome in report.outcomes:
             if outcome.passed and args.quiet:
                 continue
@@ -298,7 +291,7 @@ def _test(args: argparse.Namespace) -> int:
             print(f"{status}  {path}:{outcome.expectation.span.line}  {outcome.target} = {outcome.actual}"
                   f"  (expected {expected})")
             if not outcome.passed:
-                print(render(outcome.diagnostic(), sources))
+                print(render_diagnostic(outcome.diagnostic(), sources))
         passed += report.passed
         failed += sum(not o.passed for o in report.outcomes) + len(report.outside)
     print(f"{passed} passed, {failed + invalid} failed")
@@ -308,36 +301,25 @@ def _test(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from supersheet.engine.present.report import render_explain
-    workbook = open_valid(args.sheet)
-    if workbook is None:
+    from supersheet import reports
+    try:
+        if args.sensitivity:
+            return _sensitivity(reports.sensitivity(args.sheet, args.cell, args.sets, sampling(args)))
+        text = reports.explain(args.sheet, args.cell, args.sets, sampling(args))
+    except SheetError as e:
+        print_diagnostics(e.diagnostics)
         return EXIT_INVALID
-    key = workbook.key_for(args.cell)
-    if key is None:
-        hint = workbook.name_hint(args.cell)
-        raise UsageError(f"unknown cell {args.cell!r}" + (f"; {hint}" if hint else ""))
-    overrides = shown_overrides(workbook, args.sets)
-    workbook, fixed = fixed_overrides(workbook, args.sets)
-    if args.sensitivity:
-        return _sensitivity(workbook, args, fixed, key)
-    # Reductions over samples (p95, prob …) are only what they say over the samples, not at the mean.
-    sampled = sample(workbook, args, fixed) if workbook.checked.reduced else None
-    scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
-    print(render_explain(workbook, scenario, key, overrides=overrides))
+    except OverrideError as e:
+        raise override_usage(e) from None
+    print(text)
     return EXIT_OK
 
 
-def _sensitivity(workbook, args: argparse.Namespace, fixed: dict, key: str) -> int:
-    from supersheet.engine.scenarios.uncertainty import sensitivity
-    sampled = sample(workbook, args, fixed)
-    if sampled is None or key not in sampled.summaries:
-        raise UsageError(f"{key} depends on no random draw: there is nothing to rank")
-    from supersheet.engine.present.report import uncertain_record
-    record = uncertain_record(workbook, key, sampled.summaries[key])
-    print(f"{key} = {record['display']}   ({sampled.samples} samples, seed {sampled.seed})")
+def _sensitivity(report) -> int:
+    print(f"{report.cell} = {report.display}   ({report.samples} samples, seed {report.seed})")
     print()
     print(f"{'uncertain input':<32} {'rank correlation':>16} {'share (rho^2)':>14}")
-    for influence in sensitivity(sampled, key):
+    for influence in report.influences:
         print(f"{influence.draw:<32} {influence.rank_correlation:>+16.3f} {influence.share:>14.1%}")
     return EXIT_OK
 
@@ -361,11 +343,8 @@ def _edit(args: argparse.Namespace) -> int:
             path = path.relative_to(Path.cwd())
         except ValueError:
             pass
-    from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_text
-    try:
-        read_sheet_text(path)          # a regular file of text within the size limit (a FIFO would block)
-    except (OSError, UnreadableSheet) as e:
-        raise UsageError(f"cannot read {path}: {e}") from None
+    from supersheet.loading import check_readable
+    check_readable(path)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("edit needs a terminal (stdin and stdout must be a TTY)")
     try:
@@ -387,17 +366,13 @@ def _edit_new(path: Path) -> int:
 
 
 def _calc(args: argparse.Namespace) -> int:
-    from supersheet.cli.calc import CALC_FILE, calc_workbook
-    from supersheet.engine.present.present import show
-    sources = SourceCache({CALC_FILE: [args.expression]})
-    workbook, diagnostics = calc_workbook(args.expression)
-    if workbook is None or diagnostics:
-        print_diagnostics(diagnostics, sources)
+    from supersheet.calc import calc
+    result = calc(args.expression)
+    if result.text is None:
+        print_diagnostics(result.diagnostics, result.sources)
         return EXIT_INVALID
-    scenario = workbook.evaluate()
-    shown = show(workbook.checked, "result", scenario.values["result"])
-    print(shown.text)
-    return EXIT_FINDING if scenario.has_errors() else EXIT_OK
+    print(result.text)
+    return EXIT_FINDING if result.has_errors else EXIT_OK
 
 
 if __name__ == "__main__":

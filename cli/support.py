@@ -7,15 +7,20 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render
+from supersheet.errors import Diagnostic, OverrideError, RequestError, SheetError, SourceCache, render_diagnostic
+
+if TYPE_CHECKING:
+    from supersheet.inputs import Sampling
+    from supersheet.loading import Workbook
 
 EXIT_OK, EXIT_FINDING, EXIT_INVALID = 0, 1, 2
 
 
-class UsageError(Exception):
-    pass
+class UsageError(RequestError):
+    """A command line the command refuses (printed as `supersheet: message`, exit 2); the
+    API's `RequestError` is printed the same way."""
 
 
 def sampling_options(p: argparse.ArgumentParser) -> None:
@@ -59,7 +64,7 @@ LIMIT_HELP = {
 
 def loading_options(p: argparse.ArgumentParser) -> None:
     """The sheet root and the load limits: every command that reads sheets takes them."""
-    from supersheet.engine.base.limits import Limits
+    from supersheet.loading import Limits
     p.add_argument("--allow-path", dest="allow_paths", metavar="DIR", action="append", default=[],
                    help="also let imports read sheets under DIR (outside the sheet root: the git work tree of "
                         "the sheet, or its folder, and the bundled library); repeatable")
@@ -71,10 +76,8 @@ def loading_options(p: argparse.ArgumentParser) -> None:
 
 
 def configure_loading(args: argparse.Namespace) -> None:
-    from supersheet.engine.base.limits import set_limits
-    from supersheet.engine.base.sheetroot import allow_paths
-    allow_paths(getattr(args, "allow_paths", []))
-    set_limits(**{name: getattr(args, name, None) for name in LIMIT_HELP})
+    from supersheet.loading import configure
+    configure(getattr(args, "allow_paths", []), **{name: getattr(args, name, None) for name in LIMIT_HELP})
 
 
 def _positive(text: str) -> int:
@@ -87,108 +90,47 @@ def _positive(text: str) -> int:
     return value
 
 
-def print_diagnostics(diagnostics: list[Diagnostic], sources: SourceCache | None = None) -> None:
+def print_diagnostics(diagnostics: Sequence[Diagnostic], sources: SourceCache | None = None) -> None:
     sources = sources or SourceCache()
     for d in diagnostics:
-        print(render(d, sources), file=sys.stderr)
+        print(render_diagnostic(d, sources), file=sys.stderr)
         print(file=sys.stderr)
 
 
 def sheet_paths(paths: Sequence[str]) -> list[Path]:
-    """The sheets named: files as given, directories searched for *.yaml (not
-    hidden ones, and not links that lead out of the folder's sheet root)."""
-    from supersheet.engine.base.sheetroot import root_for
-    found: list[Path] = []
-    for text in paths:
-        path = Path(text)
-        if path.is_dir():
-            root = root_for(path / "_")
-            inside = sorted(p for p in path.rglob("*.yaml")
-                            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-                            and root.allows(p))
-            if not inside:
-                what = "a directory, not a sheet" if path.suffix in (".yaml", ".yml") else "a directory with no *.yaml sheets"
-                raise UsageError(f"{text} is {what}")
-            found.extend(inside)
-        elif path.exists():
-            found.append(path)
-        else:
-            raise UsageError(f"no such file or directory: {text}")
-    return found
+    """The sheets named: files as given, directories searched for *.yaml."""
+    from supersheet.loading import find_sheets
+    return find_sheets(paths)
 
 
-def open_valid(path: str):
-    from supersheet.engine.workbook import open_workbook
-    if not Path(path).exists():
-        raise UsageError(f"no such sheet: {path}")
-    if Path(path).is_dir():
-        raise UsageError(f"{path} is a directory, not a sheet")
-    workbook = open_workbook(path)
-    if not workbook.ok:
-        print_diagnostics(workbook.diagnostics)
+def open_valid(path: str) -> Workbook | None:
+    """The sheet loaded and checked, or None after printing why it does not check."""
+    from supersheet.loading import open_checked
+    try:
+        return open_checked(path)
+    except SheetError as e:
+        print_diagnostics(list(e.diagnostics))
         return None
-    return workbook
 
 
-def fixed_overrides(workbook, sets: list[str]) -> tuple:
-    """The workbook to evaluate with every `--set` and the values fixed in it."""
-    from supersheet.engine.workbook import OverrideError, apply_assignments
-    try:
-        return apply_assignments(workbook, sets)
-    except OverrideError as e:
-        shown = f"--set {e.assignment}" if e.assignment else "--set"
-        raise UsageError(f"{shown}: {e.code}: {e.message}" + (f" ({e.hint})" if e.hint else "")) from None
+def override_usage(e: OverrideError) -> UsageError:
+    """A `--set` that does not fit its cell, as a usage error naming the assignment."""
+    shown = f"--set {e.assignment}" if e.assignment else "--set"
+    return UsageError(f"{shown}: {e.code}: {e.message}" + (f" ({e.hint})" if e.hint else ""))
 
 
-def shown_overrides(workbook, sets: list[str]) -> dict:
-    """The `--set` assignments to show as overrides (report.SetOverride by key); a
-    bad assignment is left to `fixed_overrides`, which reports it."""
-    from supersheet.engine.present.report import set_overrides
-    from supersheet.engine.workbook import OverrideError
-    try:
-        return set_overrides(workbook, sets)
-    except OverrideError:
-        return {}
-def with_sets(workbook, sets: list[str]):
+def fixed_overrides(workbook: Workbook, sets: list[str]) -> Workbook:
     """The workbook with every `--set NAME=VALUE` made an input of that value, for the batch
     commands (sweep, solve, choose): the set cells stay fixed under the varied axes."""
-    if not sets:
-        return workbook
-    fixed_overrides(workbook, sets)   # each value checked against its cell, as `run --set` does
-    values: dict[str, str] = {}
-    for text in sets:
-        name, _, value = text.partition("=")
-        name = name.strip()
-        if workbook.key_for(name) is not None and workbook.model.cells[workbook.key_for(name)].scope.prefix:
-            raise UsageError(f"--set {text}: sweep, solve and choose set cells of this sheet; "
-                             f"to fix an imported cell, vary it over one value: --vary {name}={value.strip()}")
-        values[name] = value.strip()
-    from supersheet.engine.workbook import open_workbook
-    variant = open_workbook(workbook.model.path, cell_overrides=values)
-    if not variant.ok:
-        print_diagnostics(variant.diagnostics)
-        raise UsageError("the sheet does not check with " + " ".join(f"--set {t}" for t in sets))
-    return variant
-
-
-def sample(workbook, args: argparse.Namespace, fixed: dict | None = None):
-    """Monte Carlo results for a sheet with random draws (None for a deterministic sheet)."""
-    if not workbook.checked.distributions:
-        if getattr(args, "on", "local") == "ray":
-            print("supersheet: the sheet has no random draws: it is evaluated here, not on Ray", file=sys.stderr)
-        return None
-    from supersheet.engine.scenarios.uncertainty import SamplingError, evaluate_samples
-    samples, seed = getattr(args, "samples", None), getattr(args, "seed", None)
+    from supersheet.inputs import fixed_inputs
     try:
-        if getattr(args, "on", "local") == "ray":
-            from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session
-            from supersheet.engine.scenarios.sample_ray import sample_on_ray
-            try:
-                with session(args.address):
-                    return sample_on_ray(workbook, samples, seed, fixed or {}, getattr(args, "sets", []),
-                                         address=args.address, max_memory=getattr(args, "max_memory", None))
-            except (RayUnavailable, TaskFailed) as e:
-                raise UsageError(str(e)) from None
-        return evaluate_samples(workbook, samples, seed, fixed, getattr(args, "max_memory", None))
-    except SamplingError as e:
-        raise UsageError(str(e)) from None
+        return fixed_inputs(workbook, sets)
+    except OverrideError as e:
+        raise override_usage(e) from None
+
+
+def sampling(args: argparse.Namespace) -> Sampling:
+    """The sampling options of a command (--samples, --seed, --max-memory, --on, --address)."""
+    from supersheet.inputs import Sampling
+    return Sampling(getattr(args, "samples", None), getattr(args, "seed", None), getattr(args, "max_memory", None),
+                    getattr(args, "on", "local"), getattr(args, "address", None))

@@ -1,13 +1,25 @@
-"""`supersheet.diff(old, new)`: two sheets compared as `supersheet diff OLD NEW` compares them."""
+"""Comparing sheets: `supersheet.diff(old, new)` of two `Sheet`s, and the files, git
+revisions and variants `supersheet diff` compares, and `textconv`, git's diff driver.
+
+`diff_files`, `diff_revision` and `diff_variant` read the sheets from disk (or
+from git) and return one `Diff` per sheet compared; `render_diffs` prints them
+as the command does. Every problem of a request (a missing file, git failing,
+a variant that extends nothing) raises `RequestError`. Loads no Polars.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from .errors import RequestError
 
 if TYPE_CHECKING:
     from supersheet.engine.diff.diff import SheetDiff
 
     from .sheet import Sheet
+
+__all__ = ["Diff", "diff", "diff_files", "diff_revision", "diff_variant", "render_diffs", "textconv"]
 
 
 @dataclass(frozen=True)
@@ -23,17 +35,20 @@ class Diff:
         return self.result.differs
 
     @property
+    def invalid(self) -> bool:
+        """The new version does not check (an error, whatever the old one was)."""
+        return self.result.invalid
+
+    @property
     def sections(self) -> dict[str, list]:
         from supersheet.engine.diff.diffview import SECTIONS
         return {key: list(getattr(self.result, key)) for key, _ in SECTIONS if getattr(self.result, key)}
 
     def __str__(self) -> str:
-        from supersheet.engine.diff.diffview import render_text
-        return render_text([self.result])
+        return render_diffs([self])
 
     def to_markdown(self) -> str:
-        from supersheet.engine.diff.diffview import render_markdown
-        return render_markdown([self.result])
+        return render_diffs([self], "markdown")
 
     def _repr_html_(self) -> str:
         from .html import diff_html
@@ -53,3 +68,61 @@ def diff(old: Sheet, new: Sheet) -> Diff:
 def _label(sheet: Sheet) -> str:
     inputs = ", ".join(f"{k}={v}" for k, v in sheet.inputs.items())
     return f"{sheet.path}" + (f" ({inputs})" if inputs else "")
+
+
+def diff_files(old: str, new: str, cwd: Path | None = None) -> list[Diff]:
+    """Two versions of a sheet: paths, or git specs `REV:path` (`HEAD~1:sheets/h100.yaml`)
+    read at that revision with the imports of that revision."""
+    from supersheet.engine.diff.compare import diff_pair
+    return _requested(lambda: diff_pair(old, new, cwd or Path.cwd()))
+
+
+def diff_revision(revision: str = "HEAD", paths: Sequence[str] = (), cwd: Path | None = None) -> list[Diff]:
+    """The working tree against `revision`: every sheet that changed and every sheet that
+    imports or extends one (under `paths`, default the whole repository), largest change first."""
+    from supersheet.engine.diff.compare import diff_against_revision
+    return _requested(lambda: diff_against_revision(revision, list(paths), cwd or Path.cwd()))
+
+
+def diff_variant(variant: str) -> list[Diff]:
+    """A variant against the base sheet it `extends`."""
+    from supersheet.engine.diff.compare import diff_variant as against_base
+    return _requested(lambda: against_base(variant))
+
+
+def _requested(compare) -> list[Diff]:
+    from supersheet.engine.diff.gitrev import GitError
+    try:
+        return [Diff(d) for d in compare()]
+    except GitError as e:
+        raise RequestError(f"git: {e}") from None
+    except FileNotFoundError as e:
+        raise RequestError(f"no such sheet: {e.args[0] if e.args else e}") from None
+    except ValueError as e:
+        raise RequestError(str(e)) from None
+
+
+def render_diffs(diffs: Sequence[Diff], format: str = "text", color: bool = False) -> str:
+    """The diffs as `supersheet diff --format text|markdown|json` prints them (`color`: ANSI
+    colours in the text format)."""
+    from supersheet.engine.diff.diffview import render_json, render_markdown, render_text
+    results = [d.result for d in diffs]
+    if format == "json":
+        return render_json(results)
+    if format == "markdown":
+        return render_markdown(results)
+    return render_text(results, color)
+
+
+def textconv(file: str | Path, cwd: Path | None = None) -> str:
+    """A sheet's YAML followed by its evaluated cells as comments: what git's textconv
+    (`supersheet textconv`) shows `git diff`. RequestError for a path that is no readable sheet."""
+    from supersheet.engine.diff.compare import textconv as evaluated_text
+    if not Path(file).exists():
+        raise RequestError(f"no such file: {file}")
+    if Path(file).is_dir():
+        raise RequestError(f"{file} is a directory, not a sheet")
+    try:
+        return evaluated_text(str(file), cwd or Path.cwd())
+    except ValueError as e:        # not a regular file, too large, not text (sheetroot.UnreadableSheet)
+        raise RequestError(str(e)) from None

@@ -1,9 +1,17 @@
-"""The one exception of the Python API: the diagnostics the CLI would print.
+"""The exceptions of the Python API, and diagnostics rendered as the CLI prints them.
 
 The engine reports problems as `Diagnostic` lists, or raises a `Problem`
 (override, axis, expectation and solve errors) that carries one.
 `SheetError` carries `Diagnostic` objects in every case, so a notebook sees
 exactly what `supersheet check`/`run`/`sweep` print, rendered the same way.
+
+The command-level entry points (`supersheet.reports`, `supersheet.sweeps`,
+`supersheet.goals`, `supersheet.compare`), which the `supersheet` command is
+written over, raise three kinds: `SheetError` for a sheet that does not load
+or check, a `Problem` for one problem at its place (an input that does not fit
+its cell is an `OverrideError`; an axis, a goal and a `where` are Problems too),
+and `RequestError` for a request refused outside any sheet (no such file, an
+unknown cell, an output that cannot be written, Ray or git unavailable).
 """
 from __future__ import annotations
 
@@ -11,6 +19,10 @@ from typing import Iterable
 
 from supersheet.engine.base.diagnostics import Diagnostic, Problem, SourceCache, render
 from supersheet.engine.base.span import Span
+from supersheet.engine.workbook import OverrideError
+
+__all__ = ["Diagnostic", "OverrideError", "Problem", "RequestError", "SheetError", "SourceCache",
+           "render_diagnostic"]
 
 
 class SheetError(Exception):
@@ -45,3 +57,21 @@ def problem(code: str, message: str, hint: str | None = None, span: Span | None 
 def from_engine(error: Problem, prefix: str = "") -> SheetError:
     """An engine `Problem` (`OverrideError`, `AxisError`, `SolveError` …) as a SheetError, its span kept."""
     return SheetError([error.at(None, prefix)])
+
+
+class RequestError(Exception):
+    """A request refused outside any sheet: a path that is no sheet, an unknown cell, a sweep
+    too large, an output file that cannot be written, too much memory for the samples, Ray
+    or git unavailable. `str()` says what and how to fix it; `diagnostics` are the sheet's
+    problems behind it when there are any (a `--set` the sheet does not check with)."""
+
+    def __init__(self, message: str, diagnostics: Iterable[Diagnostic] = ()) -> None:
+        super().__init__(message)
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+
+
+def render_diagnostic(diagnostic: Diagnostic, sources: SourceCache | None = None) -> str:
+    """One diagnostic as `supersheet check` prints it: `file:line:col: CODE: message`, the
+    source line with the column marked, the hint. `sources` caches the files' lines (give
+    one `SourceCache` to many calls; a `SourceCache({name: lines})` renders text not on disk)."""
+    return render(diagnostic, sources or SourceCache())

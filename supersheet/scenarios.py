@@ -3,11 +3,11 @@
 `Sheet.sweep`/`solve`/`choose` land here: the axes given in Python become the
 engine's `Axis` objects through the same constructors `--vary` and a sheet's
 `vary:` use (`supersheet.engine.scenarios.axes`), so their values are checked the same way, and the
-rows come from the same plans and chunks as `supersheet sweep`.
+rows come from the same `SweepSetup` (supersheet.sweeps) and goal seeks and choices
+(supersheet.goals) as `supersheet sweep`, `solve` and `choose`.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +19,6 @@ from .sheet import scenario_workbook, solved_sheet
 
 if TYPE_CHECKING:
     import polars as pl
-
-    from supersheet.engine.scenarios.choice_tally import ChoiceRow
 
     from supersheet.engine.workbook import Workbook
 
@@ -63,45 +61,29 @@ def _axis(workbook: Workbook, name: str, values: Any):
 
 def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] | None, where: str | None,
           max_rows: int = MAX_ROWS) -> pl.DataFrame:
-    import polars as pl
-
-    from supersheet.engine.base.span import Origin
-    from supersheet.engine.scenarios.grid import Grid
-    from supersheet.engine.scenarios.sweep import (
-        SweepSpec,
-        drop_clean_error_columns,
-        iterate_chunks,
-        load_sweep,
-        plans_for,
-        units_metadata,
-    )
+    from .sweeps import SweepSetup
     workbook = scenario_workbook(sheet)
     try:
         if name is None and not axes:
             sweeps = ", ".join(workbook.model.root.sweeps) if workbook.model.root else ""
             raise AxisError("E-SHEET", "give a sweep name or at least one axis, e.g. sheet.sweep(tp=[1, 2, 4])",
                             f"sweeps in this sheet: {sweeps}" if sweeps else None)
-        spec = load_sweep(workbook, name) if name is not None else SweepSpec("ad hoc", Grid([]))
+        setup = SweepSetup(workbook, name)
         for axis_name, values in axes.items():
-            if spec.grid.rows is not None:
-                raise AxisError("E-SHEET", "axes cannot be added to a sweep of explicit rows")
-            axis = _axis(workbook, axis_name, values)
-            spec.grid.axes = [a for a in spec.grid.axes if a.name != axis.name] + [axis]
+            setup.check_can_vary()
+            setup.vary(_axis(workbook, axis_name, values))
         if show is not None:
-            spec.show = list(show)
+            setup.show(show)
         if where is not None:
-            spec.where, spec.where_origin = where, Origin("<where>", 1, 1)
-        size = spec.grid.size()
-        if size > max_rows:
-            raise AxisError("E-SHEET", f"the sweep has {size:,} rows, more than max_rows={max_rows:,}")
-        units: dict = {}
-        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, (None, None), units)
-        frames = list(iterate_chunks(plans, spec.grid))
+            setup.where(where)
+        if setup.rows > max_rows:
+            raise AxisError("E-SHEET", f"the sweep has {setup.rows:,} rows, more than max_rows={max_rows:,}")
+        plan = setup.plan()
+        frame = plan.frame()
     except AxisError as e:
         raise from_engine(e) from None
-    frame = drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()
     frame.supersheet_units = {header: unit for header, unit in  # type: ignore[attr-defined]
-                              json.loads(units_metadata(plans)["supersheet.units"]).items() if header in frame.columns}
+                              plan.column_units().items() if header in frame.columns}
     return frame
 
 
@@ -121,17 +103,16 @@ class Solution:
 
 
 def solve(sheet: Sheet, name: str) -> Solution:
-    from supersheet.engine.present.present import show
-    from supersheet.engine.scenarios.solve import SolveError, solve_entry
+    from .goals import SolveError, solve_named
     workbook = scenario_workbook(sheet)
     try:
-        solution, _ = solve_entry(workbook, name)
+        solved = solve_named(workbook, name)
     except AxisError as e:
         raise from_engine(e) from None
     except SolveError as e:   # at the solve's name, as `supersheet solve` and `check` report it
-        entry = workbook.model.root.solve.get(name) if workbook.model.root else None
-        raise SheetError([e.at(entry.span if entry else None)]) from None
-    shown = show(workbook.checked, solution.key, solution.value)
+        raise SheetError([e.diagnostic]) from None
+    solution = solved.solution
+    shown = solved.shown()
     text = f"{shown.value!r} {shown.unit}" if shown.unit else repr(shown.value)
     return Solution(name, solution.goal, solution.key, python_value(workbook.checked, solution.key, solution.value),
                     solved_sheet(sheet, workbook, solution.scenario, solution.key, text))
@@ -160,14 +141,10 @@ class Choice:
 def choose(sheet: Sheet, name: str, top: int | None = None) -> Choice:
     import polars as pl
 
-    from supersheet.engine.scenarios.solve import choice_entry
+    from .goals import rank_choice
     try:
-        choice, _ = choice_entry(scenario_workbook(sheet), name, top)
+        ranking = rank_choice(scenario_workbook(sheet), name, top)
     except AxisError as e:
         raise from_engine(e) from None
-
-    def public(rows: list[ChoiceRow]) -> pl.DataFrame:
-        return pl.DataFrame([r.values for r in rows])
-
-    return Choice(name, choice.objective, choice.minimize, public(choice.ranked), public(choice.excluded),
-                  choice.feasible or len(choice.ranked), dict(choice.reasons))
+    return Choice(name, ranking.objective, ranking.minimize, pl.DataFrame(ranking.ranked),
+                  pl.DataFrame(ranking.excluded), ranking.feasible or len(ranking.ranked), ranking.reasons)

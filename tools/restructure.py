@@ -42,7 +42,7 @@ RENAMED: dict[str, str] = {
     "cli_batch": "supersheet.cli.batch",
     "cli_compare": "supersheet.cli.versions",
     "cli_support": "supersheet.cli.support",
-    "calc": "supersheet.cli.calc",
+    "calc": "supersheet.calc",
     "edit": "supersheet.editor.document",
     "editcells": "supersheet.editor.cells",
     "editdiff": "supersheet.editor.baselines",

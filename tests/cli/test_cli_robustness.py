@@ -293,13 +293,10 @@ def test_output_files_get_the_umask_mode(suffix, run_cli, write_sheet, tmp_path)
 
 def test_an_unexpected_os_error_is_one_line_not_a_traceback(monkeypatch, run_cli, write_sheet):
     """Errors that are not about writing the output still end as one line (exit 70), never escape main()."""
-    import supersheet.cli.support as support
-
     def refuse(*args, **kwargs):
         raise OSError(36, "File name too long")
 
-    monkeypatch.setattr(support, "open_valid", refuse)
-    monkeypatch.setattr("supersheet.cli.main.open_valid", refuse)
+    monkeypatch.setattr("supersheet.reports.open_checked", refuse)   # what `run` opens the sheet with
     result = run_cli("run", str(write_sheet(SHEET)))
     assert result.code == 70 and "internal error: OSError" in result.err
 

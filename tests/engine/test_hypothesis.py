@@ -207,7 +207,7 @@ def test_raw_formula_text_in_a_sheet(text, workdir):
 @settings(max_examples=80, **SETTINGS)
 @given(text=st.text(max_size=40))
 def test_calc_of_raw_text(text):
-    from supersheet.cli.calc import calc_workbook
+    from supersheet.calc import calc_workbook
     workbook, diagnostics = calc_workbook(text)
     for d in diagnostics:
         assert d.code in CODES

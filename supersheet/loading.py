@@ -1,0 +1,75 @@
+"""Where sheets may be read from, how large they may be, and opening one for a command.
+
+`configure` sets, for the whole process, what the command's `--allow-path` and
+`--max-*` flags set: the folders outside a sheet's root that imports may read
+(docs/security.md) and the load `Limits`. `find_sheets` expands the paths a
+command is given (directories searched for `*.yaml`), and `open_checked` loads
+and checks one sheet without evaluating it: the `Workbook` the report, sweep,
+solve and choice entry points take. This module loads neither Polars nor NumPy.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from supersheet.engine.base.limits import Limits, set_limits
+from supersheet.engine.base.sheetroot import UnreadableSheet, allow_paths, read_sheet_text, root_for
+from supersheet.engine.workbook import Workbook, open_workbook
+
+from .errors import RequestError, SheetError
+
+__all__ = ["Limits", "Workbook", "check_readable", "configure", "find_sheets", "open_checked"]
+
+
+def configure(allow: Sequence[str | Path] = (), **limits: int | None) -> Limits:
+    """Let imports also read sheets under the folders `allow`, and set the load limits
+    (`max_file_size=`, `max_cells=`, ... the fields of `Limits`; None keeps a default).
+    Returns the limits now in force; a later call replaces both."""
+    allow_paths([str(folder) for folder in allow])
+    return set_limits(**limits)
+
+
+def find_sheets(paths: Sequence[str | Path]) -> list[Path]:
+    """The sheets named: files as given, directories searched for *.yaml (not hidden ones,
+    and not links that lead out of the folder's sheet root). RequestError for a path that
+    does not exist or a directory without sheets."""
+    found: list[Path] = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            root = root_for(path / "_")
+            inside = sorted(p for p in path.rglob("*.yaml")
+                            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                            and root.allows(p))
+            if not inside:
+                what = "a directory, not a sheet" if path.suffix in (".yaml", ".yml") else "a directory with no *.yaml sheets"
+                raise RequestError(f"{text} is {what}")
+            found.extend(inside)
+        elif path.exists():
+            found.append(path)
+        else:
+            raise RequestError(f"no such file or directory: {text}")
+    return found
+
+
+def open_checked(path: str | Path, cell_overrides: dict[str, str] | None = None) -> Workbook:
+    """A sheet loaded and checked, not evaluated. SheetError with every diagnostic when it does
+    not check; RequestError when `path` is no file. `cell_overrides` (name -> literal text)
+    make cells of the sheet inputs of those values before it is checked."""
+    if not Path(path).exists():
+        raise RequestError(f"no such sheet: {path}")
+    if Path(path).is_dir():
+        raise RequestError(f"{path} is a directory, not a sheet")
+    workbook = open_workbook(path, cell_overrides=cell_overrides) if cell_overrides else open_workbook(path)
+    if not workbook.ok:
+        raise SheetError(workbook.diagnostics)
+    return workbook
+
+
+def check_readable(path: str | Path) -> None:
+    """RequestError unless `path` is a regular file of text within the size limit (what the
+    editor can open; a FIFO would block it)."""
+    try:
+        read_sheet_text(Path(path))
+    except (OSError, UnreadableSheet) as e:
+        raise RequestError(f"cannot read {path}: {e}") from None

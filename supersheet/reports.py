@@ -1,0 +1,131 @@
+"""The reports of the `supersheet` command, as values: `check`, `run`, `explain`,
+`sensitivity` and `test` of a sheet file.
+
+Each takes a path (and the `--set` assignments and `Sampling` the command
+takes), does what the command does and returns what it prints: rendered
+text and the diagnostics and verdicts beside it; the command only prints them
+and picks the exit code. A sheet that does not check raises `SheetError` (a
+`test` report lists it instead), an assignment that does not fit its cell an
+`OverrideError`, a refused request a `RequestError`. Only a sheet with random
+draws loads Polars.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
+from supersheet.engine.workbook import open_workbook
+
+from .errors import RequestError
+from .inputs import Sampling, has_random_draws, sample, set_inputs, shown_inputs
+from .loading import open_checked
+
+if TYPE_CHECKING:
+    from supersheet.engine.scenarios.uncertainty import Influence
+    from supersheet.engine.verify.testing import TestReport
+
+__all__ = ["RunReport", "SensitivityReport", "check", "explain", "run", "sensitivity", "test"]
+
+
+def check(path: str | Path) -> list[Diagnostic]:
+    """Every problem of a sheet, as `supersheet check` prints them: loading and checking,
+    then (when those are clean) the shape of its sweeps, solves and choices. [] when valid."""
+    workbook = open_workbook(path)
+    problems = sheet_problems(workbook.diagnostics)
+    if not problems:
+        from supersheet.engine.verify.blocks import validate_blocks
+        problems = validate_blocks(workbook)
+    return problems
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """`supersheet run`: every cell in `format` (text, json, csv, markdown) as `text`; the
+    assumptions the values fall outside of (`outside`); whether a value is an error; whether
+    the sheet has random draws (else `Sampling(on="ray")` evaluated it here, not on Ray)."""
+
+    text: str
+    outside: list[Diagnostic]
+    has_errors: bool
+    random_draws: bool
+
+    @property
+    def has_findings(self) -> bool:
+        return self.has_errors or bool(self.outside)
+
+
+def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
+        sampling: Sampling = Sampling()) -> RunReport:
+    """Evaluate a sheet with `sets` (`NAME=VALUE`) as `supersheet run` does (over its samples
+    when it has random draws) and render every cell."""
+    from supersheet.engine.expect.assume import diagnostics as outside_the_model
+    from supersheet.engine.present.report import render_run
+    workbook = open_checked(path)
+    overrides = shown_inputs(workbook, sets)
+    workbook, fixed = set_inputs(workbook, sets)
+    sampled = sample(workbook, sampling, fixed, sets)
+    scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
+    text = render_run(workbook, scenario, format, sampled, overrides=overrides)
+    outside = outside_the_model(workbook, scenario, sampled)
+    errors = scenario.has_errors() or (sampled is not None and any(s.errors for s in sampled.summaries.values()))
+    return RunReport(text, outside, errors, has_random_draws(workbook))
+
+
+def explain(path: str | Path, cell: str, sets: Sequence[str] = (), sampling: Sampling = Sampling()) -> str:
+    """`supersheet explain`: the cell's formula, value and unit, and the tree of its
+    precedents down to the inputs. RequestError for a cell the sheet does not have."""
+    from supersheet.engine.present.report import render_explain
+    workbook = open_checked(path)
+    key = _key(workbook, cell)
+    overrides = shown_inputs(workbook, sets)
+    workbook, fixed = set_inputs(workbook, sets)
+    # Reductions over samples (p95, prob …) are only what they say over the samples, not at the mean.
+    sampled = sample(workbook, sampling, fixed) if workbook.checked.reduced else None
+    scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
+    return render_explain(workbook, scenario, key, overrides=overrides)
+
+
+@dataclass(frozen=True)
+class SensitivityReport:
+    """`supersheet explain --sensitivity`: the cell's value over the samples (`display`) and the
+    draws it depends on, the strongest first (`Influence`: `draw`, `rank_correlation`
+    (Spearman's rho over the samples), `share` (rho squared))."""
+
+    cell: str
+    display: str
+    samples: int
+    seed: int
+    influences: list[Influence]
+
+
+def sensitivity(path: str | Path, cell: str, sets: Sequence[str] = (),
+                sampling: Sampling = Sampling()) -> SensitivityReport:
+    """Rank the random draws `cell` depends on. RequestError when it depends on none."""
+    from supersheet.engine.present.report import uncertain_record
+    from supersheet.engine.scenarios.uncertainty import sensitivity as rank
+    workbook = open_checked(path)
+    key = _key(workbook, cell)
+    workbook, fixed = set_inputs(workbook, sets)
+    sampled = sample(workbook, sampling, fixed)
+    if sampled is None or key not in sampled.summaries:
+        raise RequestError(f"{key} depends on no random draw: there is nothing to rank")
+    record = uncertain_record(workbook, key, sampled.summaries[key])
+    return SensitivityReport(key, record["display"], sampled.samples, sampled.seed, rank(sampled, key))
+
+
+def test(path: str | Path, sampling: Sampling = Sampling()) -> TestReport:
+    """`supersheet test` of one sheet: every `expect` (top level, and in sweeps, solves and
+    choices) with its outcome, the assumptions the values fall outside of, and the sheet's
+    problems (`diagnostics`) when it does not check."""
+    from supersheet.engine.verify.testing import test_workbook
+    return test_workbook(open_workbook(path), sampling.samples, sampling.seed, sampling.max_memory)
+
+
+def _key(workbook, cell: str) -> str:
+    key = workbook.key_for(cell)
+    if key is None:
+        hint = workbook.name_hint(cell)
+        raise RequestError(f"unknown cell {cell!r}" + (f"; {hint}" if hint else ""))
+    return key

@@ -1,0 +1,193 @@
+"""Sweeps set up step by step and streamed: what `Sheet.sweep` and `supersheet sweep` run.
+
+A `SweepSetup` is a sweep of an opened sheet (`supersheet.loading.open_checked`):
+one the sheet defines, or an ad hoc one, with axes added or replaced (parsed
+from `NAME=VALUES` text as `--vary` writes them, or given as Python values),
+the cells to show and a `where` condition. `plan()` checks it all and gives a
+`SweepPlan`, whose rows are evaluated in chunks of bounded memory: collected
+into one Polars DataFrame, written to a CSV, Parquet (units in its metadata),
+JSON, text or Markdown file, or run as Ray tasks into a Parquet dataset. A
+`progress(done, total)` callback hears of the rows done after each chunk; the
+API draws nothing. Problems in the sheet raise a `Problem` (an axis or the
+`where` at its place), problems of the request a `RequestError`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+from supersheet.engine.base.span import Origin
+from supersheet.engine.scenarios.axes import Axis, AxisError, cli_axis
+from supersheet.engine.scenarios.grid import Grid
+from supersheet.engine.scenarios.sweep import SweepSpec, iterate_chunks, load_sweep, plans_for
+
+from .errors import RequestError
+from .inputs import Sampling
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from supersheet.engine.scenarios.sweep import Plan
+    from supersheet.engine.workbook import Workbook
+
+__all__ = ["CHUNK_ROWS", "FORMATS", "AxisError", "Progress", "SweepPlan", "SweepSetup", "check_writable", "render_table"]
+
+Progress = Callable[[int, int], None]   # progress(rows done, rows in all), after each chunk
+CHUNK_ROWS = 1_000_000                  # rows evaluated at a time (memory is bounded by a chunk)
+FORMATS = ("csv", "parquet", "json", "text", "markdown")
+
+
+class SweepSetup:
+    """A sweep of `workbook`: the sweep `name` of the sheet, or an ad hoc one (no axes yet)."""
+
+    def __init__(self, workbook: Workbook, name: str | None = None) -> None:
+        self.workbook = workbook
+        self.spec = load_sweep(workbook, name) if name else SweepSpec("ad hoc", Grid([]))
+
+    @property
+    def sweeps(self) -> list[str]:
+        """The sweeps the sheet defines (for a message that lists them)."""
+        root = self.workbook.model.root
+        return list(root.sweeps) if root else []
+
+    @property
+    def explicit_rows(self) -> bool:
+        """The sweep lists its rows: no axis can be added to it."""
+        return self.spec.grid.rows is not None
+
+    def parse_axis(self, text: str) -> Axis:
+        """An axis written `NAME=VALUES`, as `--vary` takes it: `tp=1,2,4,8`,
+        `context=4096token..131072token*2`, `message=10KiB..30KiB+10KiB`, `m=1KiB..1GiB:50log`,
+        `model=a.yaml,b.yaml` (an import axis). Its values are checked against the cell."""
+        return cli_axis(self.workbook, text)
+
+    def check_can_vary(self) -> None:
+        """AxisError when the sweep lists its rows (no axis can be added to it)."""
+        if self.explicit_rows:
+            raise AxisError("E-SHEET", "axes cannot be added to a sweep of explicit rows")
+
+    def vary(self, axis: Axis) -> None:
+        """Add the axis, or replace the sweep's axis of the same name."""
+        self.check_can_vary()
+        self.spec.grid.axes = [a for a in self.spec.grid.axes if a.name != axis.name] + [axis]
+
+    def show(self, cells: Sequence[str]) -> None:
+        """Output only these cells (beside the axes)."""
+        self.spec.show = list(cells)
+
+    def where(self, condition: str, source: str = "<where>") -> None:
+        """Keep only rows where `condition` holds; its diagnostics name `source` as the file."""
+        self.spec.where, self.spec.where_origin = condition, Origin(source, 1, 1)
+
+    @property
+    def rows(self) -> int:
+        """Rows of the grid (before `where`)."""
+        return self.spec.grid.size()
+
+    def plan(self, sampling: Sampling = Sampling()) -> SweepPlan:
+        """Check the shown cells, the `where` and every swept sheet, and plan the evaluation."""
+        units: dict = {}
+        spec = self.spec
+        plans = plans_for(self.workbook, spec.grid, spec.show, spec.where, spec.where_origin,
+                          (sampling.samples, sampling.seed, sampling.max_memory), units)
+        return SweepPlan(spec, plans, units, sampling)
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """A checked sweep ready to evaluate; `rows` rows, columns headed `name [unit]`."""
+
+    spec: SweepSpec
+    plans: list[Plan]
+    units: dict
+    sampling: Sampling
+
+    @property
+    def rows(self) -> int:
+        return self.spec.grid.size()
+
+    def chunks(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> Iterator[pl.DataFrame]:
+        """The rows, chunk by chunk, in grid order (the first axis slowest)."""
+        return iterate_chunks(self.plans, self.spec.grid, max(1, chunk_rows), progress)
+
+    def frame(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None,
+              whole_numbers: bool = False) -> pl.DataFrame:
+        """Every row in one DataFrame; an error column only where some row has an error.
+        `whole_numbers`: floats that are all whole become integers (as the CLI prints them)."""
+        import polars as pl
+
+        from supersheet.engine.scenarios.output import whole_numbers as as_integers
+        from supersheet.engine.scenarios.sweep import drop_clean_error_columns
+        frames = list(self.chunks(chunk_rows, progress))
+        if not frames:
+            return pl.DataFrame()
+        frame = drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed"))
+        return as_integers(frame) if whole_numbers else frame
+
+    def column_units(self) -> dict[str, str]:
+        """Each column's unit by header (what a Parquet file keeps in its metadata)."""
+        import json
+
+        from supersheet.engine.scenarios.sweep import units_metadata
+        return json.loads(units_metadata(self.plans)["supersheet.units"])
+
+    def write(self, path: str | Path, format: str | None = None, chunk_rows: int = CHUNK_ROWS,
+              progress: Progress | None = None) -> int:
+        """Stream the rows to a file (format: csv, parquet, json, text, markdown; default from the
+        extension), written to a temporary file renamed at the end. Returns the rows written."""
+        from supersheet.engine.scenarios.output import write_csv, write_parquet, write_text
+        from supersheet.engine.scenarios.sweep import units_metadata
+        path = Path(path)
+        fmt = output_format(path, format)
+        check_writable(path)
+        if fmt == "parquet":
+            return write_parquet(self.chunks(chunk_rows, progress), None, path, units_metadata(self.plans))
+        if fmt == "csv":
+            return write_csv(self.chunks(chunk_rows, progress), path)
+        frame = self.frame(chunk_rows, progress, whole_numbers=True)
+        write_text(path, render_table(frame, fmt) + "\n")
+        return frame.height
+
+    def write_dataset(self, directory: str | Path, address: str | None = None, part_rows: int | None = None,
+                      chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> tuple[int, int]:
+        """Evaluate row ranges as Ray tasks, each writing one Parquet file of the dataset
+        `directory`: (rows, files) written. RequestError when Ray is unavailable or a task fails."""
+        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session
+        from supersheet.engine.scenarios.sweep_parts import PartError
+        from supersheet.engine.scenarios.sweep_ray import sweep_to_dataset
+        spec = self.spec
+        try:
+            with session(address):
+                written = sweep_to_dataset(self.plans, spec.grid, spec.show, spec.where, spec.where_origin,
+                                           (self.sampling.samples, self.sampling.seed), self.units, str(directory),
+                                           address=address, part_rows=part_rows, chunk_rows=max(1, chunk_rows),
+                                           progress=progress)
+        except (RayUnavailable, TaskFailed, PartError) as e:
+            raise RequestError(str(e)) from None
+        return written.rows, len(written.parts)
+
+
+def output_format(path: Path, format: str | None) -> str:
+    """The format asked for, else the one of the file's extension."""
+    fmt = format or path.suffix.lstrip(".")
+    if fmt not in FORMATS:
+        raise RequestError(f"cannot tell the format of {str(path)!r}; give format= one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def check_writable(path: Path) -> None:
+    """RequestError unless a file can be written at `path` (checked before a long sweep runs)."""
+    from supersheet.engine.scenarios.output import OutputError, check_writable as writable
+    try:
+        writable(path)
+    except OutputError as e:
+        raise RequestError(str(e)) from None
+
+
+def render_table(frame: pl.DataFrame, format: str, digits: int = 4) -> str:
+    """A DataFrame of a sweep or choice as `supersheet` prints it: `text` (aligned columns),
+    `markdown`, `json` or `csv`."""
+    from supersheet.engine.scenarios.output import render_table as rendered
+    return rendered(frame, format, digits)
+
