@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supersheet.engine.compile.evaluate import Value
+from supersheet.engine.present.headers import is_error_header, split_header
 from supersheet.engine.workbook import Workbook
 
 MAX_ROWS = 100_000
@@ -22,6 +23,16 @@ class SweepRun:
     axes: list[str]               # the axis columns ("context [token]")
     cells: list[str]              # the shown cells' columns
     error: str = ""
+
+    @property
+    def value_cells(self) -> list[str]:
+        """The shown cells' columns that hold values (not the `name [error]` columns beside them)."""
+        return [c for c in self.cells if not is_error_header(c)]
+
+
+def column_name(header: str) -> str:
+    """The cell a column is about: `context [token]` -> `context`."""
+    return split_header(header)[0]
 
 
 def sweep_names(workbook: Workbook) -> list[str]:

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from supersheet.engine.diff.diff import Change
+from supersheet.engine.diff.diffview import SECTIONS, arrowed, percent_text
+
 from .errors import RequestError
 
 if TYPE_CHECKING:
@@ -19,7 +22,11 @@ if TYPE_CHECKING:
 
     from .sheet import Sheet
 
-__all__ = ["Diff", "diff", "diff_files", "diff_revision", "diff_variant", "render_diffs", "textconv"]
+# What a client shows of a change: SECTIONS (section key, title, in the order `supersheet diff`
+# prints them); a `Change` (name, old, new, delta, relative, note); `arrowed(change)` its delta
+# with the arrow of its direction; `percent_text(change)` its relative change (`+12.5%`).
+__all__ = ["SECTIONS", "Change", "Diff", "arrowed", "diff", "diff_files", "diff_revision", "diff_variant",
+           "percent_text", "render_diffs", "textconv"]
 
 
 @dataclass(frozen=True)
@@ -40,8 +47,7 @@ class Diff:
         return self.result.invalid
 
     @property
-    def sections(self) -> dict[str, list]:
-        from supersheet.engine.diff.diffview import SECTIONS
+    def sections(self) -> dict[str, list[Change]]:
         return {key: list(getattr(self.result, key)) for key, _ in SECTIONS if getattr(self.result, key)}
 
     def __str__(self) -> str:

@@ -27,7 +27,7 @@ def sheet_html(sheet: Sheet) -> str:
 
 
 def diff_html(diff: Diff) -> str:
-    from supersheet.engine.diff.diffview import SECTIONS, percent_text
+    from .compare import SECTIONS, percent_text
     titles = dict(SECTIONS)
     rows = [(titles[section], c.name, c.old, c.new, c.delta, percent_text(c), c.note)
             for section, changes in diff.sections.items() for c in changes]

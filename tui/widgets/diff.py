@@ -11,10 +11,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Select, Static
 
+from supersheet.compare import SECTIONS, Change, arrowed, percent_text as percent
 from supersheet.editor.baselines import HEAD, SAVED, Comparison
-from supersheet.engine.base.diagnostics import render
-from supersheet.engine.diff.diff import Change
-from supersheet.engine.diff.diffview import SECTIONS, arrowed, percent_text as percent
+from supersheet.errors import render_diagnostic
 
 from .messages import CellMessage
 from .render import DOWN_STYLE, FAIL_STYLE, UP_STYLE
@@ -80,7 +79,7 @@ class DiffView(Vertical):
             text = Text()
             for label, d in problems:
                 text.append(f"{label} does not check:\n", style=FAIL_STYLE)
-                text.append((render(d, comparison.sources) if comparison.sources else d.headline()) + "\n")
+                text.append((render_diagnostic(d, comparison.sources) if comparison.sources else d.headline()) + "\n")
             summary.update(Text("one side does not check", style=FAIL_STYLE))
             table.display = False
             message.update(text)

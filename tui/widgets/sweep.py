@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Input, Select, Static
 from textual_plotext import PlotextPlot
 
 from supersheet.editor.document import Document, SweepRun
-from supersheet.engine.present.headers import is_error_header, split_header
+from supersheet.editor.sweep import column_name
 from supersheet.units import format_number
 
 ADHOC = "\0adhoc"
@@ -90,7 +90,7 @@ class SweepView(Vertical):
     def _fill_choices(self, result: SweepRun) -> None:
         frame = result.frame
         numeric_axes = [c for c in result.axes if frame[c].dtype.is_numeric()]
-        plottable = [c for c in result.cells if not is_error_header(c) and
+        plottable = [c for c in result.value_cells if
                      (frame[c].dtype.is_numeric() or frame[c].dtype == _bool_dtype())]
         if self.x not in numeric_axes:
             self.x = numeric_axes[0] if numeric_axes else None
@@ -136,7 +136,7 @@ class SweepView(Vertical):
             data = group.select(pl.col(self.x).cast(pl.Float64), pl.col(self.y).cast(pl.Float64)).drop_nulls()
             if data.height == 0:
                 continue
-            label = ", ".join(f"{split_header(c)[0]}={_cell(v)}" for c, v in zip(others, values)) or None
+            label = ", ".join(f"{column_name(c)}={_cell(v)}" for c, v in zip(others, values)) or None
             plt.plot(data[self.x].to_list(), data[self.y].to_list(), marker="braille", label=label)
         xs = frame[self.x].drop_nulls()
         if xs.len() > 1 and xs.min() > 0 and xs.max() / xs.min() >= 64:
