@@ -13,6 +13,10 @@ checking, evaluation, sweeps and diagnostics. Every problem raises
 `SheetError`, which carries the CLI's `Diagnostic` objects. Importing this
 package loads neither Polars nor Pint; a sweep or a quantity does. See
 docs/python.md.
+
+The `supersheet` command is written over this API: the entry points it calls are the
+modules supersheet.loading, .inputs, .reports, .calc, .sweeps, .goals and .compare
+(docs/python.md, "For tools"), imported by name, not through this package's namespace.
 """
 from __future__ import annotations
 
@@ -21,16 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .compare import Diff, diff
-    from .errors import SheetError
+    from .errors import RequestError, SheetError
     from .scenarios import Choice, Range, Solution
     from .sheet import Sheet, load, range
 
 # Imported on first use (PEP 562): `supersheet` is also the package of the command
 # (supersheet.cli), whose `calc` and `check` should not pay for this API's imports (NumPy among them).
-_HOME = {"Diff": "compare", "diff": "compare", "SheetError": "errors", "Choice": "scenarios", "Range": "scenarios",
+_HOME = {"Diff": "compare", "diff": "compare", "SheetError": "errors", "RequestError": "errors", "Choice": "scenarios", "Range": "scenarios",
          "Solution": "scenarios", "Sheet": "sheet", "load": "sheet", "range": "sheet"}
 
-__all__ = ["Choice", "Diff", "Range", "Sheet", "SheetError", "Solution", "diff", "load", "range"]
+__all__ = ["Choice", "Diff", "Range", "RequestError", "Sheet", "SheetError", "Solution", "diff", "load", "range"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,212 @@
+"""The command-level entry points of the Python API (issue 17: the CLI and the TUI are
+clients of the API): reports as values, sweeps streamed to a file with a progress
+callback, goal seeks and choices on an opened sheet, diffs of files, git revisions and
+variants, textconv, calc, loading limits and the exceptions they raise."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from conftest import REPO
+
+import supersheet as ss
+from supersheet import calc, compare, goals, loading, reports
+from supersheet.errors import OverrideError, RequestError, SheetError, render_diagnostic
+from supersheet.inputs import Sampling, fixed_inputs
+from supersheet.sweeps import AxisError, SweepSetup
+
+RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
+IN_FLIGHT = REPO / "sheets/supernodes/6.6.2-in-flight-bandwidth.yaml"
+GRID = REPO / "sheets/supernodes/6.2.2-2d-grid.yaml"
+
+SHEET = "cells:\n  a: 2 GB\n  bw: 100 GB/s\n  t: = a / bw -> ms\n"
+
+
+def test_calc_evaluates_one_formula_and_reports_its_problems():
+    assert calc.calc("1 GiB -> MiB").text == "1024 MiB"
+    assert calc.calc("1 / 0").has_errors
+    bad = calc.calc("1 GB + 1 s")
+    assert bad.text is None and [d.code for d in bad.diagnostics] == ["E-UNIT"]
+    rendered = render_diagnostic(bad.diagnostics[0], bad.sources)
+    assert rendered.startswith("<calc>:1:") and "1 GB + 1 s" in rendered   # the formula's line, as the CLI shows it
+
+
+def test_check_lists_the_problems_of_a_sheet(tmp_path):
+    assert reports.check(RUNNING) == []
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("cells:\n  a: 2 GB\n  b: = a + 1 s\n", encoding="utf-8")
+    (problem,) = reports.check(broken)
+    assert problem.code == "E-UNIT" and problem.span.line == 3
+
+
+def test_run_report_with_inputs_set(tmp_path):
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text(SHEET, encoding="utf-8")
+    report = reports.run(sheet, ["a=4 GB"], "json")
+    cells = {c["name"]: c for c in json.loads(report.text)["cells"]}
+    assert cells["t"]["display"] == "40 ms"          # 4 GB / (100 GB/s), computed with the input set
+    assert not report.has_findings and not report.random_draws
+    with pytest.raises(OverrideError) as caught:
+        reports.run(sheet, ["a=4 s"])
+    assert caught.value.assignment == "a=4 s" and caught.value.code == "E-UNIT"
+
+
+def test_explain_and_the_problems_of_a_request(tmp_path):
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text(SHEET, encoding="utf-8")
+    text = reports.explain(sheet, "t")
+    assert text.splitlines()[0].startswith("t = 20 ms")
+    with pytest.raises(RequestError, match="unknown cell 'tt'"):
+        reports.explain(sheet, "tt")
+    with pytest.raises(RequestError, match="no such sheet"):
+        reports.run(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("cells:\n  a: = nope\n", encoding="utf-8")
+    with pytest.raises(SheetError) as caught:
+        reports.run(bad)
+    assert caught.value.code == "E-NAME"
+
+
+def test_sensitivity_needs_random_draws(tmp_path):
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text("cells:\n  a: = normal(2 GB, 0.2 GB)\n  b: 1 GB\n  c: = a + b\n", encoding="utf-8")
+    report = reports.sensitivity(sheet, "c", sampling=Sampling(samples=2000, seed=1))
+    assert [i.draw for i in report.influences] == ["a"] and report.influences[0].rank_correlation > 0.99
+    assert report.samples == 2000 and report.seed == 1
+    with pytest.raises(RequestError, match="depends on no random draw"):
+        reports.sensitivity(sheet, "b")
+
+
+def test_test_report_counts_expectations():
+    report = reports.test(RUNNING)
+    assert report.outcomes and report.passed == len(report.outcomes) and not report.diagnostics
+
+
+def test_a_sweep_streams_to_parquet_with_progress_and_units(tmp_path):
+    setup = SweepSetup(loading.open_checked(RUNNING))
+    setup.vary(setup.parse_axis("context=4096token..131072token*2"))
+    setup.vary(setup.parse_axis("cards=1,2,4,8"))
+    setup.show(["kv_per_card"])
+    plan = setup.plan()
+    heard: list[tuple[int, int]] = []
+    target = tmp_path / "out.parquet"
+    rows = plan.write(target, chunk_rows=5, progress=lambda done, total: heard.append((done, total)))
+    assert rows == plan.rows == 24
+    assert heard[-1] == (24, 24) and len(heard) == 5 and [d for d, _ in heard] == sorted(d for d, _ in heard)
+    written = pl.read_parquet(target)
+    expected = ss.load(RUNNING).sweep(context=ss.range("4096 token", "131072 token", times=2), cards=[1, 2, 4, 8],
+                                      show=["kv_per_card"])
+    assert written.columns == expected.columns and written["kv_per_card [GB]"].to_list() == \
+        expected["kv_per_card [GB]"].to_list()
+    units = json.loads(pq.read_schema(target).metadata[b"supersheet.units"])
+    assert units == plan.column_units() and units["kv_per_card [GB]"] == "GB"
+
+
+def test_a_sweep_refuses_what_does_not_fit(tmp_path):
+    setup = SweepSetup(loading.open_checked(RUNNING))
+    with pytest.raises(AxisError) as caught:
+        setup.parse_axis("context=1 s,2 s")
+    assert caught.value.code == "E-UNIT"
+    setup.vary(setup.parse_axis("cards=1,2"))
+    with pytest.raises(RequestError, match="cannot tell the format"):
+        setup.plan().write(tmp_path / "out.xlsx")
+    with pytest.raises(RequestError, match="does not exist"):
+        setup.plan().write(tmp_path / "no" / "out.csv")
+
+
+def test_solve_and_choose_on_an_opened_sheet():
+    solved = goals.solve_named(loading.open_checked(IN_FLIGHT), "fill_the_path")
+    assert solved.cell == "in_flight" and solved.goal == "window_bandwidth == path_bandwidth"
+    document = json.loads(solved.render("json"))
+    assert document["solution"]["display"] == solved.display and document["vary"] == "in_flight"
+    ranking = goals.rank_choice(loading.open_checked(GRID), "best_grid")
+    assert ranking.answer is ranking.ranked[0] and ranking.answer["rows"] == 4   # what its `expect` says
+    assert len(ranking.ranked) + len(ranking.excluded) == 3
+
+
+def test_a_goal_with_no_answer_is_a_solve_error(tmp_path):
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text("cells:\n  x: 1\n  y: = x * 2\n", encoding="utf-8")
+    with pytest.raises(goals.SolveError) as caught:
+        goals.solve_goal(loading.open_checked(sheet), "x", "y == -5", ("1", "10"))
+    assert caught.value.code == "E-SOLVE"
+
+
+def test_fixed_inputs_make_a_variant(tmp_path):
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text(SHEET, encoding="utf-8")
+    workbook = loading.open_checked(sheet)
+    assert fixed_inputs(workbook, []) is workbook
+    variant = fixed_inputs(workbook, ["a=8 GB"])
+    assert variant is not workbook and variant.key_for("a") == "a"
+    assert variant.evaluate().values["t"] == pytest.approx(0.08)   # 8 GB / (100 GB/s), in seconds
+    assert workbook.evaluate().values["t"] == pytest.approx(0.02)
+
+
+def test_diff_of_files_and_textconv(tmp_path):
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(SHEET, encoding="utf-8")
+    new.write_text(SHEET.replace("2 GB", "3 GB"), encoding="utf-8")
+    (diff,) = compare.diff_files(str(old), str(new))
+    assert diff.differs and not diff.invalid
+    assert [c.name for c in diff.sections["results"]] == ["t"] and diff.sections["results"][0].new == "30 ms"
+    assert json.loads(compare.render_diffs([diff], "json"))
+    assert compare.render_diffs([diff]) == str(diff)
+    assert compare.textconv(new).startswith(SHEET.replace("2 GB", "3 GB"))
+    with pytest.raises(RequestError, match="no such sheet"):
+        compare.diff_files(str(old), str(tmp_path / "missing.yaml"))
+
+
+def test_diff_against_a_git_revision(tmp_path):
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+    git("init", "-q")
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text(SHEET, encoding="utf-8")
+    git("add", "s.yaml")
+    git("commit", "-qm", "first")
+    assert [d.differs for d in compare.diff_revision("HEAD", cwd=tmp_path)] == []
+    sheet.write_text(SHEET.replace("100 GB/s", "50 GB/s"), encoding="utf-8")
+    (diff,) = compare.diff_revision("HEAD", cwd=tmp_path)
+    assert diff.differs and diff.sections["results"][0].new == "40 ms"
+    with pytest.raises(RequestError, match="^git: "):
+        compare.diff_revision("no-such-revision", cwd=tmp_path)
+
+
+def test_configure_sets_the_load_limits(tmp_path):
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text(SHEET, encoding="utf-8")
+    try:
+        assert loading.configure(max_cells=2).max_cells == 2
+        with pytest.raises(SheetError) as caught:
+            loading.open_checked(sheet)
+        assert "--max-cells" in str(caught.value)
+    finally:
+        loading.configure()
+    assert loading.open_checked(sheet).ok
+
+
+def test_find_sheets_searches_folders(tmp_path):
+    (tmp_path / "a.yaml").write_text(SHEET, encoding="utf-8")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "b.yaml").write_text(SHEET, encoding="utf-8")
+    assert loading.find_sheets([tmp_path]) == [tmp_path / "a.yaml"]
+    with pytest.raises(RequestError, match="no such file or directory"):
+        loading.find_sheets([tmp_path / "nope"])
+
+
+def test_the_tools_example_of_the_python_doc_streams_a_sweep(tmp_path):
+    doc = (REPO / "docs" / "python.md").read_text(encoding="utf-8")
+    block = re.findall(r"```python\n(.*?)```", doc, re.S)[1]
+    target = tmp_path / "kv.parquet"
+    probe = block.replace('"kv.parquet"', repr(str(target))) + "print(rows)\n"
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["6/6", "6"]                 # six contexts: 4096 .. 131072 token, doubling
+    assert pl.read_parquet(target)["context [token]"].to_list() == [4096.0 * 2 ** i for i in range(6)]
