@@ -67,7 +67,8 @@ GONE: dict[str, str] = {
 NEW: dict[str, str] = {old: f"{package}.{old}" for package, olds in STAGES.items() for old in olds} | RENAMED
 # The folders of the new packages in the repository (pyproject.toml maps them).
 FOLDERS = {"supersheet.engine": "engine", "supersheet.cli": "cli", "supersheet.editor": "editor",
-           "supersheet.units": "units", "supersheet.tui": "tui"}
+           "supersheet.units": "units", "supersheet.tui": "tui",
+           "supersheet": "supersheet"}   # the Python API's own modules (calc), last: the others are inside it
 
 
 def path_of(module: str) -> Path:
