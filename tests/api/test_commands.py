@@ -8,11 +8,11 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from conftest import REPO
 
 import supersheet as ss
 from supersheet import calc, compare, goals, loading, reports
@@ -20,6 +20,7 @@ from supersheet.errors import OverrideError, RequestError, SheetError, render_di
 from supersheet.inputs import Sampling, fixed_inputs
 from supersheet.sweeps import AxisError, SweepSetup
 
+REPO = Path(__file__).resolve().parents[2]
 RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 IN_FLIGHT = REPO / "sheets/supernodes/6.6.2-in-flight-bandwidth.yaml"
 GRID = REPO / "sheets/supernodes/6.2.2-2d-grid.yaml"
