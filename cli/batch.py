@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from supersheet.cli.progress import ProgressBar
 from supersheet.cli.support import (
@@ -18,9 +19,13 @@ from supersheet.cli.support import (
     print_diagnostics,
     sampling,
 )
+from supersheet.errors import Problem
+
+if TYPE_CHECKING:
+    from supersheet.sweeps import SweepPlan
 
 
-def axis_error(e) -> Exception:
+def axis_error(e: Problem) -> Exception:
     """A problem at a position in the sheet is printed as `check` prints it (main.py); one without, as a usage error."""
     return e if e.span is not None else UsageError(e.line())
 
@@ -80,7 +85,7 @@ def sweep(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _sweep_on_ray(args: argparse.Namespace, plan) -> int:
+def _sweep_on_ray(args: argparse.Namespace, plan: SweepPlan) -> int:
     """The sweep as Ray tasks, into a Parquet dataset directory (one file per row range)."""
     output = args.output or ""
     if not (output.endswith(("/", os.sep)) or os.path.isdir(output)) or args.format not in (None, "parquet"):
@@ -175,7 +180,7 @@ def choose(args: argparse.Namespace) -> int:
     return EXIT_OK if choice.answer else EXIT_FINDING
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     from supersheet.units import format_number
     if isinstance(value, float):
         return format_number(value)

@@ -13,7 +13,7 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from supersheet.cli import batch as cli_batch, versions as cli_compare
 from supersheet.cli.support import (
@@ -30,6 +30,9 @@ from supersheet.cli.support import (
     sheet_paths,
 )
 from supersheet.errors import OverrideError, Problem, RequestError, SheetError, SourceCache, render_diagnostic
+
+if TYPE_CHECKING:
+    from supersheet.reports import SensitivityReport
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -315,7 +318,7 @@ def _explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _sensitivity(report) -> int:
+def _sensitivity(report: SensitivityReport) -> int:
     print(f"{report.cell} = {report.display}   ({report.samples} samples, seed {report.seed})")
     print()
     print(f"{'uncertain input':<32} {'rank correlation':>16} {'share (rho^2)':>14}")

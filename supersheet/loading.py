@@ -60,7 +60,7 @@ def open_checked(path: str | Path, cell_overrides: dict[str, str] | None = None)
         raise RequestError(f"no such sheet: {path}")
     if Path(path).is_dir():
         raise RequestError(f"{path} is a directory, not a sheet")
-    workbook = open_workbook(path, cell_overrides=cell_overrides) if cell_overrides else open_workbook(path)
+    workbook = open_workbook(path, cell_overrides=cell_overrides)
     if not workbook.ok:
         raise SheetError(workbook.diagnostics)
     return workbook

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
-from supersheet.engine.workbook import open_workbook
+from supersheet.engine.workbook import Workbook, open_workbook
 
 from .errors import RequestError
 from .inputs import Sampling, has_random_draws, sample, set_inputs, shown_inputs
@@ -123,7 +123,7 @@ def test(path: str | Path, sampling: Sampling = Sampling()) -> TestReport:
     return test_workbook(open_workbook(path), sampling.samples, sampling.seed, sampling.max_memory)
 
 
-def _key(workbook, cell: str) -> str:
+def _key(workbook: Workbook, cell: str) -> str:
     key = workbook.key_for(cell)
     if key is None:
         hint = workbook.name_hint(cell)
