@@ -29,7 +29,7 @@ from supersheet.cli.support import (
     sampling_options,
     sheet_paths,
 )
-from supersheet.errors import OverrideError, Problem, RequestError, SheetError, SourceCache, render_diagnostic
+from supersheet.errors import Problem, RequestError, SheetError, SourceCache, render_diagnostic
 
 if TYPE_CHECKING:
     from supersheet.reports import SensitivityReport
@@ -240,6 +240,7 @@ def on_options(p: argparse.ArgumentParser, what: str) -> None:
 # -- commands -----------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
     from supersheet import reports
+    from supersheet.errors import OverrideError
     if args.address and args.on != "ray":
         raise UsageError("--address is the Ray cluster to use: it needs --on ray")
     try:
@@ -305,6 +306,7 @@ def _test(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     from supersheet import reports
+    from supersheet.errors import OverrideError
     try:
         if args.sensitivity:
             return _sensitivity(reports.sensitivity(args.sheet, args.cell, args.sets, sampling(args)))

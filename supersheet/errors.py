@@ -15,11 +15,13 @@ unknown cell, an output that cannot be written, Ray or git unavailable).
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from supersheet.engine.base.diagnostics import Diagnostic, Problem, SourceCache, render
 from supersheet.engine.base.span import Span
-from supersheet.engine.workbook import OverrideError
+
+if TYPE_CHECKING:
+    from supersheet.engine.workbook import OverrideError
 
 __all__ = ["Diagnostic", "OverrideError", "Problem", "RequestError", "SheetError", "SourceCache",
            "render_diagnostic"]
@@ -47,6 +49,15 @@ class SheetError(Exception):
 
     def __str__(self) -> str:
         return self.render()
+
+
+def __getattr__(name: str) -> Any:
+    """`OverrideError` is defined beside the workbook, whose imports (the checker, the compiler)
+    load on first use: the command's `--help` imports this module and needs none of them."""
+    if name == "OverrideError":
+        from supersheet.engine.workbook import OverrideError
+        return OverrideError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def problem(code: str, message: str, hint: str | None = None, span: Span | None = None) -> SheetError:

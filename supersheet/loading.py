@@ -5,20 +5,24 @@
 (docs/security.md) and the load `Limits`. `find_sheets` expands the paths a
 command is given (directories searched for `*.yaml`), and `open_checked` loads
 and checks one sheet without evaluating it: the `Workbook` the report, sweep,
-solve and choice entry points take. This module loads neither Polars nor NumPy.
+solve and choice entry points take. This module loads neither Polars nor NumPy,
+and the checker and compiler only when a sheet is opened (the command's
+`--help` reads `Limits`).
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from supersheet.engine.base.limits import Limits, set_limits
 from supersheet.engine.base.sheetroot import UnreadableSheet, allow_paths, read_sheet_text, root_for
-from supersheet.engine.workbook import Workbook, open_workbook
 
 from .errors import RequestError, SheetError
 
-__all__ = ["Limits", "Workbook", "check_readable", "configure", "find_sheets", "open_checked"]
+if TYPE_CHECKING:
+    from supersheet.engine.workbook import Workbook
+
+__all__ = ["Limits", "check_readable", "configure", "find_sheets", "open_checked"]
 
 
 def configure(allow: Sequence[str | Path] = (), **limits: int | None) -> Limits:
@@ -56,6 +60,7 @@ def open_checked(path: str | Path, cell_overrides: dict[str, str] | None = None)
     """A sheet loaded and checked, not evaluated. SheetError with every diagnostic when it does
     not check; RequestError when `path` is no file. `cell_overrides` (name -> literal text)
     make cells of the sheet inputs of those values before it is checked."""
+    from supersheet.engine.workbook import open_workbook
     if not Path(path).exists():
         raise RequestError(f"no such sheet: {path}")
     if Path(path).is_dir():

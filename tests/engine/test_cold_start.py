@@ -59,3 +59,18 @@ def test_the_command_does_not_import_the_python_api():
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["[]", "supersheet.sheet supersheet.scenarios True"]
+
+
+def test_help_loads_no_checker_compiler_or_workbook():
+    """`supersheet --help` (and building the parser every command starts with) reads the load
+    limits and nothing of the pipeline: the API modules the command imports at start
+    (supersheet.errors, supersheet.loading) import the checker and compiler only when used."""
+    probe = ("import contextlib, io, json, sys\n"
+             "from supersheet.cli.main import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    try:\n        main(['--help'])\n    except SystemExit:\n        pass\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('supersheet.engine.check', "
+             "'supersheet.engine.compile', 'supersheet.engine.workbook', 'polars', 'numpy', 'pint')))))\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
