@@ -8,6 +8,9 @@ folder is ``$SUPERSHEET_CACHE_DIR`` if set (empty string: no disk cache), else
 the user cache dir (``platformdirs``).  An unusable folder silently means no
 disk cache.  Unpickling runs code, so the folder is used only when it is
 private and every file in it matches an HMAC keyed per user (``_trust.py``).
+A cache that fails to load (a parsed file remembers the Pint installation that
+wrote it, and a deleted virtualenv leaves its `@import`s dangling) is emptied
+and written again, so it is never silently off for every later process.
 
 Pint's own unit-resolution cache is filled lazily, as on Pint's cache-hit
 path, instead of being built eagerly (~45 ms) for a thousand units nobody uses.
@@ -21,7 +24,7 @@ import pathlib
 import tempfile
 from typing import TYPE_CHECKING
 
-from ._trust import private_folder, sign, user_key, verify
+from ._trust import empty, private_folder, sign, user_key, verify
 
 if TYPE_CHECKING:
     import pint
@@ -72,12 +75,13 @@ def registry() -> pint.UnitRegistry:
     folder = cache_folder()
     key = user_key() if folder is not None else None
     if folder is not None and key is not None:
-        try:
-            verify(folder, key)        # a file not as we signed it empties the folder first
-            ureg = build_registry(folder)
-            sign(folder, key)
-            return ureg
-        except Exception:
-            # A corrupt or unwritable cache must never stop a sheet loading.
-            pass
+        for _ in range(2):   # a cache that fails to load is emptied and written again, once
+            try:
+                verify(folder, key)        # a file not as we signed it empties the folder first
+                ureg = build_registry(folder)
+                sign(folder, key)
+                return ureg
+            except Exception:
+                # A corrupt or unwritable cache must never stop a sheet loading.
+                empty(folder)
     return build_registry(None)

@@ -30,7 +30,7 @@ def private_folder(folder: pathlib.Path) -> bool:
         return False
     if stat.S_IMODE(st.st_mode) & 0o077:
         if stat.S_IMODE(st.st_mode) & 0o022:     # others could write: what is there is not ours to trust
-            _empty(folder)
+            empty(folder)
         folder.chmod(0o700)
     return stat.S_IMODE(folder.lstat().st_mode) & 0o077 == 0
 
@@ -46,7 +46,7 @@ def verify(folder: pathlib.Path, key: bytes) -> None:
     ok = isinstance(manifest, dict) and all(_trusted(p, key, manifest) for p in files) and \
         set(manifest) <= {p.name for p in files}
     if not ok:
-        _empty(folder)
+        empty(folder)
 
 
 def sign(folder: pathlib.Path, key: bytes) -> None:
@@ -98,7 +98,8 @@ def _mac(data: bytes, key: bytes) -> str:
     return hmac.new(key, data, hashlib.sha256).hexdigest()
 
 
-def _empty(folder: pathlib.Path) -> None:
+def empty(folder: pathlib.Path) -> None:
+    """Remove the files of `folder` (Pint writes them again)."""
     for path in folder.iterdir():
         try:
             if path.is_dir() and not path.is_symlink():

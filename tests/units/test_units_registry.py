@@ -113,3 +113,36 @@ def test_the_cache_is_reused_when_it_is_as_signed(tmp_path: pathlib.Path) -> Non
     before = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.pickle")}
     _cached(folder, config)
     assert {p.name: p.stat().st_mtime_ns for p in folder.glob("*.pickle")} == before
+
+
+STALE = """
+import pathlib, shutil, sys, pint
+from supersheet.units._registry import DEFINITIONS
+from supersheet.units._trust import sign, user_key
+copy, folder = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+shutil.copytree(pathlib.Path(pint.__file__).parent, copy)
+ureg = pint.UnitRegistry(None, cache_folder=folder, on_redefinition="ignore")
+ureg.load_definitions(copy / "default_en.txt")
+ureg.load_definitions(DEFINITIONS)
+sign(folder, user_key())
+shutil.rmtree(copy)
+"""
+
+
+def test_a_cache_written_by_a_deleted_installation_is_rebuilt(tmp_path: pathlib.Path) -> None:
+    """Pint's parsed `default_en.txt` is named by its content but remembers the
+    installation that wrote it; once that virtualenv is deleted, loading it fails.
+    The cache is then written again (not silently off for every later process)."""
+    folder, config = tmp_path / "cache", tmp_path / "config"
+    _cached(folder, config)   # the folder and the key, as a first run leaves them
+    env = {**os.environ, CACHE_ENV: str(folder), "XDG_CONFIG_HOME": str(config)}
+    for path in folder.glob("*.pickle"):
+        path.unlink()
+    subprocess.run([sys.executable, "-c", STALE, str(tmp_path / "old-venv"), str(folder)], env=env, check=True)
+    stale = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.pickle")}
+    assert stale
+    assert _cached(folder, config) == f"{1 / 3600!r} True"
+    rebuilt = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.pickle")}
+    assert rebuilt != stale
+    assert _cached(folder, config) == f"{1 / 3600!r} True"
+    assert {p.name: p.stat().st_mtime_ns for p in folder.glob("*.pickle")} == rebuilt   # used, not rebuilt again
