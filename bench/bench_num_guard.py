@@ -1,17 +1,20 @@
 """Where the #NUM guard's cost is (issue 12 made every number cell #NUM where it is
 not finite; issue 14 measures sweeps): the in-process 10^6-row sweep of
 bench/tp-step.yaml (bench_sweep.py's `ours_in_memory`), paired and interleaved,
-with the guard as it is, with only its error sites (values not masked to null),
-and with no guard — against hand-written lazy Polars (one `select`).
+against hand-written lazy Polars (one `select`):
+
+* as shipped: a #NUM cell's column keeps its inf (its error column says #NUM),
+  what reads it guards where inf could turn finite, and a sweep checks the rows it
+  shows (engine/compile/values.py);
+* every cell masked: each number cell's column null where it is not finite (the
+  design before: a `when(is_finite)` pass over every cell's column);
+* no #NUM at all: no error sites, no masks (not a correct engine: a diagnostic).
 
     .venv/bin/python bench/bench_num_guard.py [--rounds N]
-
-The two variants are diagnostics for the engine's developers, not correct
-engines: without the mask a cell that reads a #NUM cell computes from inf."""
+"""
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -27,26 +30,23 @@ from supersheet.engine.compile import compile as compiling  # noqa: E402
 from supersheet.engine.compile.errorcodes import NUM  # noqa: E402
 from supersheet.engine.compile.values import elementwise  # noqa: E402
 
-GUARDED = compiling.Compiler.finite
+SHIPPED = compiling.Compiler.finite
 
 
-def sites_only(self, val):
-    if isinstance(val.constant, float) and math.isfinite(val.constant):
-        return val
-
-    def site(x: pl.Expr) -> pl.Expr:
+def every_cell_masked(self, val):
+    def masked(x: pl.Expr) -> pl.Expr:
         self.sites.append(pl.when(~x.is_finite()).then(pl.lit(NUM)))
-        return x
-    return elementwise(site, val, nullable=True)
+        return pl.when(x.is_finite()).then(x)
+    return elementwise(masked, val, nullable=True)
 
 
-def with_guard(finite):
+def with_finite(finite):
     def run():
         compiling.Compiler.finite = finite
         try:
             return in_process(lambda: bench_sweep.ours_in_memory(workbook))
         finally:
-            compiling.Compiler.finite = GUARDED
+            compiling.Compiler.finite = SHIPPED
     return run
 
 
@@ -56,8 +56,8 @@ if __name__ == "__main__":
     rounds = parser.parse_args().rounds
     workbook = bench_sweep.open_workbook(bench_sweep.SHEET)
     series = interleave({"hand-written lazy Polars": lambda: in_process(hand_written_sweep.frame),
-                         "guarded (as shipped)": with_guard(GUARDED),
-                         "error sites only": with_guard(sites_only),
-                         "no guard": with_guard(lambda self, val: val)}, rounds)
+                         "as shipped": with_finite(SHIPPED),
+                         "every cell masked (before)": with_finite(every_cell_masked),
+                         "no #NUM at all": with_finite(lambda self, val: val)}, rounds)
     print(f"in-process sweep, 10^6 rows of {bench_sweep.SHEET.name}; {load_average()}")
     print(table(series, baseline="hand-written lazy Polars"))

@@ -11,7 +11,9 @@ both sides — the grid built, the same 14 columns computed in display units:
 3. the share of a large sweep to Parquet spent building axis columns
    (`Grid.chunk`), 10^7 rows (10^8 with --huge; --axes-only: this part alone).
 
-    .venv/bin/python bench/bench_sweep.py [--rounds N] [--huge] [--axes-only]
+    .venv/bin/python bench/bench_sweep.py [--rounds N] [--huge] [--parts 1,2,3] [--axes-only]
+
+(`--parts` picks the comparisons to run; `--axes-only` is `--parts 3`.)
 """
 from __future__ import annotations
 
@@ -95,7 +97,10 @@ def main() -> None:
     ours_out, hand_out = folder / "ours.parquet", folder / "hand.parquet"
     sweep = [supersheet, "sweep", str(SHEET), *[a for v in VARY for a in ("--vary", v)], "--show", ",".join(SHOW)]
 
-    if "--axes-only" not in sys.argv:
+    parts = sys.argv[sys.argv.index("--parts") + 1].split(",") if "--parts" in sys.argv else ["1", "2", "3"]
+    if "--axes-only" in sys.argv:
+        parts = ["3"]
+    if "1" in parts:
         print(f"1. whole process, 10^6 rows to Parquet, {rounds} rounds interleaved; {load_average()}")
         whole = interleave({"hand-written Polars script": lambda: child([python, str(script), str(hand_out)]),
                             "supersheet sweep -o out.parquet": lambda: child(sweep + ["-o", str(ours_out)])}, rounds)
@@ -104,7 +109,7 @@ def main() -> None:
         assert ours.height == hand.height == 1_000_000 and ours.width == hand.width   # no error column: none held one
         assert math.isclose(ours["step [ms]"][123457], hand["step [ms]"][123457], rel_tol=1e-12)
         print(f"(same rows, the same {hand.width} columns, values equal)   [target: supersheet <= 1.2x]")
-
+    if "2" in parts:
         workbook = open_workbook(SHEET)
         assert workbook.ok, workbook.diagnostics
         frame, reference = ours_in_memory(workbook), hand_written_sweep.frame()
@@ -117,6 +122,9 @@ def main() -> None:
                              "NumPy": lambda: in_process(numpy_only)}, rounds)
         print(table(inproc, baseline="hand-written lazy Polars, one select"))
         print("[target: supersheet <= 1.1x hand-written lazy Polars]")
+    if "3" not in parts:
+        shutil.rmtree(folder)
+        return
 
     rows = 100_000_000 if "--huge" in sys.argv else 10_000_000
     context = rows // 400

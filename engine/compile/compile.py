@@ -11,8 +11,10 @@ operation contributes an "error site" expression giving its code ("#DIV/0",
 precedents' errors and its own sites. Guards and null checks are only emitted
 where a value can actually be null, so the common path stays plain arithmetic.
 A number cell whose value is not finite (overflow, inf - inf) is #NUM, as on
-the scalar path (scalar.py): inside a formula IEEE rules hold, but no cell
-ever holds inf or NaN.
+the scalar path (scalar.py): inside a formula IEEE rules hold, but no cell's
+value is ever inf or NaN. Its column is not masked for that, though (a pass
+over every column): it keeps the inf, its error column says #NUM, and what
+reads it guards where a non-finite number could turn finite (values.py).
 """
 from __future__ import annotations
 
@@ -28,12 +30,16 @@ from supersheet.engine.compile.compile_calls import CallCompiler
 from supersheet.engine.compile.reduce import compile_reduction
 from supersheet.engine.compile.errorcodes import DIV0, NUM
 from supersheet.engine.compile.values import (
+    NO_RAW,
     CompiledCell,
     Source,
     Val,
     element_column,
     elementwise,
     error_column,
+    guarded,
+    known_finite,
+    poisoned,
 )
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import DISTRIBUTIONS
@@ -59,7 +65,8 @@ class Compiler(CallCompiler):
         formula_sites = self.sites
         self.sites = []
         cell_type = self.checked.cells[key].type
-        if cell_type is not None and not cell_type.is_bool:
+        unmasked = cell_type is not None and not cell_type.is_bool and not _finite_constant(val)
+        if unmasked:
             val = self.finite(val)
         # #NUM is set only where the formula gave a value (not finite), so it comes first:
         # where the formula gave no value, a precedent's error or the formula's own says why
@@ -75,17 +82,15 @@ class Compiler(CallCompiler):
         error = None
         if nullable:
             error = (pl.coalesce(errors) if errors else pl.lit(None, pl.String)).cast(pl.String).alias(error_column(key))
-        return CompiledCell(key, columns, nullable, error)
+        return CompiledCell(key, columns, nullable, error, unmasked)
 
     def finite(self, val: Val) -> Val:
-        """A cell's number where it is finite; null with #NUM where it is not."""
-        if isinstance(val.constant, float) and math.isfinite(val.constant):
-            return val
-
-        def guarded(x: pl.Expr) -> pl.Expr:
+        """A number cell's value: #NUM where it is not finite. The value itself is
+        not masked (values.py): the column keeps the inf or NaN."""
+        def site(x: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(~x.is_finite()).then(pl.lit(NUM)))
-            return pl.when(x.is_finite()).then(x)
-        return elementwise(guarded, val, nullable=True)
+            return x
+        return elementwise(site, val, nullable=True)
 
     def compile_expression(self, node: A.Node) -> tuple[Val, list[pl.Expr]]:
         """A free-standing formula (where, require, goal): value and error sites."""
@@ -113,7 +118,8 @@ class Compiler(CallCompiler):
         items = [self.compile(i) for i in node.items]
         factor = parse_unit(node.unit).factor if node.unit else 1.0
         exprs = [i.expr * factor if factor != 1.0 else i.expr for i in items]  # type: ignore[operator]
-        return Val(exprs, any(i.nullable for i in items))
+        raw = [i.all_raw() for i in items]
+        return Val(exprs, any(i.nullable for i in items), raw=raw if any(raw) else NO_RAW)
 
     @compile.register
     def _(self, node: A.Name) -> Val:
@@ -132,24 +138,26 @@ class Compiler(CallCompiler):
 
     def binary(self, node: A.Binary, left: Val, right: Val) -> Val:
         op = node.op
-        if op == "/":
-            return self.divide(left, right, _nonzero(right))
-        if op == "^":
-            return self.power(left, right, node.right)
+        if op == "/":   # x / inf is 0: NaN where the divisor read a #NUM cell
+            return poisoned(self.divide(left, right, _nonzero(right)), right)
+        if op == "^":   # inf ^ 0 and 1 ^ NaN are 1
+            return poisoned(self.power(left, right, node.right), left, right)
         if op in ("and", "or"):
             combine = (lambda a, b: a & b) if op == "and" else (lambda a, b: a | b)
             if left.nullable or right.nullable:
                 return elementwise(lambda a, b: pl.when(a.is_null() | b.is_null()).then(None).otherwise(combine(a, b)),
                                    left, right)
             return elementwise(combine, left, right)
-        if op in _COMPARISONS:
+        if op in _COMPARISONS:   # inf > 1 is true, but a #NUM cell compared is an error
+            left, right = guarded(left), guarded(right)
             left_type = self.checked.node_types.get(node.left)
             if left_type is not None and not left_type.is_bool:
                 return elementwise(_ieee_comparison(op, left, right), left, right)
         return elementwise(_BINARY[op], left, right)
 
     def divide(self, left: Val, right: Val, safe: bool) -> Val:
-        if safe and left.constant is None and not _exact_reciprocal(right.constant):  # type: ignore[arg-type]
+        if safe and left.constant is None and isinstance(right.constant, float) and \
+                not _exact_reciprocal(right.constant):
             # Polars divides a column by a scalar as a product with its reciprocal,
             # up to 1 ulp off: 49 / 49 may be 0.9999999999999999, and floor() then
             # gives 0. Dividing by a column of the constant is exact IEEE division.
@@ -188,10 +196,10 @@ class Compiler(CallCompiler):
         args = [self.compile(a) for a in node.args]
         types = [self.checked.node_types[a] for a in node.args]
         if name in DISTRIBUTIONS:
-            return self.draw(node, args)
-        if name in REDUCTIONS:
+            return self.draw(node, [guarded(a) for a in args])
+        if name in REDUCTIONS:   # an aggregate over samples skips an error sample (null), not an inf
             over = bool(self.samples) and varies_over_samples(node.args[0], self.checked)
-            return compile_reduction(node, args[0], self.checked, over, self.sample_group)
+            return compile_reduction(node, guarded(args[0]), self.checked, over, self.sample_group)
         return getattr(self, "fn_" + name)(args, types, node)
 
 _BINARY: dict[str, Callable[[pl.Expr, pl.Expr], pl.Expr]] = {
@@ -211,7 +219,7 @@ _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
 
 def _not_nan(val: Val) -> bool:
-    return isinstance(val.constant, float) and val.constant == val.constant
+    return known_finite(val) or (isinstance(val.constant, float) and val.constant == val.constant)
 
 
 def _ieee_comparison(op: str, left: Val, right: Val) -> Callable[[pl.Expr, pl.Expr], pl.Expr]:
@@ -243,6 +251,10 @@ def _exact_reciprocal(value: float) -> bool:
     return math.frexp(value)[0] == 0.5
 
 
+def _finite_constant(val: Val) -> bool:
+    return isinstance(val.constant, float) and math.isfinite(val.constant)
+
+
 def _nonzero(val: Val) -> bool:
-    """A divisor known not to be zero needs no guard (and adds no null)."""
-    return isinstance(val.constant, float) and val.constant != 0
+    """A divisor known not to be zero (a constant, a sweep's axis without 0) needs no guard (and adds no null)."""
+    return val.nonzero or (isinstance(val.constant, float) and val.constant != 0)

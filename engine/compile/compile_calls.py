@@ -8,7 +8,15 @@ from typing import Callable
 import polars as pl
 
 from supersheet.engine.compile.errorcodes import DIV0, NUM
-from supersheet.engine.compile.values import Val, elementwise, ieee_less, null_if_any
+from supersheet.engine.compile.values import (
+    Val,
+    elementwise,
+    guarded,
+    ieee_less,
+    known_finite,
+    null_if_any,
+    poisoned,
+)
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import DISCRETE, mean_of, transform
 
@@ -55,14 +63,20 @@ class CallCompiler:
         better, so a NaN first stays and a NaN later is skipped — that is, the
         first if it is NaN, else the extreme of the numbers. Built from one
         horizontal reduction, so its size grows linearly with the arguments."""
-        items = [Val(e, args[0].nullable) for e in args[0].expr] if len(args) == 1 and args[0].is_array else args
+        if len(args) == 1 and args[0].is_array:
+            items = [Val(e, args[0].nullable, raw=args[0].raw_at(i)) for i, e in enumerate(args[0].expr)]
+        else:
+            items = args
         if len(items) == 1:
             return items[0]
 
         def extreme(first: pl.Expr, *rest: pl.Expr) -> pl.Expr:
             numbers = horizontal([first.fill_nan(None), *(x.fill_nan(None) for x in rest)])
             return pl.when(first.is_nan()).then(first).otherwise(numbers)
-        return null_if_any(elementwise(extreme, *items), items)
+        if all(known_finite(i) and not i.nullable for i in items):   # no NaN to keep or skip, no null to skip
+            return elementwise(lambda *xs: horizontal(list(xs)), *items)
+        # min(inf, 1) is 1: NaN where a #NUM cell is among them
+        return poisoned(null_if_any(elementwise(extreme, *items), items), *items)
 
     def fn_sum(self, args, types, node) -> Val:
         arg = args[0]
@@ -70,13 +84,13 @@ class CallCompiler:
         if types[0].is_bool:
             exprs = [e.cast(pl.Float64) for e in exprs]
         if len(exprs) == 1:
-            return Val(exprs[0], arg.nullable)
-        return Val(pl.sum_horizontal(exprs, ignore_nulls=False), arg.nullable)
+            return Val(exprs[0], arg.nullable, raw=arg.all_raw())
+        return Val(pl.sum_horizontal(exprs, ignore_nulls=False), arg.nullable, raw=arg.all_raw())
 
     def fn_mean(self, args, types, node) -> Val:
         total = self.fn_sum(args, types, node)
         n = types[0].length or 1
-        return Val(total.expr / n, total.nullable)  # type: ignore[operator]
+        return Val(total.expr / n, total.nullable, raw=total.raw)  # type: ignore[operator]
 
     def fn_count(self, args, types, node) -> Val:
         if types[0].is_bool:
@@ -103,7 +117,7 @@ class CallCompiler:
         def stepped(x: pl.Expr, step: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(step == 0).then(pl.lit(DIV0)))
             return pl.when(step == 0).then(None).otherwise(rounder(x / step) * step)
-        return elementwise(stepped, args[0], args[1], nullable=True)
+        return poisoned(elementwise(stepped, args[0], args[1], nullable=True), args[1])
 
     def fn_ceil(self, args, types, node) -> Val:
         return self._round_to(args, lambda x: x.ceil())
@@ -135,15 +149,16 @@ class CallCompiler:
         return self._log(args, lambda x: x.log10())
 
     def fn_exp(self, args, types, node) -> Val:
-        return elementwise(lambda x: x.exp(), args[0])
+        return poisoned(elementwise(lambda x: x.exp(), args[0]), args[0])   # exp(-inf) is 0
 
     def fn_clamp(self, args, types, node) -> Val:
         result = elementwise(lambda x, lo, hi: pl.when(ieee_less(x, lo)).then(lo).when(ieee_less(hi, x)).then(hi)
                              .otherwise(x), *args)
-        return null_if_any(result, args)
+        return poisoned(null_if_any(result, args), *args)   # clamp(inf, 0, 1) is 1
 
     def fn_if(self, args, types, node) -> Val:
-        cond, a, b = args
+        # only the chosen branch's error counts: a #NUM cell in a branch is masked where it stands
+        cond, a, b = (guarded(v) for v in args)
         if cond.nullable:
             return elementwise(lambda c, x, y: pl.when(c.is_null()).then(None).when(c).then(x).otherwise(y),
                                cond, a, b, nullable=True)

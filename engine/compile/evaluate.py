@@ -56,9 +56,14 @@ class Program:
         data.update({name: np.full(rows, value) for name, value in self.divisors.items()})
         return pl.LazyFrame(data)
 
-    def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None, errors: bool = True) -> pl.LazyFrame:
+    def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None, errors: bool = True,
+              masked: bool = True) -> pl.LazyFrame:
         """Add the columns of `keys` (default: every cell) and what they need;
-        with `errors`, also each nullable cell's error-code column."""
+        with `errors`, also each nullable cell's error-code column.
+
+        With `masked` (what every reader wants) a number cell's column is null
+        where the cell is #NUM; without, it holds the inf or NaN there (values.py):
+        a reader that checks its own output for non-finite numbers saves the pass."""
         import polars as pl
         needed = self.needed(keys) if keys is not None else None
         missing = [name for name in self.divisors if name not in frame.collect_schema().names()]
@@ -76,6 +81,11 @@ class Program:
                     exprs.append(compiled.error)
             if exprs:
                 frame = frame.with_columns(exprs)
+        if masked:
+            masks = [e for key, cell in self.compiled.items() if cell.unmasked and (needed is None or key in needed)
+                     for e in cell.masked()]
+            if masks:
+                frame = frame.with_columns(masks)
         return frame
 
     def needed(self, keys: Iterable[str]) -> set[str]:

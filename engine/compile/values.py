@@ -1,14 +1,29 @@
 """What compiled formulas are made of: a value's expression(s) (`Val`), where a
 cell's value comes from (`Source`), a compiled cell, and the elementwise
-helpers that broadcast scalars over arrays."""
+helpers that broadcast scalars over arrays.
+
+A number cell's column is not masked where its value is not finite (that
+would cost a pass over every cell's column): it holds the inf or NaN, and its
+error column #NUM. So a value that read such a cell remembers which
+(`Val.raw`): arithmetic carries a non-finite number on as one (inf + 1, inf * 0),
+but an operation that could turn it into a finite value (1 / inf, exp(-inf),
+x ^ 0, a comparison, min/max/clamp, the branch `if` picks, a reduction) first
+masks its operand to null where a cell it read is not finite (`guarded`),
+as if that cell had been null — or, cheaper where the result is a number,
+makes its result NaN there (`poisoned`: a #NUM either way). Whoever reads a
+cell's column masks it, or takes the columns of `Program.apply(...,
+masked=True)`, which are null wherever the cell is an error."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
 import polars as pl
 
 Exprs = Union[pl.Expr, list[pl.Expr]]
+Raw = Union[frozenset, list]   # frozenset[str], or one per array element
+NO_RAW: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -18,10 +33,20 @@ class Val:
     expr: Exprs
     nullable: bool = False
     constant: float | bool | None = None   # known scalar value (a literal or a cell fixed for this program)
+    raw: Raw = NO_RAW   # the unmasked cell columns it read (a non-finite number there is that cell's #NUM)
+    finite: bool = False   # known to be no NaN or inf in any row (a literal, a sweep's axis, a masked read)
+    nonzero: bool = False  # known not to be 0 in any row (a sweep's axis without 0)
 
     @property
     def is_array(self) -> bool:
         return isinstance(self.expr, list)
+
+    def raw_at(self, i: int) -> frozenset[str]:
+        """The unmasked columns element i read (a scalar's for every element)."""
+        return self.raw[i] if isinstance(self.raw, list) else self.raw
+
+    def all_raw(self) -> frozenset[str]:
+        return frozenset().union(*self.raw) if isinstance(self.raw, list) else self.raw
 
 
 @dataclass
@@ -32,6 +57,9 @@ class Source:
     nullable: bool
     error_column: str | None = None
     constant: float | bool | list | None = None   # the cell's value when it does not vary in this program
+    unmasked: bool = False   # a number cell's column, inf or NaN where the cell is #NUM
+    finite: bool = False     # every value a finite number (a sweep's axis: no NaN checks needed)
+    nonzero: bool = False    # and none 0 (no division guard needed)
 
     def val(self) -> Val:
         if self.constant is not None:
@@ -39,8 +67,11 @@ class Source:
                 return Val([_literal(v) for v in self.constant])
             return Val(_literal(self.constant), constant=self.constant)
         if isinstance(self.columns, list):
-            return Val([pl.col(c) for c in self.columns], self.nullable)
-        return Val(pl.col(self.columns), self.nullable)
+            raw = [frozenset({c}) for c in self.columns] if self.unmasked else NO_RAW
+            return Val([pl.col(c) for c in self.columns], self.nullable, raw=raw, finite=self.finite,
+                       nonzero=self.nonzero)
+        return Val(pl.col(self.columns), self.nullable, raw=frozenset({self.columns}) if self.unmasked else NO_RAW,
+                   finite=self.finite, nonzero=self.nonzero)
 
     def exprs(self) -> list[pl.Expr]:
         """The cell's value column(s), by name: a column, or a literal for a constant."""
@@ -60,14 +91,19 @@ class CompiledCell:
     key: str
     columns: list[tuple[str, pl.Expr]]     # output column name -> expression
     nullable: bool
-    error: pl.Expr | None                  # Utf8 error code where the value is null
+    error: pl.Expr | None                  # Utf8 error code where the value is null (or not finite)
+    unmasked: bool = False                 # a number: inf or NaN where the cell is #NUM (see the module doc)
     source: Source = field(init=False)
 
     def __post_init__(self) -> None:
         names = [name for name, _ in self.columns]
         single = len(names) == 1 and names[0] == self.key
         self.source = Source(names[0] if single else names, self.nullable,
-                             error_column(self.key) if self.nullable else None)
+                             error_column(self.key) if self.nullable else None, unmasked=self.unmasked)
+
+    def masked(self) -> list[pl.Expr]:
+        """Its columns as every reader outside the compiler takes them: null where not finite."""
+        return [pl.when(pl.col(name).is_finite()).then(pl.col(name)).alias(name) for name, _ in self.columns]
 
 
 def error_column(key: str) -> str:
@@ -83,11 +119,56 @@ def elementwise(fn: Callable[..., pl.Expr], *vals: Val, nullable: bool = False) 
     length = next((len(v.expr) for v in vals if isinstance(v.expr, list)), None)
     any_null = nullable or any(v.nullable for v in vals)
     if length is None:
-        return Val(fn(*(v.expr for v in vals)), any_null)
+        return Val(fn(*(v.expr for v in vals)), any_null, raw=frozenset().union(*(v.raw for v in vals)))
     out = []
     for i in range(length):
         out.append(fn(*(v.expr[i] if isinstance(v.expr, list) else v.expr for v in vals)))
-    return Val(out, any_null)
+    raw = [frozenset().union(*(v.raw_at(i) for v in vals)) for i in range(length)]
+    return Val(out, any_null, raw=raw if any(raw) else NO_RAW)
+
+
+def guarded(val: Val) -> Val:
+    """`val`, null where a cell it read unmasked is not finite: for an operation that
+    could make a finite value of that cell's inf or NaN (see the module doc)."""
+    if not val.all_raw():
+        return val
+
+    def mask(expr: pl.Expr, raw: frozenset[str]) -> pl.Expr:
+        if not raw:
+            return expr
+        finite = [pl.col(c).is_finite() for c in sorted(raw)]
+        return pl.when(finite[0] if len(finite) == 1 else pl.all_horizontal(finite)).then(expr)
+    # a cell's own column masked is a finite number or null: no NaN left to handle
+    exprs = val.expr if isinstance(val.expr, list) else [val.expr]
+    read = all(e.meta.is_column() and e.meta.output_name() in val.raw_at(i) for i, e in enumerate(exprs))
+    if isinstance(val.expr, list):
+        return Val([mask(e, val.raw_at(i)) for i, e in enumerate(val.expr)], True, finite=read)
+    return Val(mask(val.expr, val.raw), True, finite=read)  # type: ignore[arg-type]
+
+
+def poisoned(result: Val, *inputs: Val) -> Val:
+    """A number `result`, NaN where a cell one of `inputs` read unmasked is not finite
+    (x * (g - g + 1): exactly x where g is finite, NaN where not; no mask, no branch)."""
+    def poison(expr: pl.Expr, raw: frozenset[str]) -> pl.Expr:
+        if not raw:
+            return expr
+        zero = sum((pl.col(c) - pl.col(c) for c in sorted(raw)[1:]), pl.col(min(raw)) - pl.col(min(raw)))
+        return expr * (zero + 1.0)
+    if isinstance(result.expr, list):
+        raws = [frozenset().union(*(v.raw_at(i) for v in inputs)) for i in range(len(result.expr))]
+        if not any(raws):
+            return result
+        return Val([poison(e, raws[i]) for i, e in enumerate(result.expr)], result.nullable,
+                   raw=[r | result.raw_at(i) for i, r in enumerate(raws)])
+    raw = frozenset().union(*(v.all_raw() for v in inputs))
+    if not raw:
+        return result
+    return Val(poison(result.expr, raw), result.nullable, raw=raw | result.all_raw())  # type: ignore[arg-type]
+
+
+def known_finite(val: Val) -> bool:
+    """A finite number (or, if nullable, null) in every row: no NaN to handle."""
+    return val.finite or (isinstance(val.constant, float) and math.isfinite(val.constant))
 
 
 def null_if_any(result: Val, inputs: list[Val]) -> Val:

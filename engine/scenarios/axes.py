@@ -82,6 +82,15 @@ class Spaced:
     def label(self, value: float) -> str:
         return repr(float(value) / self.factor) + (f" {self.unit}" if self.unit else "")
 
+    def finite_nonzero(self) -> tuple[bool, bool]:
+        """Whether every value is finite, and none 0, known from the ends (the values lie
+        between them) without building any."""
+        ends = (self.start * self.factor, self.stop * self.factor)
+        finite = all(math.isfinite(e) for e in ends)
+        smallest = min(abs(self.start), abs(self.stop))
+        rounded_away = self.decimals is not None and smallest < 10.0 ** -self.decimals
+        return finite, finite and ends[0] * ends[1] > 0 and not rounded_away
+
 
 @dataclass
 class Axis:
@@ -113,6 +122,17 @@ class Axis:
             return self.texts
         assert self.spaced is not None
         return [self.spaced.label(v) for v in self.values]
+
+    def finite_nonzero(self) -> tuple[bool, bool]:
+        """Whether every value is a finite number, and none 0 (the compiler skips NaN
+        handling and division guards for such a column), without building a range's values."""
+        if self.spaced is not None:
+            return self.spaced.finite_nonzero()
+        values = self.explicit
+        if values is None or values.dtype.kind != "f":
+            return False, False
+        finite = bool(np.isfinite(values).all())
+        return finite, finite and bool((values != 0).all())
 
     @property
     def size(self) -> int:

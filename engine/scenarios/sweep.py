@@ -7,6 +7,7 @@ plan per value.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -122,7 +123,7 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     with random draws, its sample columns: each row is evaluated over every sample;
     with `sampling=None` every draw is its mean)."""
     from supersheet.engine.base.span import Origin
-    inputs = {axis.key: Source(axis.key, False) for axis in grid.value_axes}  # type: ignore[misc]
+    inputs = {axis.key: _axis_source(axis) for axis in grid.value_axes}  # type: ignore[misc]
     baseline = workbook.evaluate()
     draws, mapping = None, None
     if workbook.checked.distributions and sampling is not None:
@@ -154,6 +155,11 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
         columns.append(Column(OUTSIDE_HEADER, OUTSIDE_HEADER, 1.0, value=outside, is_outside=True,
                               over_samples=outside_expression(workbook, program.sources, over_samples=True)))
     return Plan(workbook, program, filter_expr, columns, draws=draws)
+
+
+def _axis_source(axis: Axis) -> Source:
+    finite, nonzero = axis.finite_nonzero()
+    return Source(axis.key, False, finite=finite, nonzero=nonzero)  # type: ignore[arg-type]
 
 
 STATISTICS = ("mean", "p5", "p50", "p95")
@@ -313,20 +319,33 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     axes = plan.program.frame(grid.chunk(start, stop), stop - start)
     imports = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
     values = [c for c in plan.columns if not c.is_error]
-    frame = plan.program.apply(axes, errors=False)
+    # a #NUM cell's column holds its inf or NaN here (not masked: a pass saved per cell); the rows
+    # shown are checked instead, and a chunk with one is evaluated again, masked and with its errors
+    frame = plan.program.apply(axes, errors=False, masked=False)
     if plan.filter is not None:
         frame = frame.filter(plan.filter)
     result = frame.select(imports + [c.display(display) for c in values]).collect()
     error_columns = [c for c in plan.columns if c.is_error]
     if not error_columns:
         return result
-    if not any(result[c.header].null_count() for c in values if not c.is_outside):
+    if not any(_has_error(result[c.header]) for c in values if not c.is_outside):
         return result.with_columns(pl.lit(None, pl.String).alias(c.header) for c in error_columns).select(
             [*plan.imports, *(c.header for c in plan.columns)])
     frame = plan.program.apply(axes, errors=True)
     if plan.filter is not None:
         frame = frame.filter(plan.filter)
     return frame.select(imports + [c.display(display) for c in plan.columns]).collect()
+
+
+def _has_error(column: pl.Series) -> bool:
+    """Whether a column of the unmasked first pass holds an error: a null, or a number that
+    is not finite. (A finite sum has every term finite: one pass, no mask; only a sum that
+    overflows needs the exact look.)"""
+    if column.null_count():
+        return True
+    if column.dtype != pl.Float64 or math.isfinite(column.sum()):
+        return False
+    return not column.is_finite().all()
 
 
 def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool) -> pl.DataFrame:

@@ -94,6 +94,31 @@ def test_sweep_rows_that_overflow_are_num_in_every_file(suffix, run_cli, write_s
     assert frame["ok"].to_list() == [2, 4]
 
 
+def test_a_sweep_showing_only_what_uses_an_overflow_shows_errors(run_cli, write_sheet, tmp_path):
+    """A #NUM cell's column keeps its inf inside the sweep's plan (not masked, for speed): what
+    reads it must be an error all the same — arithmetic (inf * 0 + 1 is NaN), a comparison
+    (inf > 1 is true), min (min(inf, 3) is 3), exp(-inf) (0), `where` — in rows where the
+    overflowing cell itself is not shown."""
+    sheet = write_sheet(SWEPT + """  after: = big * 0 + 1
+  flag: = big > 1
+  least: = min(big, 3)
+  fade: = exp(-big)
+""")
+    out = tmp_path / "out.parquet"
+    result = run_cli("sweep", str(sheet), "--vary", "x=1,2", "--show", "after,flag,least,fade,ok", "-o", str(out))
+    assert result.code == 0, result.err
+    frame = pl.read_parquet(out)
+    assert frame["after"].to_list() == [1, None] and frame["flag"].to_list() == [True, None]
+    assert frame["least"].to_list() == [3, None] and frame["fade"].to_list() == [0, None]
+    for name in ("after", "flag", "least", "fade"):
+        assert frame[f"{name} [error]"].to_list() == [None, "#NUM"], name
+    assert frame["ok"].to_list() == [2, 4]
+    # exp(-1e300) is 0, and exp(-inf) would be: x = 2 and 3 hold an error there, which `where` drops
+    result = run_cli("sweep", str(sheet), "--vary", "x=1,2,3", "--where", "fade == 0", "--show", "ok", "-o", str(out))
+    assert result.code == 0, result.err
+    assert pl.read_parquet(out)["x"].to_list() == [1]
+
+
 def test_samples_that_are_errors_are_counted_in_the_display(run_cli, write_sheet):
     path = write_sheet("""
         cells:
@@ -137,3 +162,25 @@ solve:
     huge = run_cli("check", str(write_sheet("cells:\n  c2: 1e400\n")))
     assert huge.code == 2 and "at most about 1.8e308" in huge.err
     _no_number_words(huge.out + huge.err)
+
+
+@pytest.mark.parametrize("vary", ["d=0,2", "d=-1..1", "d={from: -1, to: 1, step: 0.5}", "d=2,4"])
+def test_division_by_an_axis_is_guarded_unless_no_value_is_0(vary, run_cli, write_sheet, tmp_path):
+    """A sweep's axis without 0 needs no division guard (the compiler knows its values); one with 0
+    (listed, or inside a range) gives #DIV/0 in that row, and min() over an axis keeps its meaning."""
+    sheet = write_sheet("cells:\n  d: 1\n  r: = 1 / d\n  m: = 1 / min(d, 3)\n")
+    out = tmp_path / "out.parquet"
+    if vary.startswith("d={"):
+        sheet.write_text(sheet.read_text() + f"sweeps:\n  s:\n    vary:\n      {vary.replace('=', ': ', 1)}\n")
+        result = run_cli("sweep", str(sheet), "s", "-o", str(out))
+    else:
+        result = run_cli("sweep", str(sheet), "--vary", vary, "-o", str(out))
+    assert result.code == 0, result.err
+    frame = pl.read_parquet(out)
+    for d, r, m, error in zip(frame["d"], frame["r"], frame["m"],
+                              frame["r [error]"] if "r [error]" in frame.columns else [None] * frame.height):
+        if d == 0:
+            assert (r, m, error) == (None, None, "#DIV/0")
+        else:
+            assert r == 1 / d and m == 1 / min(d, 3) and error is None
+    assert (0 in frame["d"].to_list()) == (vary != "d=2,4")

@@ -272,6 +272,38 @@ CELLS: dict[str, tuple[str, Callable[[dict], Any]]] = {
     "if_err": ("if(p, div, a)", lambda e: r_if(e["p"], e["div"], e["a"])),
     "sum_err": ("sum([a, div])", lambda e: S(lambda x, y: x + y)(e["a"], e["div"])),
     "clamp_err": ("clamp(a, 0, sqrt)", lambda e: S(r_clamp)(e["a"], 0.0, e["sqrt"])),
+    # a cell that is not finite is #NUM (its column may hold the inf: values.py), and so is every cell
+    # that uses it, even through what turns inf or NaN into a finite number ...
+    "over": ("a * 1e300 * 1e300", lambda e: S(lambda x: x * 1e300 * 1e300)(e["a"])),
+    "nan_cell": ("over - over", lambda e: S(lambda x: x - x)(e["over"])),
+    "over_inv": ("1 / over", lambda e: S(lambda x: r_div(1.0, x))(e["over"])),
+    "over_div": ("a / (over + c)", lambda e: S(lambda x, y, z: r_div(x, y + z))(e["a"], e["over"], e["c"])),
+    "over_exp": ("exp(-over)", lambda e: S(lambda x: r_exp(-x))(e["over"])),
+    "over_pow0": ("over ^ 0", lambda e: S(lambda x: r_pow(x, 0.0))(e["over"])),
+    "over_pow": ("0.5 ^ over", lambda e: S(lambda x: r_pow(0.5, x))(e["over"])),
+    "nan_pow": ("1 ^ nan_cell", lambda e: S(lambda x: r_pow(1.0, x))(e["nan_cell"])),
+    "over_lt": ("over < a", lambda e: S(lambda x, y: x < y)(e["over"], e["a"])),
+    "nan_ne": ("nan_cell != a", lambda e: S(lambda x, y: x != y)(e["nan_cell"], e["a"])),
+    "over_and": ("(over > 0) or p", lambda e: S(lambda x: x > 0 or e["p"])(e["over"])),
+    "over_min": ("min(over, a)", lambda e: S(min)(e["over"], e["a"])),
+    "over_max": ("max(b, -over)", lambda e: S(lambda x, y: max(x, -y))(e["b"], e["over"])),
+    "over_min_array": ("min([a, over * 2, b])", lambda e: S(lambda x, y, z: min(x, y * 2, z))(e["a"], e["over"], e["b"])),
+    "over_clamp": ("clamp(over, 0, 1)", lambda e: S(r_clamp)(e["over"], 0.0, 1.0)),
+    "over_clamp_bound": ("clamp(a, -over, 2)", lambda e: S(lambda x, y: r_clamp(x, -y, 2.0))(e["a"], e["over"])),
+    "over_if_cond": ("if(over > 1, 1, 2)", lambda e: r_if(S(lambda x: x > 1)(e["over"]), 1.0, 2.0)),
+    "over_if_branch": ("exp(-if(p, over, b))", lambda e: S(lambda x: r_exp(-x))(r_if(e["p"], e["over"], e["b"]))),
+    "over_step": ("round(a, 1 / over)", lambda e: S(lambda x, y: S(r_stepped(r_round))(x, r_div(1.0, y)))(e["a"], e["over"])),
+    "over_floor": ("floor(1 / (over * 3))", lambda e: S(lambda x: S(r_floor)(r_div(1.0, x * 3)))(e["over"])),
+    "over_sum": ("1 / sum([a, over])", lambda e: S(lambda x, y: r_div(1.0, x + y))(e["a"], e["over"])),
+    "over_mean": ("exp(-mean([over, b]))", lambda e: S(lambda x, y: r_exp(-(x + y) / 2))(e["over"], e["b"])),
+    "over_p95": ("p95(1 / over)", lambda e: S(lambda x: r_div(1.0, x))(e["over"])),
+    "over_prob": ("prob(over > a)", lambda e: S(lambda x, y: 1.0 if x > y else 0.0)(e["over"], e["a"])),
+    "over_arr": ("[over, a] < b", lambda e: E(lambda x, y: x < y)([e["over"], e["a"]], e["b"])),
+    "over_arr_inv": ("1 / [a, over]", lambda e: E(lambda x: r_div(1.0, x))([e["a"], e["over"]])),
+    "over_arr_sum": ("sum(1 / [a, over])", lambda e: S(lambda x, y: S(lambda u, v: u + v)(r_div(1.0, x), r_div(1.0, y)))(e["a"], e["over"])),
+    # ... but an overflow inside one formula follows IEEE 754: 1 / inf is 0 there
+    "ieee_inside": ("1 / (a * 1e300 * 1e300)", lambda e: S(lambda x: r_div(1.0, x * 1e300 * 1e300))(e["a"])),
+    "ieee_of_cell": ("exp(-(precedence * 1e300))", lambda e: S(lambda x: r_exp(-(x * 1e300)))(e["precedence"])),
 }
 
 INPUTS = ("a", "b", "c", "p", "q")
