@@ -81,3 +81,13 @@ def test_no_relative_imports_in_the_engine_cli_or_editor() -> None:
                  for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                  if line.lstrip().startswith("from .")]
     assert offenders == []
+
+
+def test_the_api_contract_lists_every_module_of_the_api() -> None:
+    """The contract that keeps the Python API below its clients names its modules one by one
+    (the API is the root package's own modules): a new module of supersheet/ must be added."""
+    import tomllib
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    (api,) = [c for c in contracts if c["name"].startswith("The Python API sits between")]
+    modules = {f"supersheet.{p.stem}" for p in (REPO / "supersheet").glob("*.py") if not p.stem.startswith("__")}
+    assert set(api["source_modules"]) == modules
