@@ -11,13 +11,14 @@ cells.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean
 from supersheet.engine.base.span import Origin, Span
+from supersheet.engine.load.literals import Literal, between_end, listed_value, range_part
 from supersheet.engine.load.positions import Positions, scalar_text
 
 SWEEP_KEYS = ("vary", "show", "where", "expect", "doc")
@@ -27,11 +28,14 @@ RANGE_KEYS = ("from", "to", "times", "step", "count", "scale")
 @dataclass(frozen=True)
 class Written:
     """One YAML scalar: its value as YAML typed it (str, int, float, bool) and its
-    text exactly as written (`61.50` keeps its zero), at `span`."""
+    text exactly as written (`61.50` keeps its zero), at `span`. A value that is a
+    quantity (an axis's value, a range's part, an end of `between`) is also read
+    as one: `literal` (literals.py)."""
 
     value: Any
     text: str
     span: Span
+    literal: Literal | None = None
 
     @property
     def origin(self) -> Origin:
@@ -211,7 +215,9 @@ class SpecReader:
                     if scalar_text(row[name]) is None:
                         return VarySpec(span=span, problem=Diagnostic(
                             "E-SHEET", f"row value of {name} must be a number or quantity", self.at.key_span(row, name)))
-                    values.append(RowValue(str(name), self.at.key_span(row, name), self.written(row, name)))
+                    written = self.written(row, name)
+                    values.append(RowValue(str(name), self.at.key_span(row, name),
+                                           replace(written, literal=listed_value(scalar_text(written.value)))))
                 rows.append(tuple(values))
             return VarySpec(rows=tuple(rows), span=span)
         return VarySpec(span=span, problem=Diagnostic("E-SHEET", "'vary' must be a mapping of axes or a list of rows",
@@ -228,7 +234,7 @@ class SpecReader:
         if not items or any(i.value is None for i in items):
             return AxisSpec(name, span, tuple(i for i in items if i.value is not None), problem=Diagnostic(
                 "E-SHEET", f"axis {name} needs a list of values or a range", span))
-        return AxisSpec(name, span, tuple(items))
+        return AxisSpec(name, span, tuple(replace(i, literal=listed_value(i.value)) for i in items))
 
     def range_axis(self, name: str, value: CommentedMap, span: Span) -> AxisSpec:
         keys = set(value)
@@ -244,9 +250,12 @@ class SpecReader:
             count = int(given)
 
         def part(key: str) -> Written | None:
-            return self.written(value, key) if key in value and scalar_text(value[key]) is not None else None
+            if key not in value or scalar_text(value[key]) is None:
+                return None
+            written = self.written(value, key)
+            return replace(written, literal=range_part(written.value))
 
-        start, stop = self.written(value, "from"), self.written(value, "to")
+        start, stop = part("from") or self.written(value, "from"), part("to") or self.written(value, "to")
         return AxisSpec(name, span, range=RangeSpec(start, stop, part("times"), part("step"), count,
                                                      str(value.get("scale", "linear"))))
 
@@ -299,7 +308,7 @@ class SpecReader:
         text = scalar_text(value)
         if text is None:   # nothing (`~`), a list or a mapping: no end at all (the spec's problem)
             return Written(None, "empty" if value is None else "a list or mapping", span)
-        return Written(value, text, span)
+        return Written(value, text, span, between_end(value, text))
 
     def choices(self, node: CommentedMap) -> dict[str, ChoiceBlock]:
         return {str(k): self.choice(str(k), node[k], self.at.key_span(node, k)) for k in node}

@@ -1,10 +1,11 @@
 """Sweep axes: what varies and over which values (spec §6), from YAML or the
 command line.
 
-Listed values that are typed YAML numbers or plain numerals become floats
-directly; a range is only counted when the axis is built (its size bounds
---max-rows before any work) and its values are computed with NumPy when the
-grid needs them — no value goes through the formula parser.
+Values arrive read (load/literals.py: a sheet's when it loads, the command
+line's when it is read): a number with its unit, never text to parse here. A
+range is only counted when the axis is built (its size bounds --max-rows
+before any work) and its values are computed with NumPy when the grid needs
+them.
 
 Command-line spelling (`--vary NAME=VALUES`):
     tp=1,2,4,8                        a list
@@ -27,8 +28,7 @@ from supersheet.engine.base.diagnostics import Problem
 from supersheet.engine.base.span import Span
 from supersheet.engine.base.types import Type
 from supersheet.engine.formula import ast as A
-from supersheet.engine.formula.parser import ParseError, parse_formula
-from supersheet.engine.load.positions import scalar_text
+from supersheet.engine.load.literals import Literal, bound_value, listed_value, range_part
 from supersheet.engine.load.specs import AxisSpec, Written
 from supersheet.engine.workbook import OverrideError, Workbook, literal_type_of
 from supersheet.units import DIMENSIONLESS
@@ -98,6 +98,7 @@ class Axis:
     key: str | None = None             # the cell key, for a value axis
     explicit: np.ndarray | None = None   # listed values: base-unit magnitudes (or booleans)
     texts: list[str] | None = None     # listed values as written
+    literals: list[Literal] | None = None   # listed values as read (a variant of the sheet re-checks them)
     paths: list[str] | None = None     # for an import axis
     shapes: bool = False               # the cell fixes an array's length: each value needs its own compiled sheet
     spaced: Spaced | None = None       # a range: its values are built when first needed
@@ -150,70 +151,11 @@ class Axis:
         return self.is_import or self.shapes
 
 
-def literal_value(text: str, what: str = "axis values") -> tuple[A.Node, float | bool]:
-    """A literal as (node, base-unit magnitude); `what` names it in the message when it is none."""
-    try:
-        formula = parse_formula(text)
-    except ParseError as e:
-        raise AxisError("E-PARSE", f"{e.message} in {text!r}", e.hint) from None
-    if not A.is_literal(formula) or isinstance(formula.expr, A.Array):
-        raise AxisError("E-SHEET", f"{what} must be numbers, quantities or booleans, got {text!r}")
-    from supersheet.units import UnitError
-    try:
-        return formula.expr, _magnitude(formula.expr)
-    except UnitError as e:   # an unknown unit, or a slip such as 128K (kelvin)
-        raise AxisError("E-UNIT", f"{e.message} in {text!r}", e.hint) from None
-
-
-def literal(value: str | float, what: str = "axis values") -> tuple[A.Node, float | bool]:
-    """A literal written as text (through the formula parser) or a typed number (as it is):
-    a range's bound or step, a goal seek's `between` (`what` names them in a message)."""
-    number = _plain(value) if not isinstance(value, str) else None
-    if number is not None:
-        return A.Number(number, None, (0, 0)), number
-    if isinstance(value, float) and not math.isfinite(value):   # YAML reads 1e400 as infinity
-        raise AxisError("E-SHEET", "a bound or step is not a finite number (beyond ±1.8e308)",
-                        "write a number a float can hold, at most about 1.8e308")
-    return literal_value(written_text(value), what)
-
-
-def written_text(value: str | float) -> str:
-    """How a bound is shown in a message: as the user wrote it (a typed number as YAML writes it)."""
-    return value if isinstance(value, str) else str(scalar_text(value))
-
-
-def _magnitude(node: A.Node) -> float | bool:
-    from supersheet.units import parse_unit
-    if isinstance(node, A.Bool):
-        return node.value
-    if isinstance(node, A.Unary):
-        return -_magnitude(node.operand)  # type: ignore[operator]
-    assert isinstance(node, A.Number)
-    return node.value * (parse_unit(node.unit).factor if node.unit else 1.0)
-
-
 def _type_of(node: A.Node) -> Type:
     try:
         return literal_type_of(node)
     except OverrideError as e:
         raise AxisError.of(e.diagnostic) from None
-
-
-_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\Z")
-
-
-def _plain(value: Any) -> float | None:
-    """A typed number (YAML int/float) or a plain numeral as a float, without the
-    formula parser; None for anything else (quantities, booleans, inf …)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        number = float(value) if abs(value) < 1e308 or isinstance(value, float) else math.inf
-    elif isinstance(value, str) and _PLAIN_NUMBER.match(value.strip()):
-        number = float(value)
-    else:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def axis_cell(workbook: Workbook, name: str) -> tuple[str, Type | None, bool]:
@@ -237,30 +179,25 @@ def _fits(name: str, expected: Type | None, typ: Type, text: str) -> None:
                         f"{name} is {expected.describe()}, but {text!r} is {typ.describe()}")
 
 
-def value_axis(workbook: Workbook, name: str, texts: list[Any], spans: list[Span] | None = None) -> Axis:
-    """An axis of listed values: texts as written, or typed YAML numbers (a problem
-    of one is located at its span, when given)."""
+def value_axis(workbook: Workbook, name: str, values: list[Literal | Any], spans: list[Span] | None = None) -> Axis:
+    """An axis of listed values, as read (`Literal`s; text or a typed number is read here);
+    a problem of one is located at its span, when given."""
     key, expected, shapes = axis_cell(workbook, name)
-    if not texts:
+    if not values:
         raise AxisError("E-SHEET", f"axis {name} has no values", "e.g. --vary tp=1,2,4,8")
-    magnitudes: list[float | bool] = []
-    labels: list[str] = []
-    for i, item in enumerate(texts):
+    literals = [v if isinstance(v, Literal) else listed_value(v) for v in values]
+    for i, value in enumerate(literals):
         try:
-            number = _plain(item)
-            if number is not None:
-                typ, magnitude, text = Type("number", DIMENSIONLESS), number, str(item).strip()
-            else:
-                text = str(item) if not isinstance(item, (int, float)) else scalar_text(item) or str(item)
-                node, magnitude = literal_value(text)
-                typ = _type_of(node)
-            _fits(name, expected, typ, text)
+            if value.problem is not None:
+                raise AxisError.of(value.problem)
+            assert value.node is not None
+            typ = Type("number", DIMENSIONLESS) if value.plain is not None else _type_of(value.node)
+            _fits(name, expected, typ, value.text)
         except AxisError as e:
             raise located(e, spans[i] if spans else None) from None
-        magnitudes.append(magnitude)
-        labels.append(text)
+    magnitudes = [v.magnitude for v in literals]
     dtype = bool if isinstance(magnitudes[0], bool) else np.float64
-    return Axis(name, key, np.array(magnitudes, dtype=dtype), labels, shapes=shapes)
+    return Axis(name, key, np.array(magnitudes, dtype=dtype), [v.text for v in literals], literals, shapes=shapes)
 
 
 def import_axis(workbook: Workbook, name: str, paths: list[str]) -> Axis:
@@ -274,7 +211,7 @@ def import_axis(workbook: Workbook, name: str, paths: list[str]) -> Axis:
 def rebind(workbook: Workbook, axis: Axis) -> Axis:
     """The same axis for another compiled variant of the sheet (its cell's type re-checked)."""
     if axis.spaced is None:
-        return value_axis(workbook, axis.name, axis.labels)
+        return value_axis(workbook, axis.name, axis.literals or axis.labels)
     key, expected, shapes = axis_cell(workbook, axis.name)
     if axis.type is not None:
         _fits(axis.name, expected, axis.type, axis.spaced.label(axis.spaced.start * axis.spaced.factor))
@@ -287,18 +224,35 @@ CLI_WORDS = {"from": "FROM", "to": "TO", "times": "the factor (FROM..TO*FACTOR)"
              "count": "the count (FROM..TO:COUNT)"}
 
 
-def range_axis(workbook: Workbook, name: str, start: str | float, stop: str | float, *,
-               times: str | float | None = None, step: str | float | None = None, count: int | None = None,
+Part = Literal | str | float
+
+
+def _read(part: Part) -> Literal:
+    return part if isinstance(part, Literal) else bound_value(part)
+
+
+def _value(part: Literal) -> tuple[A.Node, float]:
+    if part.problem is not None:
+        raise AxisError.of(part.problem)
+    assert part.node is not None
+    return part.node, part.magnitude  # type: ignore[return-value]
+
+
+def range_axis(workbook: Workbook, name: str, start: Part, stop: Part, *,
+               times: Part | None = None, step: Part | None = None, count: int | None = None,
                scale: str = "linear", words: dict[str, str] = YAML_WORDS) -> Axis:
     """A range axis: its bounds checked, its size counted; values built when needed.
-    Bounds and step are literals as written, or numbers (a sheet's typed YAML numbers)."""
+    Bounds and step are read values (`Literal`s; text or a typed number is read here)."""
     from supersheet.units import parse_unit
     key, expected, shapes = axis_cell(workbook, name)
-    start_node, lo = literal(start)
-    stop_node, hi = literal(stop)
-    start, stop = written_text(start), written_text(stop)
-    times_value, times = times, (None if times is None else written_text(times))
-    step_value, step = step, (None if step is None else written_text(step))   # the value to read, the text to show
+    start_read, stop_read = _read(start), _read(stop)
+    start_node, lo = _value(start_read)
+    stop_node, hi = _value(stop_read)
+    start, stop = start_read.text, stop_read.text
+    times_value = None if times is None else _read(times)
+    step_value = None if step is None else _read(step)
+    times = None if times_value is None else times_value.text      # the texts to show
+    step = None if step_value is None else step_value.text
     typ = _type_of(start_node)
     if typ.kind != "number" or _type_of(stop_node).kind != "number":
         raise AxisError("E-TYPE", f"range of {name} needs numbers or quantities, got {start!r} to {stop!r}")
@@ -311,7 +265,7 @@ def range_axis(workbook: Workbook, name: str, start: str | float, stop: str | fl
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise AxisError("E-SHEET", f"range of {name} needs finite bounds, got {start!r} to {stop!r}")
     if times is not None:
-        ratio = _plain(times_value)
+        ratio = times_value.plain  # type: ignore[union-attr]
         if ratio is None:
             raise AxisError("E-SHEET", f"{words['times']} of {name} must be a plain number, got {times!r}")
         if not ratio > 1 or lo <= 0:
@@ -320,7 +274,7 @@ def range_axis(workbook: Workbook, name: str, start: str | float, stop: str | fl
         n = _count(name, math.log(hi / lo) / math.log(ratio) + 1e-9 + 1 if hi >= lo else 0, words)
         spaced = Spaced(lo, hi, n, "times", ratio, factor, unit)
     elif step is not None:
-        step_node, by = literal(step_value)  # type: ignore[arg-type]
+        step_node, by = _value(step_value)  # type: ignore[arg-type]
         if _type_of(step_node).dims != typ.dims:
             raise AxisError("E-UNIT", f"range of {name}: {words['step']} {step!r} and {start!r} have different "
                                       "dimensions")
@@ -382,12 +336,9 @@ def _count(name: str, n: float, words: dict[str, str]) -> int:
     return n
 
 
-def _bound(written: Written) -> str | float:
-    """A range's part from the sheet: a typed YAML number stays a number (never text re-parsed)."""
-    value = written.value
-    if isinstance(value, float) and not math.isfinite(value):
-        return value            # 1e400 read as infinity: refused as such by literal(), not shown as 'inf'
-    return value if isinstance(value, str) else (_plain(value) if _plain(value) is not None else written_text(value))
+def _part(written: Written) -> Literal:
+    """A range's part from the sheet, read when it loaded (specs.py)."""
+    return written.literal if written.literal is not None else range_part(written.value)
 
 
 def spec_axis(workbook: Workbook, spec: AxisSpec) -> Axis:
@@ -406,9 +357,9 @@ def spec_axis(workbook: Workbook, spec: AxisSpec) -> Axis:
     try:
         if spec.range is not None:
             r = spec.range
-            return range_axis(workbook, name, _bound(r.start), _bound(r.stop), times=_bound(r.times) if r.times else None,
-                              step=_bound(r.step) if r.step else None, count=r.count, scale=r.scale)
-        return value_axis(workbook, name, [v.value for v in spec.values], [v.span for v in spec.values])
+            return range_axis(workbook, name, _part(r.start), _part(r.stop), times=_part(r.times) if r.times else None,
+                              step=_part(r.step) if r.step else None, count=r.count, scale=r.scale)
+        return value_axis(workbook, name, [v.literal or v.value for v in spec.values], [v.span for v in spec.values])
     except AxisError as e:
         raise located(e, spec.span) from None
 

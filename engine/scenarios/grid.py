@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from supersheet.engine.base.span import Span
+from supersheet.engine.load.literals import Literal, listed_value
 from supersheet.engine.load.positions import scalar_text
 from supersheet.engine.load.specs import RowValue, VarySpec
 from supersheet.engine.scenarios.axes import Axis, AxisError, located, spec_axis, value_axis
@@ -121,7 +122,7 @@ def _rows_grid(workbook: Workbook, vary: VarySpec) -> Grid:
     for row in vary.rows:
         for cell in row:
             named.setdefault(cell.name, cell)
-    texts: dict[str, list[Any]] = {n: [] for n in named}
+    values: dict[str, list[Literal]] = {n: [] for n in named}
     spans: dict[str, list[Span]] = {n: [] for n in named}
     rows: list[dict[str, int]] = []
     for row in vary.rows:
@@ -129,20 +130,22 @@ def _rows_grid(workbook: Workbook, vary: VarySpec) -> Grid:
         picks: dict[str, int] = {}
         for name in named:
             if name in given:
-                text, span = scalar_text(given[name].value.value), given[name].value.span
+                written = given[name].value
+                value, span = written.literal or listed_value(scalar_text(written.value)), written.span
             else:
                 key = workbook.key_for(name)
                 if key is None:
                     raise AxisError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name), named[name].span)
-                text, span = workbook.model.cells[key].spec.text, named[name].span
-            picks[name] = len(texts[name])
-            texts[name].append(text)
+                # a row that leaves the cell as it is: its input as written in the sheet
+                value, span = listed_value(workbook.model.cells[key].spec.text), named[name].span
+            picks[name] = len(values[name])
+            values[name].append(value)
             spans[name].append(span)
         rows.append(picks)
     axes = []
     for name in named:
         try:
-            axes.append(value_axis(workbook, name, texts[name], spans[name]))
+            axes.append(value_axis(workbook, name, values[name], spans[name]))
         except AxisError as e:
             raise located(e, named[name].span) from None
     return Grid(axes, rows)

@@ -20,10 +20,11 @@ from supersheet.engine.compile.evaluate import Scenario, compile_program
 from supersheet.engine.compile.values import Source
 from supersheet.engine.expect.assume import violations
 from supersheet.engine.formula import ast as A
-from supersheet.engine.load.specs import ChoiceBlock, Expression, SolveBlock, Written
+from supersheet.engine.load.specs import ChoiceBlock, Expression, SolveBlock
 from supersheet.engine.present.headers import header, is_error_header
 from supersheet.engine.present.present import display_unit, unit_factor
-from supersheet.engine.scenarios.axes import AxisError, literal, rebind, written_text
+from supersheet.engine.load.literals import Literal, bound_value
+from supersheet.engine.scenarios.axes import AxisError, rebind
 from supersheet.engine.scenarios.choice_tally import ChoiceRow
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, parse_vary
@@ -73,11 +74,13 @@ def goal_sides(workbook: Workbook, goal: str, origin: Origin) -> tuple[Bound, A.
     return bound, expr.left, expr.right
 
 
-def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, str | float],
+def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str | float, Literal | str | float],
           goal_origin: Origin | None = None, between_spans: tuple[Span | None, Span | None] = (None, None)
           ) -> Solution:
-    """`goal` met by varying `vary` between two literals (text as written, or typed numbers);
-    a problem of an end is reported at its span (a sheet's `between: [lo, hi]`)."""
+    """`goal` met by varying `vary` between two values (as read: load/literals.py; text or a
+    typed number is read here); a problem of an end is reported at its span (a sheet's
+    `between: [lo, hi]`)."""
+    ends = tuple(end if isinstance(end, Literal) else bound_value(end, what="the ends") for end in between)
     key = workbook.key_for(vary)
     if key is None:
         raise AxisError("E-NAME", f"unknown cell {vary!r}", workbook.name_hint(vary))
@@ -87,9 +90,9 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, 
     if not _depends_on(workbook, bound.deps, key):
         raise SolveError(f"the goal does not depend on {vary}: no value of {vary} changes {goal}",
                          f"vary a cell that {goal} is computed from")
-    lo_node, lo = _bound(workbook, key, between[0], between_spans[0])
-    hi_node, hi = _bound(workbook, key, between[1], between_spans[1])
-    between = (written_text(between[0]), written_text(between[1]))   # as the messages show them
+    lo_node, lo = _bound(workbook, key, ends[0], between_spans[0])
+    hi_node, hi = _bound(workbook, key, ends[1], between_spans[1])
+    between = (ends[0].text, ends[1].text)   # as the messages show them
     lo, hi = float(lo), float(hi)
     if not lo < hi:
         raise AxisError("E-SHEET", f"between: the lower end {between[0]} is not below the upper end {between[1]}",
@@ -151,18 +154,21 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, 
     return Solution(key, root, scenario, goal)
 
 
-def _bound(workbook: Workbook, key: str, given: str | float, span: Span | None) -> tuple[A.Node, float]:
+def _bound(workbook: Workbook, key: str, given: Literal, span: Span | None) -> tuple[A.Node, float]:
     """One end of `between`, checked against the varied cell's type (E-UNIT as for --set),
     a number a float holds in base units; a problem is reported at `span`."""
     from supersheet.engine.scenarios.axes import check_override
     from supersheet.engine.workbook import OverrideError
     from supersheet.units import UnitError
-    text = written_text(given)
-    if isinstance(given, float) and not math.isfinite(given):   # YAML reads 1e400 as infinity
+    text = given.text
+    if given.infinite:   # YAML reads 1e400 as infinity
         raise AxisError("E-SHEET", "between: this end is not a finite number (beyond ±1.8e308)",
                         "write a number a float can hold, at most about 1.8e308", span=span)
     try:
-        node, value = literal(given, what="the ends")
+        if given.problem is not None:
+            raise AxisError.of(given.problem)
+        node, value = given.node, given.magnitude
+        assert node is not None
         check_override(workbook, key, node)
     except UnitError as e:
         raise AxisError("E-UNIT", f"between: {e.message} in {text!r}", e.hint, span=span) from None
@@ -222,14 +228,9 @@ def solve_entry(workbook: Workbook, name: str) -> tuple[Solution, SolveBlock]:
     block = solve_block(workbook, name)
     assert block.goal is not None and block.between is not None
     low, high = block.between
-    return solve(workbook, block.vary, block.goal.text, (_given(low), _given(high)), block.goal.origin,
+    assert low.literal is not None and high.literal is not None   # read when the sheet loaded (specs.py)
+    return solve(workbook, block.vary, block.goal.text, (low.literal, high.literal), block.goal.origin,
                  (low.span, high.span)), block
-
-
-def _given(bound: Written) -> str | float:
-    """An end of a sheet's `between`: a typed YAML number stays a number (never text parsed again)."""
-    value = bound.value
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else bound.text
 
 
 # -- choose -----------------------------------------------------------------

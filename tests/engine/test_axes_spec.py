@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from supersheet.engine.load import literals
 from supersheet.engine.scenarios import axes
 from supersheet.engine.verify.blocks import validate_blocks
 from supersheet.engine.workbook import open_workbook
@@ -35,13 +36,14 @@ def never_built(monkeypatch):
 
 @pytest.fixture
 def parses(monkeypatch) -> list[str]:
+    """Every text read as a value of a block (load/literals.py: once, when the sheet loads)."""
     seen: list[str] = []
-    real = axes.parse_formula
+    real = literals.parse_formula
 
     def counting(text: str):
         seen.append(text)
         return real(text)
-    monkeypatch.setattr(axes, "parse_formula", counting)
+    monkeypatch.setattr(literals, "parse_formula", counting)
     return seen
 
 

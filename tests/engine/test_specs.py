@@ -172,12 +172,13 @@ def test_a_formula_problem_of_a_block_is_at_the_formula(tmp_path):
 
 def test_a_range_of_typed_numbers_reaches_its_axis_as_numbers(tmp_path, monkeypatch):
     """`{from: 0.1, to: 0.5, step: 0.1}` is numbers in the YAML: they are never turned
-    into text and parsed again (a quantity such as `1 KiB` is text, and is parsed)."""
-    from supersheet.engine.scenarios import axes
+    into text and parsed (a quantity such as `1 KiB` is text, and is parsed once, when the
+    sheet loads: the axis gets its value)."""
+    from supersheet.engine.load import literals
     from supersheet.engine.scenarios.sweep import load_sweep
     seen: list[str] = []
-    real = axes.parse_formula
-    monkeypatch.setattr(axes, "parse_formula", lambda text: seen.append(text) or real(text))
+    real = literals.parse_formula
+    monkeypatch.setattr(literals, "parse_formula", lambda text: seen.append(text) or real(text))
     workbook = open_workbook(_write(tmp_path, """\
         cells:
           x: 1
@@ -188,18 +189,20 @@ def test_a_range_of_typed_numbers_reaches_its_axis_as_numbers(tmp_path, monkeypa
           sized:
             vary: {message: {from: 1 KiB, to: 4 KiB, times: 2}}
         """))
+    assert seen == ["1 KiB", "4 KiB"]     # read when the sheet loads
     (axis,) = load_sweep(workbook, "plain").grid.axes
-    assert axis.values.tolist() == [0.1, 0.2, 0.3, 0.4, 0.5] and seen == []
+    assert axis.values.tolist() == [0.1, 0.2, 0.3, 0.4, 0.5]
     (sized,) = load_sweep(workbook, "sized").grid.axes
-    assert sized.size == 3 and seen == ["1 KiB", "4 KiB"]
+    assert sized.size == 3 and sized.values.tolist() == [1024.0, 2048.0, 4096.0]
+    assert seen == ["1 KiB", "4 KiB"]     # and never again
 
 
 def test_a_goal_seek_between_typed_numbers_reads_them_as_numbers(tmp_path, monkeypatch):
-    from supersheet.engine.scenarios import axes
+    from supersheet.engine.load import literals
     from supersheet.engine.scenarios.solve import solve_entry
     seen: list[str] = []
-    real = axes.parse_formula
-    monkeypatch.setattr(axes, "parse_formula", lambda text: seen.append(text) or real(text))
+    real = literals.parse_formula
+    monkeypatch.setattr(literals, "parse_formula", lambda text: seen.append(text) or real(text))
     workbook = open_workbook(_write(tmp_path, """\
         cells:
           tp: 1
@@ -214,10 +217,13 @@ def test_a_goal_seek_between_typed_numbers_reads_them_as_numbers(tmp_path, monke
             goal: step == 2.5 ms
             between: [1 ms, 10 ms]
         """))
+    assert seen == ["1 ms", "10 ms"]      # the quantities, read when the sheet loads
+    low, high = workbook.model.root.solve["quantities"].between
+    assert (low.literal.node.value, low.literal.unit, low.literal.magnitude) == (1.0, "ms", 1e-3)
     solution, block = solve_entry(workbook, "plain")
-    assert abs(solution.value - 4) < 1e-9 and block.name == "plain" and seen == []
+    assert abs(solution.value - 4) < 1e-9 and block.name == "plain"
     solve_entry(workbook, "quantities")
-    assert seen == ["1 ms", "10 ms"]
+    assert seen == ["1 ms", "10 ms"]      # and never again
 
 
 def test_imports_and_base_are_typed_at_load(tmp_path: Path) -> None:
