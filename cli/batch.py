@@ -101,7 +101,7 @@ def _sweep_on_ray(args: argparse.Namespace, plan: SweepPlan) -> int:
 
 
 def solve(args: argparse.Namespace) -> int:
-    from supersheet.goals import AxisError, SolveError, solve_goal, solve_named
+    from supersheet.goals import AxisError, SolveError, solve_goal, solve_named, solve_names
     workbook = open_valid(args.sheet)
     if workbook is None:
         return EXIT_INVALID
@@ -111,7 +111,7 @@ def solve(args: argparse.Namespace) -> int:
             solved = solve_named(workbook, args.name)
         else:
             if not (args.vary and args.goal and args.between):
-                solves = list(workbook.model.root.solve) if workbook.model.root else []
+                solves = solve_names(workbook)
                 raise UsageError("give a solve NAME, or --vary CELL --goal 'A == B' --between LO,HI"
                                  + (f" (solves in this sheet: {', '.join(solves)})" if solves
                                     else " (this sheet defines no solve)"))

@@ -277,27 +277,22 @@ def _test(args: argparse.Namespace) -> int:
     passed = failed = invalid = 0
     for path in sheet_paths(args.paths):
         report = reports.test(path, sampling(args))
-        broken = [d for d in report.diagnostics if not d.is_failed_expectation and d.code != "E-ASSUME"]
-        if broken:
+        if report.problems:
             invalid += 1
             print(f"{path}: INVALID")
-            print_diagnostics(broken, sources)
+            print_diagnostics(report.problems, sources)
         for outside in report.outside:
             print(f"FAIL  {path}:{outside.span.line}  {outside.message}")
             print(render_diagnostic(outside, sources))
-        for outcome in report.outcomes:
-            if outcome.passed and args.quiet:
+        for verdict in report.verdicts:
+            if verdict.passed and args.quiet:
                 continue
-            status = "pass" if outcome.passed else "FAIL"
-            expected = outcome.expectation.text
-            if "±" not in expected and "+/-" not in expected and "+-" not in expected:  # else it is written there
-                expected += f", {outcome.expectation.describe_tolerance()}"
-            print(f"{status}  {path}:{outcome.expectation.span.line}  {outcome.target} = {outcome.actual}"
-                  f"  (expected {expected})")
-            if not outcome.passed:
-                print(render_diagnostic(outcome.diagnostic(), sources))
+            status = "pass" if verdict.passed else "FAIL"
+            print(f"{status}  {path}:{verdict.line}  {verdict.target} = {verdict.actual}  (expected {verdict.expected})")
+            if not verdict.passed:
+                print(render_diagnostic(verdict.diagnostic, sources))
         passed += report.passed
-        failed += sum(not o.passed for o in report.outcomes) + len(report.outside)
+        failed += report.failed
     print(f"{passed} passed, {failed + invalid} failed")
     if invalid:
         return EXIT_INVALID

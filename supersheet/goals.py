@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from supersheet.engine.scenarios.solve import Solution
     from supersheet.engine.workbook import Workbook
 
-__all__ = ["AxisError", "Ranking", "SolveError", "Solved", "rank_choice", "solve_goal", "solve_named"]
+__all__ = ["AxisError", "Ranking", "SolveError", "Solved", "rank_choice", "solve_goal", "solve_named", "solve_names"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,12 @@ class Solved:
                               indent=2, ensure_ascii=False)
         return f"{solution.goal}  when  {solution.key} = {shown.text}\n\n" + \
             render_run(self.workbook, solution.scenario, "text")
+
+
+def solve_names(workbook: Workbook) -> list[str]:
+    """The solves the sheet defines (for a message that lists them)."""
+    root = workbook.model.root
+    return list(root.solve) if root else []
 
 
 def solve_named(workbook: Workbook, name: str) -> Solved:

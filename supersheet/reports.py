@@ -3,7 +3,7 @@
 
 Each takes a path (and the `--set` assignments and `Sampling` the command
 takes), does what the command does and returns what it prints: rendered
-text and the diagnostics and verdicts beside it; the command only prints them
+text and the diagnostics and verdicts beside it, as values of this module; the command only prints them
 and picks the exit code. A sheet that does not check raises `SheetError` (a
 `test` report lists it instead), an assignment that does not fit its cell an
 `OverrideError`, a refused request a `RequestError`. Only a sheet with random
@@ -23,10 +23,10 @@ from .inputs import Sampling, has_random_draws, sample, set_inputs, shown_inputs
 from .loading import open_checked
 
 if TYPE_CHECKING:
+    from supersheet.engine.expect.expect import Expectation
     from supersheet.engine.scenarios.uncertainty import Influence
-    from supersheet.engine.verify.testing import TestReport
 
-__all__ = ["RunReport", "SensitivityReport", "check", "explain", "run", "sensitivity", "test"]
+__all__ = ["ExpectationReport", "RunReport", "Verdict", "SensitivityReport", "check", "explain", "run", "sensitivity", "test"]
 
 
 def check(path: str | Path) -> list[Diagnostic]:
@@ -115,12 +115,55 @@ def sensitivity(path: str | Path, cell: str, sets: Sequence[str] = (),
     return SensitivityReport(key, record["display"], sampled.samples, sampled.seed, rank(sampled, key))
 
 
-def test(path: str | Path, sampling: Sampling = Sampling()) -> TestReport:
-    """`supersheet test` of one sheet: every `expect` (top level, and in sweeps, solves and
-    choices) with its outcome, the assumptions the values fall outside of, and the sheet's
-    problems (`diagnostics`) when it does not check."""
+@dataclass(frozen=True)
+class Verdict:
+    """One expectation checked: `target` computed as `actual` against `expected` (as written,
+    with the tolerance used), written at `line` of the sheet; `diagnostic` says why it failed."""
+
+    target: str
+    actual: str
+    expected: str
+    line: int
+    passed: bool
+    diagnostic: Diagnostic
+
+
+@dataclass(frozen=True)
+class ExpectationReport:
+    """`supersheet test` of one sheet: the `verdicts` of its expectations, the assumptions the
+    values fall outside of (`outside`, each a failure), and `problems`: why the sheet does not
+    check (then it has no verdicts)."""
+
+    verdicts: list[Verdict]
+    outside: list[Diagnostic]
+    problems: list[Diagnostic]
+
+    @property
+    def passed(self) -> int:
+        return sum(v.passed for v in self.verdicts)
+
+    @property
+    def failed(self) -> int:
+        return sum(not v.passed for v in self.verdicts) + len(self.outside)
+
+
+def test(path: str | Path, sampling: Sampling = Sampling()) -> ExpectationReport:
+    """Check every `expect` of a sheet (top level, and in sweeps, solves and choices) and its
+    assumptions, as `supersheet test` does."""
     from supersheet.engine.verify.testing import test_workbook
-    return test_workbook(open_workbook(path), sampling.samples, sampling.seed, sampling.max_memory)
+    report = test_workbook(open_workbook(path), sampling.samples, sampling.seed, sampling.max_memory)
+    verdicts = [Verdict(o.target, o.actual, _expected(o.expectation), o.expectation.span.line, o.passed,
+                        o.diagnostic()) for o in report.outcomes]
+    problems = [d for d in sheet_problems(report.diagnostics) if d.code != "E-ASSUME"]
+    return ExpectationReport(verdicts, report.outside, problems)
+
+
+def _expected(expectation: Expectation) -> str:
+    """The expectation as written, and the tolerance used unless it is written there."""
+    text = expectation.text
+    if "±" not in text and "+/-" not in text and "+-" not in text:
+        text += f", {expectation.describe_tolerance()}"
+    return text
 
 
 def _key(workbook: Workbook, cell: str) -> str:

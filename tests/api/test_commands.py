@@ -83,9 +83,19 @@ def test_sensitivity_needs_random_draws(tmp_path):
         reports.sensitivity(sheet, "b")
 
 
-def test_test_report_counts_expectations():
+def test_test_report_counts_expectations(tmp_path):
     report = reports.test(RUNNING)
-    assert report.outcomes and report.passed == len(report.outcomes) and not report.diagnostics
+    assert report.verdicts and report.passed == len(report.verdicts) and report.failed == 0 and not report.problems
+    sheet = tmp_path / "s.yaml"
+    sheet.write_text(SHEET + "expect:\n  t: 30 ms\n  a: 2 GB ± 1%\n", encoding="utf-8")
+    failing, passing = sorted(reports.test(sheet).verdicts, key=lambda v: v.passed)
+    assert (failing.target, failing.actual, failing.line, failing.passed) == ("t", "20 ms", 6, False)
+    assert failing.expected.startswith("30 ms, ") and failing.diagnostic.code == "E-EXPECT"
+    assert (passing.target, passing.expected, passing.passed) == ("a", "2 GB ± 1%", True)   # its tolerance written
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("cells:\n  a: = nope\n", encoding="utf-8")
+    invalid = reports.test(broken)
+    assert [d.code for d in invalid.problems] == ["E-NAME"] and invalid.verdicts == []
 
 
 def test_a_sweep_streams_to_parquet_with_progress_and_units(tmp_path):
