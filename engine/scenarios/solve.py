@@ -5,19 +5,22 @@ the goal on a grid of points inside the current bracket in one frame, keeps
 the first sub-interval where the difference changes sign, and stops at a
 relative width of 1e-12 (the spec asks for 1e-9). A few rounds of one
 vectorised evaluation each replace dozens of one-row evaluations.
+
+`supersheet check` runs the same search with each point evaluated in floats
+(the one-row path, `floats=True`): check never loads Polars, which this module
+imports only where a plan is built.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from supersheet.engine.base.diagnostics import Problem
 from supersheet.engine.base.span import Origin, Span
-from supersheet.engine.compile.evaluate import Scenario, compile_program
-from supersheet.engine.compile.values import Source
+from supersheet.engine.compile.evaluate import Scenario
 from supersheet.engine.expect.assume import violations
 from supersheet.engine.formula import ast as A
 from supersheet.engine.load.specs import ChoiceBlock, Expression, SolveBlock
@@ -25,11 +28,13 @@ from supersheet.engine.present.headers import header, is_error_header
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.load.literals import Literal, bound_value
 from supersheet.engine.scenarios.axes import AxisError, rebind
-from supersheet.engine.scenarios.choice_tally import ChoiceRow
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, parse_vary
 from supersheet.engine.scenarios.sweep import plans_for
 from supersheet.engine.workbook import Workbook
+
+if TYPE_CHECKING:
+    from supersheet.engine.scenarios.choice_tally import ChoiceRow
 
 POINTS = 64
 MAX_ROUNDS = 40
@@ -75,11 +80,12 @@ def goal_sides(workbook: Workbook, goal: str, origin: Origin) -> tuple[Bound, A.
 
 
 def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str | float, Literal | str | float],
-          goal_origin: Origin | None = None, between_spans: tuple[Span | None, Span | None] = (None, None)
-          ) -> Solution:
+          goal_origin: Origin | None = None, between_spans: tuple[Span | None, Span | None] = (None, None),
+          floats: bool = False) -> Solution:
     """`goal` met by varying `vary` between two values (as read: load/literals.py; text or a
     typed number is read here); a problem of an end is reported at its span (a sheet's
-    `between: [lo, hi]`)."""
+    `between: [lo, hi]`). With `floats`, each point is evaluated on the one-row path
+    instead of in a Polars frame."""
     ends = tuple(end if isinstance(end, Literal) else bound_value(end, what="the ends") for end in between)
     key = workbook.key_for(vary)
     if key is None:
@@ -99,17 +105,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
                         (f"write the ends in order: [{between[1]}, {between[0]}]" if between_spans[1] else
                          f"write the ends in order: --between {between[1]},{between[0]}") if lo > hi else
                         "give two different ends, around the value you expect", span=between_spans[1])
-    program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
-    compiler = program.compiler(bound.checked)
-    difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
-    needed = [d for d in bound.deps if d != key]
-
-    def evaluate(xs: np.ndarray) -> np.ndarray:
-        frame = program.apply(program.frame({key: xs}, len(xs)), needed).select(difference.alias("f")).collect()
-        fs = frame["f"].to_numpy(allow_copy=True).astype(float)
-        # a goal that does not depend on `vary` is a constant: one row, whatever the frame
-        return np.full(len(xs), fs[0]) if len(fs) == 1 and len(xs) > 1 else fs
-
+    evaluate = (_float_differences if floats else _frame_differences)(workbook, key, bound, left, right)
     log = lo > 0 and hi / lo > 100
     xs = np.geomspace(lo, hi, POINTS + 1) if log else np.linspace(lo, hi, POINTS + 1)
     fs = evaluate(xs)
@@ -152,6 +148,52 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
                          + "; ".join(v.describe() for v in outside),
                          "narrow 'between' to where the sheet's assumptions hold, or extend the model")
     return Solution(key, root, scenario, goal)
+
+
+def _frame_differences(workbook: Workbook, key: str, bound: Bound, left: A.Node, right: A.Node
+                       ) -> Callable[[np.ndarray], np.ndarray]:
+    """The goal's two sides' difference at many values of `key`, as one Polars frame."""
+    from supersheet.engine.compile.evaluate import compile_program
+    from supersheet.engine.compile.values import Source
+    program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
+    compiler = program.compiler(bound.checked)
+    difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
+    needed = [d for d in bound.deps if d != key]
+
+    def evaluate(xs: np.ndarray) -> np.ndarray:
+        frame = program.apply(program.frame({key: xs}, len(xs)), needed).select(difference.alias("f")).collect()
+        fs = frame["f"].to_numpy(allow_copy=True).astype(float)
+        # a goal that does not depend on `vary` is a constant: one row, whatever the frame
+        return np.full(len(xs), fs[0]) if len(fs) == 1 and len(xs) > 1 else fs
+    return evaluate
+
+
+def _float_differences(workbook: Workbook, key: str, bound: Bound, left: A.Node, right: A.Node
+                       ) -> Callable[[np.ndarray], np.ndarray]:
+    """The same difference, one value of `key` at a time in floats (the one-row path): only
+    the cells downstream of `key` are evaluated again; an error value is NaN, as in the frame."""
+    from supersheet.engine.compile.evaluate import affected_cells, evaluate_expression, literal_for
+    from supersheet.engine.compile.scalar import Unsupported, evaluate_cells
+    checked = workbook.checked
+    affected = affected_cells(checked, [key])
+    values = dict(workbook.evaluate().values)
+
+    def number(value: Any) -> float:
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+
+    def evaluate(xs: np.ndarray) -> np.ndarray:
+        out = np.empty(len(xs))
+        for i, x in enumerate(xs):
+            fixed = {key: literal_for(float(x), None)}
+            evaluate_cells(checked, affected, values, fixed)   # type: ignore[arg-type]
+            scenario = Scenario(bound.checked, values, fixed)
+            out[i] = number(evaluate_expression(scenario, left)) - number(evaluate_expression(scenario, right))
+        return out
+    try:
+        evaluate(np.array([0.0]))   # a formula the one-row path does not know: the frame's way
+    except Unsupported:
+        return _frame_differences(workbook, key, bound, left, right)
+    return evaluate
 
 
 def _bound(workbook: Workbook, key: str, given: Literal, span: Span | None) -> tuple[A.Node, float]:
@@ -224,13 +266,13 @@ def _named_block(blocks: Mapping[str, Any], kind: str, name: str) -> Any:
     return block
 
 
-def solve_entry(workbook: Workbook, name: str) -> tuple[Solution, SolveBlock]:
+def solve_entry(workbook: Workbook, name: str, floats: bool = False) -> tuple[Solution, SolveBlock]:
     block = solve_block(workbook, name)
     assert block.goal is not None and block.between is not None
     low, high = block.between
     assert low.literal is not None and high.literal is not None   # read when the sheet loaded (specs.py)
     return solve(workbook, block.vary, block.goal.text, (low.literal, high.literal), block.goal.origin,
-                 (low.span, high.span)), block
+                 (low.span, high.span), floats), block
 
 
 # -- choose -----------------------------------------------------------------

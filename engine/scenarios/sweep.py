@@ -4,18 +4,20 @@ A plan is the sheet compiled with the grid's axes as input columns; chunks of
 the grid (grid.py) stream through it in bounded memory, filtered by `where`
 and converted to display units. Partition axes (imports, array lengths) get a
 plan per value.
+
+Polars is imported where a plan is compiled or evaluated, not with this module:
+`supersheet check` refuses what a sweep's plans would (`plans_for(...,
+build=check_plan)`) without loading it.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
-import polars as pl
 
-from supersheet.engine.compile.evaluate import Program, compile_program
-from supersheet.engine.compile.values import Source, in_unit
+from supersheet.engine.compile.evaluate import Program, Scenario, compile_program
 from supersheet.engine.expect.assume import OUTSIDE_HEADER, outside_expression
 from supersheet.engine.load.specs import SweepBlock
 from supersheet.engine.present.headers import error_header, header, is_error_header, split_header
@@ -26,6 +28,11 @@ from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, build_grid
 from supersheet.engine.workbook import Workbook, open_workbook
 from supersheet.units import DIMENSIONLESS, parse_unit
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from supersheet.engine.compile.values import Source
 
 DEFAULT_CHUNK = 1_000_000
 
@@ -54,6 +61,9 @@ class Column:
     replaces: str | None = None    # an axis over a formula cell: the formula its values override
 
     def display(self, convert: bool = True) -> pl.Expr:
+        import polars as pl
+
+        from supersheet.engine.compile.values import in_unit
         expr = self.value if self.value is not None else pl.col(self.source)
         if convert and not self.is_error and self.factor != 1.0:
             # in_unit costs ~20 ns a value (bench/bench_display_exact.py): only where the user typed the value
@@ -122,32 +132,16 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     """Compile the sheet with the grid's axes as input columns (and, for a sheet
     with random draws, its sample columns: each row is evaluated over every sample;
     with `sampling=None` every draw is its mean)."""
-    from supersheet.engine.base.span import Origin
+    units = units if units is not None else {}
+    baseline, draws, mapping, bound = _prepared(workbook, grid, show, where, where_origin, units, sampling)
     inputs = {axis.key: _axis_source(axis) for axis in grid.value_axes}  # type: ignore[misc]
-    baseline = workbook.evaluate()
-    draws, mapping = None, None
-    if workbook.checked.distributions and sampling is not None:
-        from supersheet.engine.scenarios.uncertainty import SamplingError, draw_columns, sample_settings
-        try:
-            count, seed = sample_settings(workbook, *sampling)
-            draws, mapping = draw_columns(workbook, baseline, count, seed)
-        except SamplingError as e:
-            raise AxisError("E-TYPE", str(e)) from None
     program = compile_program(workbook.checked, inputs=inputs, baseline=baseline, samples=mapping,
                               sample_group="__row" if mapping else None)   # reductions: per row, over its samples
     filter_expr = None
-    if where:
-        bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
-        if not isinstance(bound, Bound):
-            raise AxisError.of(bound)
-        if not bound.type.is_bool or bound.type.is_array:
-            raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}",
-                            span=bound.origin.span(0, len(bound.text)))
-        if draws and any(d in workbook.checked.uncertain for d in bound.deps):
-            raise AxisError("E-TYPE", "'where' cannot depend on random draws: it selects rows, not samples")
+    if bound is not None:
         val, _ = program.compiler(bound.checked).compile_expression(bound.formula.expr)
         filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
-    columns = output_columns(workbook, program, grid, show, units if units is not None else {}, baseline, picks or {})
+    columns = output_columns(workbook, program, grid, show, units, baseline, picks or {})
     if draws:
         columns = _with_statistics(workbook, columns)
     outside = outside_expression(workbook, program.sources)
@@ -157,7 +151,46 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     return Plan(workbook, program, filter_expr, columns, draws=draws)
 
 
+def check_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
+               units: dict[str, str | None] | None = None, picks: dict[str, int] | None = None,
+               sampling: tuple[int | None, ...] | None = (None, None)) -> Workbook:
+    """What `make_plan` would refuse, refused the same way, without compiling anything
+    (`supersheet check` never loads Polars); the sheet the plan is of."""
+    _prepared(workbook, grid, show, where, where_origin, units if units is not None else {}, sampling)
+    return workbook
+
+
+def _prepared(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
+              units: dict[str, str | None], sampling: tuple[int | None, ...] | None
+              ) -> tuple[Scenario, dict[str, np.ndarray] | None, dict | None, Bound | None]:
+    """A plan's parts that need no Polars, each problem raised: the sheet's own scenario, the
+    sample columns, `where` bound and typed, and each column's display unit."""
+    from supersheet.engine.base.span import Origin
+    baseline = workbook.evaluate()
+    draws, mapping = None, None
+    if workbook.checked.distributions and sampling is not None:
+        from supersheet.engine.scenarios.uncertainty import SamplingError, draw_columns, sample_settings
+        try:
+            count, seed = sample_settings(workbook, *sampling)
+            draws, mapping = draw_columns(workbook, baseline, count, seed)
+        except SamplingError as e:
+            raise AxisError("E-TYPE", str(e)) from None
+    bound = None
+    if where:
+        bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
+        if not isinstance(bound, Bound):
+            raise AxisError.of(bound)
+        if not bound.type.is_bool or bound.type.is_array:
+            raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}",
+                            span=bound.origin.span(0, len(bound.text)))
+        if draws and any(d in workbook.checked.uncertain for d in bound.deps):
+            raise AxisError("E-TYPE", "'where' cannot depend on random draws: it selects rows, not samples")
+    column_units(workbook, grid, show, units, baseline)
+    return baseline, draws, mapping, bound
+
+
 def _axis_source(axis: Axis) -> Source:
+    from supersheet.engine.compile.values import Source
     finite, nonzero = axis.finite_nonzero()
     return Source(axis.key, False, finite=finite, nonzero=nonzero)  # type: ignore[arg-type]
 
@@ -199,24 +232,31 @@ def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[s
     return keys
 
 
-def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[str] | None,
-                   units: dict[str, str | None], baseline, picks: dict[str, int]) -> list[Column]:
+def column_units(workbook: Workbook, grid: Grid, show: list[str] | None, units: dict[str, str | None],
+                 baseline: Scenario) -> None:
+    """The display unit of each column (axes, then shown cells) into `units`: the first plan
+    of a sweep chooses; a later one (an import axis) whose cell has another dimension is E-UNIT."""
     checked = workbook.checked
-    columns: list[Column] = []
-
-    def unit_for(key: str) -> str | None:
+    keys = [axis.key for axis in grid.axes if not axis.is_import]
+    keys += [k for k in shown_keys(workbook, grid, show) if checked.cells[k].type is not None]
+    for key in keys:
         if key not in units:
             units[key] = display_unit(checked, key, _representative(checked, baseline, key))
         elif not _unit_fits(checked, key, units[key]):   # an import axis changed the cell's dimension
             kind = checked.cells[key].type.describe()  # type: ignore[union-attr]
             raise AxisError("E-UNIT", f"{key} is {kind} here but {units[key] or 'dimensionless'} in the rows "
                             "before: one column holds one unit", "sweep these imports separately")
-        return units[key]
 
+
+def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[str] | None,
+                   units: dict[str, str | None], baseline, picks: dict[str, int]) -> list[Column]:
+    """The plan's columns, each in the unit `column_units` chose (into `units`)."""
+    import polars as pl
+    columns: list[Column] = []
     for axis in grid.axes:
         if axis.is_import:
             continue
-        unit = unit_for(axis.key)  # type: ignore[arg-type]
+        unit = units[axis.key]  # type: ignore[index]
         value = None
         if axis.structural:  # fixed in this plan: a literal column
             magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
@@ -228,7 +268,7 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         source = program.sources.get(key)
         if source is None:
             continue
-        unit = unit_for(key)
+        unit = units[key]
         names = source.columns if isinstance(source.columns, list) else [source.columns]
         for i, (column, value) in enumerate(zip(names, source.exprs())):
             label = key if not isinstance(source.columns, list) else f"{key}[{i}]"
@@ -272,21 +312,23 @@ def _sample(value: Any) -> float | None:
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,
               where_origin: Any = None, sampling: tuple[int | None, ...] | None = (None, None),
-              units: dict[str, str | None] | None = None) -> list[Plan]:
+              units: dict[str, str | None] | None = None, build: Callable[..., Any] = make_plan) -> list[Any]:
     """One plan per combination of partition-axis values (one plan without them).
-    `units` collects the display unit of each column (the first plan chooses)."""
+    `units` collects the display unit of each column (the first plan chooses).
+    `build=check_plan` refuses what the plans would, compiling nothing: the sheets they are of."""
     units = {} if units is None else units
     if not grid.partition_axes:
-        return [make_plan(workbook, grid, show, where, where_origin, units, sampling=sampling)]
+        return [build(workbook, grid, show, where, where_origin, units, sampling=sampling)]
     if grid.rows is not None:
         raise AxisError("E-TYPE", "explicit rows cannot vary imports or array lengths", "use a mapping of axes")
-    return [partition_plan(workbook, grid, picks, show, where, where_origin, sampling, units)
+    return [partition_plan(workbook, grid, picks, show, where, where_origin, sampling, units, build=build)
             for picks in grid.partitions()]
 
 
 def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: list[str] | None,
                    where: str | None, where_origin: Any, sampling: tuple[int | None, ...] | None,
-                   units: dict[str, str | None], locate: Callable[[str], str] = str) -> Plan:
+                   units: dict[str, str | None], locate: Callable[[str], str] = str,
+                   build: Callable[..., Any] = make_plan) -> Any:
     """The plan of one combination of partition-axis values. `locate` maps an
     import axis's path to where the file is read from (a worker's copy)."""
     imports = {a.name: a.paths[picks[a.name]] for a in grid.import_axes}  # type: ignore[index]
@@ -299,10 +341,11 @@ def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: 
         raise AxisError(d.code, f"with {picked}: {d.headline()}", d.hint)
     sub = Grid([rebind(variant, a) if not a.structural else a for a in grid.axes], None)
     try:
-        plan = make_plan(variant, sub, show, where, where_origin, units, picks, sampling)
+        plan = build(variant, sub, show, where, where_origin, units, picks, sampling)
     except AxisError as e:
         raise AxisError(e.code, f"with {picked}: {e.message}", e.hint, e.diagnostic.span) from None
-    plan.imports = imports
+    if isinstance(plan, Plan):
+        plan.imports = imports
     return plan
 
 
@@ -314,6 +357,7 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     chunk is evaluated again with its error columns only when a value is null.
     With random draws each row is evaluated once per sample (axes repeated,
     sample columns tiled) and reduced to the mean and percentiles."""
+    import polars as pl
     if plan.draws:
         return _evaluate_sampled_chunk(plan, grid, start, stop, display)
     axes = plan.program.frame(grid.chunk(start, stop), stop - start)
@@ -341,6 +385,7 @@ def _has_error(column: pl.Series) -> bool:
     """Whether a column of the unmasked first pass holds an error: a null, or a number that
     is not finite. (A finite sum has every term finite: one pass, no mask; only a sum that
     overflows needs the exact look.)"""
+    import polars as pl
     if column.null_count():
         return True
     if column.dtype != pl.Float64 or math.isfinite(column.sum()):
@@ -349,6 +394,7 @@ def _has_error(column: pl.Series) -> bool:
 
 
 def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool) -> pl.DataFrame:
+    import polars as pl
     assert plan.draws is not None
     rows, samples = stop - start, plan.samples
     columns: dict[str, np.ndarray] = {k: np.repeat(v, samples) for k, v in grid.chunk(start, stop).items()}
@@ -393,6 +439,7 @@ def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUN
 
 
 def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:
+    import polars as pl
     plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
     frames = list(iterate_chunks(plans, spec.grid))
     return drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
-import polars as pl
 
 from supersheet.engine.compile.evaluate import (
     Program,
@@ -25,6 +24,9 @@ from supersheet.engine.compile.evaluate import (
 )
 from supersheet.engine.formula.distributions import CONTINUOUS, Draw, DrawError, sample_discrete, stream, variates
 from supersheet.engine.workbook import Workbook
+
+if TYPE_CHECKING:   # loaded where samples are evaluated: `check` validates sampling settings without it
+    import polars as pl
 
 DEFAULT_SAMPLES = 10_000
 DEFAULT_SEED = 0
@@ -179,6 +181,7 @@ def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int |
                      elsewhere: Callable[[int, int], pl.DataFrame] | None = None) -> Sampled:
     """The sheet over its samples. `elsewhere(count, seed)`, when given, returns the evaluated
     samples instead (Ray tasks computing ranges of them with `sample_frame`), in order."""
+    import polars as pl
     count, seed = sample_settings(workbook, samples, seed, max_memory)
     if elsewhere is not None and workbook.checked.reduced:
         raise SamplingError("this sheet reduces over its samples (" + ", ".join(sorted(workbook.checked.reduced))
@@ -236,6 +239,7 @@ class Influence:
 
 def sensitivity(sampled: Sampled, key: str) -> list[Influence]:
     """Which uncertain inputs drive `key` most: Spearman's rho of each draw's cell with it."""
+    import polars as pl
     checked = sampled.workbook.checked
     target = sampled.program.sources[key].columns
     if not isinstance(target, str) or key not in sampled.summaries:

@@ -63,9 +63,12 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
         return diagnostics
     diagnostics.extend(_unknown_expectations(workbook))
     if not (root.sweeps or root.solve or root.choose):
-        return diagnostics   # (and Polars, which compiling a block needs, is not imported)
-    from supersheet.engine.scenarios.solve import SolveError, choice_entry, solve_entry
-    from supersheet.engine.scenarios.sweep import checked_sweep, plans_for
+        return diagnostics
+    # what running each block would refuse, found without building a Polars plan (check never
+    # loads Polars): plans checked, not compiled; a goal seek evaluated in floats
+    from supersheet.engine.scenarios.grid import parse_vary
+    from supersheet.engine.scenarios.solve import SolveError, bind_choice, choice_block, solve_entry
+    from supersheet.engine.scenarios.sweep import check_plan, checked_sweep, plans_for
     for kind, name, block in _blocks(workbook):
         try:
             if isinstance(block, SweepBlock):
@@ -76,13 +79,19 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
                 diagnostics.extend(_static_expectations(workbook, kind, name, block, spec))
                 if spec.grid.import_axes:
                     continue  # each imported variant is checked when it runs
-                plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+                plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin, build=check_plan)
             elif isinstance(block, SolveBlock):
                 diagnostics.extend(_static_expectations(workbook, kind, name, block))
-                solve_entry(workbook, name)
+                solve_entry(workbook, name, floats=True)
             else:
                 diagnostics.extend(_static_expectations(workbook, kind, name, block))
-                choice_entry(workbook, name)
+                choice = choice_block(workbook, name)
+                assert choice.vary is not None and choice.objective is not None
+                bind_choice(workbook, choice.require, choice.objective)   # as `choose` binds them, in each sheet
+                for sheet in plans_for(workbook, parse_vary(workbook, choice.vary), [], None, sampling=None,
+                                       build=check_plan):
+                    if sheet is not workbook:
+                        bind_choice(sheet, choice.require, choice.objective)
         except SolveError as e:
             diagnostics.append(e.at(block.span))
         except AxisError as e:
