@@ -8,7 +8,9 @@ Error values: an operation that has no value (x / 0, sqrt(-1), ln(0)) yields
 null, and nulls propagate through arithmetic. Next to the value, each such
 operation contributes an "error site" expression giving its code ("#DIV/0",
 "#NUM") where it fails; a cell's error column is the first non-null of its
-precedents' errors and its own sites. Guards and null checks are only emitted
+precedents' errors and its own sites. An array cell also has one error column
+per element, from the sites about that element (values.Sites), in evaluation
+order, precedents included, as the scalar path finds them. Guards and null checks are only emitted
 where a value can actually be null, so the common path stays plain arithmetic.
 A number cell whose value is not finite (overflow, inf - inf) is #NUM, as on
 the scalar path (scalar.py): inside a formula IEEE rules hold, but no cell's
@@ -32,6 +34,7 @@ from supersheet.engine.compile.errorcodes import DIV0, NUM
 from supersheet.engine.compile.values import (
     NO_RAW,
     CompiledCell,
+    Sites,
     Source,
     Val,
     element_column,
@@ -51,7 +54,7 @@ class Compiler(CallCompiler):
                  samples: dict[A.Node, str | list[str]] | None = None, divisors: dict[str, float] | None = None) -> None:
         self.checked = checked
         self.sources = sources
-        self.sites: list[pl.Expr] = []
+        self.sites = Sites()
         self.samples = samples or {}   # draw node -> its column(s) of variates or samples
         self.divisors = divisors if divisors is not None else {}   # column name -> constant divisor
         self.sample_group: str | None = None   # with samples of many sweep rows: the column naming the row
@@ -60,29 +63,34 @@ class Compiler(CallCompiler):
     def compile_cell(self, key: str, expr: A.Node | None = None) -> CompiledCell:
         cell = self.checked.model.cells[key]
         node = expr if expr is not None else cell.formula.expr  # type: ignore[union-attr]
-        self.sites = []
+        cell_type = self.checked.cells[key].type
+        per_element = cell_type is not None and cell_type.is_array   # (a precedent's errors at its name)
+        self.sites = Sites.of_cell(True) if per_element else Sites()
         val = self.compile(node)
         formula_sites = self.sites
-        self.sites = []
-        cell_type = self.checked.cells[key].type
+        self.sites = Sites.of_cell(True) if per_element else Sites()
         unmasked = cell_type is not None and not cell_type.is_bool and not _finite_constant(val)
         if unmasked:
             val = self.finite(val)
+        nullable = val.nullable
+        if isinstance(val.expr, list):
+            columns = [(element_column(key, i), e.alias(element_column(key, i))) for i, e in enumerate(val.expr)]
+        else:
+            columns = [(key, val.expr.alias(key))]
+        if not nullable:
+            return CompiledCell(key, columns, nullable, None, unmasked)
+        if per_element and isinstance(val.expr, list):
+            # #NUM (the value is not finite) first, then the formula's sites in evaluation order
+            codes = [_first(self.sites.of_element(i) + formula_sites.of_element(i)) for i in range(len(val.expr))]
+            return CompiledCell(key, columns, nullable, _first(codes).alias(error_column(key)), unmasked,
+                                [c.alias(error_column(element_column(key, i))) for i, c in enumerate(codes)])
         # #NUM is set only where the formula gave a value (not finite), so it comes first:
         # where the formula gave no value, a precedent's error or the formula's own says why
         deps = self.checked.cells[key].deps if expr is None else ()
         errors = self.sites + [pl.col(self.sources[d].error_column) for d in deps   # type: ignore[arg-type]
                                if d in self.sources and self.sources[d].error_column]
         errors += formula_sites
-        nullable = val.nullable
-        if isinstance(val.expr, list):
-            columns = [(element_column(key, i), e.alias(element_column(key, i))) for i, e in enumerate(val.expr)]
-        else:
-            columns = [(key, val.expr.alias(key))]
-        error = None
-        if nullable:
-            error = (pl.coalesce(errors) if errors else pl.lit(None, pl.String)).cast(pl.String).alias(error_column(key))
-        return CompiledCell(key, columns, nullable, error, unmasked)
+        return CompiledCell(key, columns, nullable, _first(errors).alias(error_column(key)), unmasked)
 
     def finite(self, val: Val) -> Val:
         """A number cell's value: #NUM where it is not finite. The value itself is
@@ -90,11 +98,11 @@ class Compiler(CallCompiler):
         def site(x: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(~x.is_finite()).then(pl.lit(NUM)))
             return x
-        return elementwise(site, val, nullable=True)
+        return elementwise(site, val, nullable=True, sites=self.sites)
 
     def compile_expression(self, node: A.Node) -> tuple[Val, list[pl.Expr]]:
         """A free-standing formula (where, require, goal): value and error sites."""
-        self.sites = []
+        self.sites = Sites()
         val = self.compile(node)
         return val, list(self.sites)
 
@@ -115,7 +123,11 @@ class Compiler(CallCompiler):
 
     @compile.register
     def _(self, node: A.Array) -> Val:
-        items = [self.compile(i) for i in node.items]
+        items = []
+        for i, item in enumerate(node.items):
+            start = len(self.sites)
+            items.append(self.compile(item))
+            self.sites.mark(start, i)
         factor = parse_unit(node.unit).factor if node.unit else 1.0
         exprs = [i.expr * factor if factor != 1.0 else i.expr for i in items]  # type: ignore[operator]
         raw = [i.all_raw() for i in items]
@@ -123,7 +135,10 @@ class Compiler(CallCompiler):
 
     @compile.register
     def _(self, node: A.Name) -> Val:
-        return self.sources[self.checked.bindings[node]].val()
+        source = self.sources[self.checked.bindings[node]]
+        if self.sites.per_element:   # in an array cell: where, in evaluation order, its errors come in
+            self.sites.read(source)
+        return source.val()
 
     @compile.register
     def _(self, node: A.Unary) -> Val:
@@ -170,7 +185,7 @@ class Compiler(CallCompiler):
         def guarded(a: pl.Expr, b: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(b == 0).then(pl.lit(DIV0)))
             return pl.when(b == 0).then(None).otherwise(a / b)
-        return elementwise(guarded, left, right, nullable=True)
+        return elementwise(guarded, left, right, nullable=True, sites=self.sites)
 
     def power(self, left: Val, right: Val, exponent_node: A.Node) -> Val:
         exponent = self.checked.constants.get(exponent_node)
@@ -184,10 +199,17 @@ class Compiler(CallCompiler):
             zero_base = (a == 0) & (b < 0)
             self.sites.append(pl.when(zero_base).then(pl.lit(DIV0)).when(negative_base).then(pl.lit(NUM)))
             return pl.when(zero_base | negative_base).then(None).otherwise(a.pow(b))
-        return elementwise(guarded, left, right, nullable=True)
+        return elementwise(guarded, left, right, nullable=True, sites=self.sites)
 
     @compile.register
     def _(self, node: A.Call) -> Val:
+        start = len(self.sites)
+        result = self.call(node)
+        if self.sites.per_element and not result.is_array:   # sum([a, b / c]): every site inside is the value's
+            self.sites.mark(start, None)
+        return result
+
+    def call(self, node: A.Call) -> Val:
         name = node.func
         if name == "range":
             start = self.checked.constants[node]
@@ -240,6 +262,11 @@ def _ieee_comparison(op: str, left: Val, right: Val) -> Callable[[pl.Expr, pl.Ex
             result = pl.when(a.is_null() | b.is_null()).then(None).otherwise(result)
         return result
     return compare
+
+
+def _first(codes: list[pl.Expr]) -> pl.Expr:
+    """The first error code that is set, as Utf8 (null where none is)."""
+    return (pl.coalesce(codes) if codes else pl.lit(None, pl.String)).cast(pl.String)
 
 
 def divisor_column(value: float) -> str:

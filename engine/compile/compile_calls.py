@@ -47,6 +47,7 @@ class CallCompiler:
             value, invalid = transform(name, parts, pl.col(variates[i]))
             if invalid is not None:
                 self.sites.append(pl.when(invalid).then(pl.lit(NUM)))
+                self.sites.mark(len(self.sites) - 1, i if length is not None else None)
                 value = pl.when(invalid).then(None).otherwise(value)
             out.append(value)
         return Val(out if length is not None else out[0], True)
@@ -104,7 +105,7 @@ class CallCompiler:
         def guarded(x: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(x < 0).then(pl.lit(NUM)))
             return pl.when(x < 0).then(None).otherwise(x.sqrt())
-        return elementwise(guarded, args[0], nullable=True)
+        return elementwise(guarded, args[0], nullable=True, sites=self.sites)
 
     def _round_to(self, args, rounder: Callable[[pl.Expr], pl.Expr]) -> Val:
         if len(args) == 1:
@@ -117,7 +118,7 @@ class CallCompiler:
         def stepped(x: pl.Expr, step: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(step == 0).then(pl.lit(DIV0)))
             return pl.when(step == 0).then(None).otherwise(rounder(x / step) * step)
-        return poisoned(elementwise(stepped, args[0], args[1], nullable=True), args[1])
+        return poisoned(elementwise(stepped, args[0], args[1], nullable=True, sites=self.sites), args[1])
 
     def fn_ceil(self, args, types, node) -> Val:
         return self._round_to(args, lambda x: x.ceil())
@@ -137,7 +138,7 @@ class CallCompiler:
         def guarded(x: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(x <= 0).then(pl.lit(NUM)))
             return pl.when(x <= 0).then(None).otherwise(log(x))
-        return elementwise(guarded, args[0], nullable=True)
+        return elementwise(guarded, args[0], nullable=True, sites=self.sites)
 
     def fn_ln(self, args, types, node) -> Val:
         return self._log(args, lambda x: x.log())

@@ -79,6 +79,7 @@ class Program:
                 exprs.extend(expr for _, expr in compiled.columns)
                 if errors and compiled.error is not None:
                     exprs.append(compiled.error)
+                    exprs.extend(compiled.element_errors)
             if exprs:
                 frame = frame.with_columns(exprs)
         if masked:
@@ -207,9 +208,10 @@ def read_value(program: Program, key: str, row: dict[str, Any]) -> Value:
     error = row.get(source.error_column) if source.error_column else None
     if isinstance(source.columns, list):
         out: list[Scalar] = []
-        for column in source.columns:
+        codes = [row.get(c) for c in source.element_errors] if source.element_errors else [error] * len(source.columns)
+        for column, code in zip(source.columns, codes):
             value = row[column]
-            out.append(ErrorValue(error or ERROR) if value is None else value)
+            out.append(ErrorValue(code or ERROR) if value is None else value)
         return out
     value = row[source.columns]
     if value is None:

@@ -1,6 +1,6 @@
 """What compiled formulas are made of: a value's expression(s) (`Val`), where a
-cell's value comes from (`Source`), a compiled cell, and the elementwise
-helpers that broadcast scalars over arrays.
+cell's value comes from (`Source`), a formula's error sites (`Sites`), a compiled
+cell, and the elementwise helpers that broadcast scalars over arrays.
 
 A number cell's column is not masked where its value is not finite (that
 would cost a pass over every cell's column): it holds the inf or NaN, and its
@@ -60,6 +60,7 @@ class Source:
     unmasked: bool = False   # a number cell's column, inf or NaN where the cell is #NUM
     finite: bool = False     # every value a finite number (a sweep's axis: no NaN checks needed)
     nonzero: bool = False    # and none 0 (no division guard needed)
+    element_errors: list[str] | None = None   # an array cell's error column per element
 
     def val(self) -> Val:
         if self.constant is not None:
@@ -86,20 +87,70 @@ def _literal(value: float | bool) -> pl.Expr:
     return pl.lit(value, dtype=pl.Boolean if isinstance(value, bool) else pl.Float64)
 
 
+class Sites(list):
+    """A formula's error sites in evaluation order: each a Utf8 expression, the code
+    where that operation has no value (null elsewhere); the first that fires says why.
+
+    Compiling an array cell (`per_element`), a site also records the element it is
+    about, so that each element reads its own code ([2.5 / 0, c / 0] is #DIV/0 and
+    c's error, as on the scalar path); a site without an element (a scalar operand,
+    or anything inside a sum or another call that makes a scalar) is every element's."""
+
+    per_element = False
+    elements: dict[int, int]   # a site's index -> its element (only per element)
+
+    @classmethod
+    def of_cell(cls, per_element: bool) -> Sites:
+        """Empty sites, with elements when `per_element` (a scalar cell's are made by
+        `Sites()`, at C speed: a chain of 20,000 cells makes 40,000)."""
+        sites = cls()
+        if per_element:
+            sites.per_element, sites.elements = True, {}
+        return sites
+
+    def mark(self, start: int, element: int | None) -> None:
+        """The sites from index `start` on are about `element` (None: every element).
+        Called once per level, inner first, so the outermost element wins."""
+        if not self.per_element:
+            return
+        for index in range(start, len(self)):
+            if element is None:
+                self.elements.pop(index, None)
+            else:
+                self.elements[index] = element
+
+    def read(self, source: Source) -> None:
+        """A precedent's error columns as sites: an array cell's per element, if it has them."""
+        if not self.per_element or not source.error_column:
+            return
+        if source.element_errors:
+            for i, column in enumerate(source.element_errors):
+                self.append(pl.col(column))
+                self.elements[len(self) - 1] = i
+        else:
+            self.append(pl.col(source.error_column))
+
+    def of_element(self, element: int) -> list[pl.Expr]:
+        return [site for index, site in enumerate(self) if self.elements.get(index, element) == element]
+
+
 @dataclass
 class CompiledCell:
     key: str
     columns: list[tuple[str, pl.Expr]]     # output column name -> expression
     nullable: bool
-    error: pl.Expr | None                  # Utf8 error code where the value is null (or not finite)
+    error: pl.Expr | None                  # Utf8 error code where the value is null or not finite (an array's first)
     unmasked: bool = False                 # a number: inf or NaN where the cell is #NUM (see the module doc)
+    element_errors: list[pl.Expr] = field(default_factory=list)   # an array's code per element
     source: Source = field(init=False)
 
     def __post_init__(self) -> None:
         names = [name for name, _ in self.columns]
         single = len(names) == 1 and names[0] == self.key
+        elements = [error_column(element_column(self.key, i)) for i in range(len(self.element_errors))]
         self.source = Source(names[0] if single else names, self.nullable,
-                             error_column(self.key) if self.nullable else None, unmasked=self.unmasked)
+                             error_column(self.key) if self.nullable else None, unmasked=self.unmasked,
+                             element_errors=elements or None)
 
     def masked(self) -> list[pl.Expr]:
         """Its columns as every reader outside the compiler takes them: null where not finite."""
@@ -114,15 +165,19 @@ def element_column(key: str, i: int) -> str:
     return f"{key}[{i}]"
 
 
-def elementwise(fn: Callable[..., pl.Expr], *vals: Val, nullable: bool = False) -> Val:
-    """Apply fn per element, broadcasting scalars over arrays (lengths were checked)."""
+def elementwise(fn: Callable[..., pl.Expr], *vals: Val, nullable: bool = False, sites: Sites | None = None) -> Val:
+    """Apply fn per element, broadcasting scalars over arrays (lengths were checked);
+    the error sites `fn` adds to `sites` for an element are marked as that element's."""
     length = next((len(v.expr) for v in vals if isinstance(v.expr, list)), None)
     any_null = nullable or any(v.nullable for v in vals)
     if length is None:
         return Val(fn(*(v.expr for v in vals)), any_null, raw=frozenset().union(*(v.raw for v in vals)))
     out = []
     for i in range(length):
+        start = len(sites) if sites is not None else 0
         out.append(fn(*(v.expr[i] if isinstance(v.expr, list) else v.expr for v in vals)))
+        if sites is not None:
+            sites.mark(start, i)
     raw = [frozenset().union(*(v.raw_at(i) for v in vals)) for i in range(length)]
     return Val(out, any_null, raw=raw if any(raw) else NO_RAW)
 

@@ -513,11 +513,9 @@ def mismatches(tmp_path_factory) -> Mismatches:
 
 # Known disagreements that are not fixed in the engine: "path:cell" -> reason. (None left: Polars
 # divides a column by a scalar as a product with its reciprocal, so the engine divides by a column
-# of the constant instead; see test_sweep_division_by_a_constant_is_exact.)
-XFAIL: dict[str, str] = {
-    f"set-polars:{name}": "the Polars path keeps one error code per array cell: [2.5 / 0, #NUM / 0] reads "
-                          "[#NUM, #NUM] there, [#DIV/0, #NUM] on the scalar path (an error either way, never a number)"
-    for name in ("arr_div", "arr_ceil")}
+# of the constant instead, see test_sweep_division_by_a_constant_is_exact; an array cell keeps one
+# error code per element, see test_array_errors.py.)
+XFAIL: dict[str, str] = {}
 
 CASES = ([f"{path}:{name}" for path in ("columns", "folded", "one-row", "one-row-polars", "set", "set-polars")
           for name in CELLS]
