@@ -143,7 +143,7 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
         return problem("E-SHEET", f"a {kind}'s 'expect' maps {shape}", expect.span)
     columns = None
     if kind == "sweep":
-        from supersheet.engine.scenarios.sweep import shown_keys
+        from supersheet.engine.scenarios.sweep_columns import shown_keys
         columns = {a.key for a in spec.grid.axes} | set(shown_keys(workbook, spec.grid, None))
     for expected in expect.entries:   # in order, stopping at the first problem, as `test` does
         target = expected.name

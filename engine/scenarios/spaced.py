@@ -1,0 +1,82 @@
+"""A range axis's values, known by their count before any is built (axes.py
+counts and checks a range; this computes its values when the grid needs them).
+
+Values are computed in the unit the range is written in, then scaled to base
+units, and an arithmetic range is snapped to the decimals it is written with:
+`1 GB..3 GB+0.5 GB` holds exactly what the literals 1 GB, 1.5 GB … hold, and
+0.1 + 2 * 0.1 is 0.3, the number a user types.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Spaced:
+    """A range's values, known by their count before any is built."""
+
+    start: float            # in the written unit
+    stop: float
+    count: int
+    kind: str               # "step" | "times" | "lin" | "log"
+    by: float = 0.0         # the step or the factor
+    factor: float = 1.0     # written unit -> base unit
+    unit: str | None = None
+    decimals: int | None = None   # places of the written decimals an arithmetic range steps through
+
+    def values(self) -> np.ndarray:
+        i = np.arange(self.count, dtype=np.float64)
+        if self.kind == "step":
+            written = self.start + i * self.by
+        elif self.kind == "times":
+            written = self.start * self.by ** i
+        elif self.kind == "log":   # start * ratio^(i/(n-1)): exact where the ratio allows (geomspace is not)
+            written = self.start * (self.stop / self.start) ** (i / max(self.count - 1, 1))
+            written[-1] = self.stop if self.count > 1 else self.start
+        else:
+            written = np.linspace(self.start, self.stop, self.count)
+        if self.decimals is not None and self.kind in ("step", "lin"):
+            written = _on_decimals(written, self.decimals)
+        return written * self.factor if self.factor != 1.0 else written
+
+    def label(self, value: float) -> str:
+        return repr(float(value) / self.factor) + (f" {self.unit}" if self.unit else "")
+
+    def finite_nonzero(self) -> tuple[bool, bool]:
+        """Whether every value is finite, and none 0, known from the ends (the values lie
+        between them) without building any."""
+        ends = (self.start * self.factor, self.stop * self.factor)
+        finite = all(math.isfinite(e) for e in ends)
+        smallest = min(abs(self.start), abs(self.stop))
+        rounded_away = self.decimals is not None and smallest < 10.0 ** -self.decimals
+        return finite, finite and ends[0] * ends[1] > 0 and not rounded_away
+
+
+_MAX_PLACES = 12
+
+
+def decimal_places(*numbers: float | Decimal) -> int | None:
+    """How many decimal places the written numbers need together, or None when one
+    is not a short decimal (1/3, 0.09999999999999999): then values stay as computed."""
+    places = 0
+    for x in numbers:
+        d = (x if isinstance(x, Decimal) else Decimal(repr(float(x)))).normalize()
+        exponent = d.as_tuple().exponent
+        if not isinstance(exponent, int) or -exponent > _MAX_PLACES:
+            return None
+        places = max(places, -exponent)
+    return places
+
+
+def _on_decimals(values: np.ndarray, places: int) -> np.ndarray:
+    """Values of an arithmetic range snapped to the written decimals, so that
+    0.1 + 2 * 0.1 is stored as 0.3 (the number a user types) and not as
+    0.30000000000000004. Only where scaling keeps whole numbers exact."""
+    scale = 10.0 ** places
+    if not np.all(np.abs(values) * scale < 2.0 ** 52):
+        return values
+    return np.rint(values * scale) / scale
