@@ -192,11 +192,11 @@ async def echo_latency(path: Path, keys: int) -> dict[str, float]:
     from supersheet.tui.app import SupersheetApp
 
     app = SupersheetApp(path, watch_seconds=0)
-    paints: list[float] = []
-    display = app._display
+    paints: list[tuple[float, int]] = []     # (when, how long the editor's text was): a paint shows the key
+    display = app._display                   # only if it came after the key was typed
 
     def timed_display(screen, renderable):
-        paints.append(time.perf_counter())
+        paints.append((time.perf_counter(), len(app.editor.text)))
         return display(screen, renderable)
 
     app._display = timed_display  # type: ignore[method-assign]
@@ -216,11 +216,11 @@ async def echo_latency(path: Path, keys: int) -> dict[str, float]:
             typed = len(app.editor.text)
             start = time.perf_counter()
             app._driver.send_message(events.Key(str(i % 10), str(i % 10)))
-            while len(app.editor.text) == typed or not [p for p in paints if p > start]:
+            while not [t for t, length in paints if t > start and length > typed]:
                 await asyncio.sleep(0.0005)
                 if time.perf_counter() - start > 2:
                     raise RuntimeError("no echo within 2 s")
-            echoes.append(([p for p in paints if p > start][0] - start) * 1000)
+            echoes.append(([t for t, length in paints if t > start and length > typed][0] - start) * 1000)
             await app.workers.wait_for_complete()
     return {"median": statistics.median(echoes), "p95": sorted(echoes)[max(int(len(echoes) * 0.95) - 1, 0)],
             "max": max(echoes), "busy": busy / keys}

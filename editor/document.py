@@ -29,17 +29,18 @@ Pure Python: no UI imports.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from supersheet.editor import sections as grouping, sweep as editsweep
+from supersheet.editor import importers, places, sections as grouping, sweep as editsweep
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
 from supersheet.editor.cellwrite import Refused, node_at, scalar_path, set_at, write_cell
 from supersheet.editor.history import History, Step
 from supersheet.editor.library import library_dir, running_example
 from supersheet.editor.merge import three_way
+from supersheet.editor.places import Place
 from supersheet.editor.recheck import evaluate_dependents, new_problems, type_note
 from supersheet.editor.results import Change, EditResult, changes
 from supersheet.editor.roundtrip import SheetText, Unmergeable, detect_indent, scalar_for
@@ -60,7 +61,11 @@ from supersheet.engine.present.present import Shown, show
 from supersheet.engine.verify.failing import failing_expectations
 from supersheet.engine.workbook import OverrideError, Workbook, parse_literal_for
 
-__all__ = ["FILE", "Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "MergeConflict", "SaveRefused",
+if TYPE_CHECKING:
+    from supersheet.editor.sample import Samples
+
+__all__ = ["FILE", "Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "MergeConflict", "Place",
+           "SaveRefused",
            "Section", "StructureError", "SweepRun", "detect_indent",
            "error_code", "library_dir", "running_example"]
 
@@ -159,6 +164,13 @@ class Document(StructureEdits):
                     return key
         return self.cell_at(diagnostic.span)
 
+    def place_of(self, diagnostic: Diagnostic, key: str | None = None) -> Place:
+        """Where choosing `diagnostic` goes (places.py): its cell (`key` when the
+        caller knows it, as a verdict does), a block entry, or its file and line."""
+        cell = key if key is not None and self.has_cell(key) else self.diagnostic_cell(diagnostic)
+        return places.place_of(diagnostic, cell, self.workbook.model, self.source.known_text().splitlines(),
+                               self.render)
+
     def text(self) -> str:
         """The sheet as it would be saved (newlines normalised to \\n)."""
         return self.source.text()
@@ -212,6 +224,15 @@ class Document(StructureEdits):
     def has_draws(self) -> bool:
         """Whether the sheet has random draws (the grid shows their ranges)."""
         return bool(self.workbook.checked.distributions)
+
+    def sampler(self) -> Callable[[], Samples | None]:
+        """The Monte Carlo of the sheet as it is now, to run off the UI thread
+        (sample.py). It samples this document's workbook, which no edit changes
+        (an edit makes a new one), instead of parsing and checking the text
+        again: that would hold the interpreter while the user types."""
+        from supersheet.editor.sample import sample_workbook
+        workbook = self.workbook
+        return lambda: sample_workbook(workbook)
 
     def precedents(self, key: str) -> list[str]:
         checked = self.workbook.checked.cells.get(key)
@@ -315,7 +336,12 @@ class Document(StructureEdits):
         target = step.text_before if backwards else step.text_after
         assert target is not None
         self.source.restore(target)
-        return self.rebuild(step.key, text, target)
+        result = self.rebuild(step.key, text, target)
+        if step.files:      # the other sheets the step wrote (a rename's importers): on disk, at once
+            written, skipped = importers.rewrite(step.files, backwards)
+            result.note = "; ".join(([f"wrote {', '.join(p.name for p in written)} back"] if written else [])
+                                    + [f"not written: {s}" for s in skipped])
+        return result
 
     def _fast_node(self, key: str, text: str) -> tuple[tuple, Any] | None:
         """The in-place path and literal node when `text` is a same-typed literal on an input."""

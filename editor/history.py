@@ -1,16 +1,28 @@
 """Undo and redo for the editor: each applied edit is a `Step` that can be
 replayed either way — a scalar replaced in place in the YAML document (the
 fast path), or the whole document's text before and after (a structural
-edit). The history also knows which step was saved, so the document is dirty
+edit), with the other sheets it wrote (a rename's importers), which undo and
+redo write back. The history also knows which step was saved, so the document is dirty
 exactly when the current step differs from it. Pure Python: no UI imports.
 """
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 _ids = itertools.count()
+
+
+@dataclass(frozen=True)
+class FileEdit:
+    """Another sheet written as part of a step (an importer updated by a rename):
+    its text before and after, so that undo and redo can write it back."""
+
+    path: Path
+    before: str
+    after: str
 
 
 @dataclass
@@ -23,6 +35,7 @@ class Step:
     new_node: Any = None
     text_before: str | None = None  # ... or the whole document before and after
     text_after: str | None = None
+    files: tuple[FileEdit, ...] = ()   # other sheets it wrote on disk (rename.py's importers)
     id: int = field(default_factory=_ids.__next__)
 
 

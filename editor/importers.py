@@ -21,6 +21,7 @@ from typing import Any, Iterator
 from ruamel.yaml.comments import CommentedMap
 
 from supersheet.editor.cells import StructureError
+from supersheet.editor.history import FileEdit
 from supersheet.editor.rename import Target, rename_references
 from supersheet.editor.roundtrip import BOM, SheetText, make_yaml
 from supersheet.engine.base.sheetroot import SHEET_SUFFIXES, read_sheet_text, root_for
@@ -100,6 +101,28 @@ def apply(updates: list[Update]) -> tuple[list[Path], list[str]]:
             skipped.append(f"{update.path}: {e}")
             continue
         written.append(update.path)
+    return written, skipped
+
+
+def rewrite(files: tuple[FileEdit, ...], backwards: bool) -> tuple[list[Path], list[str]]:
+    """Undo (`backwards`) or redo the updates of a rename in the other sheets, through
+    the round-trip writer: each file is written back only when it still holds what
+    the update left in it (or, to redo, what it held before); the paths written,
+    and why the others were not (a file changed on disk since is never overwritten)."""
+    written, skipped = [], []
+    for edit in files:
+        expected, target = (edit.after, edit.before) if backwards else (edit.before, edit.after)
+        try:
+            sheet = SheetText(edit.path)
+            if sheet.original != expected:
+                skipped.append(f"{edit.path.name}: changed on disk since; left as it is")
+                continue
+            sheet.restore(target)
+            sheet.save()
+        except Exception as e:  # noqa: BLE001 - one unwritable file must not stop the others; each is reported
+            skipped.append(f"{edit.path.name}: {e}")
+            continue
+        written.append(edit.path)
     return written, skipped
 
 

@@ -9,6 +9,7 @@ edit, off the UI thread. Pure engine: no UI imports.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -63,10 +64,28 @@ class Samples:
     def summary(self, key: str) -> Summary | None:
         return self.sampled.summaries.get(key) if self.sampled is not None else None
 
-    @property
+    def prepare(self) -> Samples:
+        """Compute what the grid shows of every uncertain cell (its record, the
+        share of samples where a condition holds), in the worker that sampled
+        it: the UI thread then only reads them, and a repaint of the grid while
+        the user types costs no statistics."""
+        for key in self.uncertain:
+            self.record(key)
+            self.pass_rate(key)
+        return self
+
+    @cached_property
     def uncertain(self) -> frozenset[str]:
         """The cells that depend on random draws (none when sampling failed)."""
         return frozenset(self.sampled.workbook.checked.uncertain) if self.sampled is not None else frozenset()
+
+    @cached_property
+    def _records(self) -> dict[str, dict | None]:
+        return {}
+
+    @cached_property
+    def _pass_rates(self) -> dict[str, float | None]:
+        return {}
 
     def is_draw(self, key: str) -> bool:
         """Whether the cell itself holds a random draw (`uniform(...)`, ...)."""
@@ -79,10 +98,11 @@ class Samples:
 
     def record(self, key: str) -> dict | None:
         """`uncertain_record` of an uncertain number: mean, p5, p50, p95, display text."""
-        summary = self.summary(key)
-        if summary is None or self.sampled is None:
-            return None
-        return uncertain_record(self.sampled.workbook, key, summary)
+        if key not in self._records:
+            summary = self.summary(key)
+            self._records[key] = None if summary is None or self.sampled is None \
+                else uncertain_record(self.sampled.workbook, key, summary)
+        return self._records[key]
 
     def column(self, key: str) -> pl.Series | None:
         """The cell's samples (base units), when it is one uncertain value per sample."""
@@ -106,10 +126,11 @@ class Samples:
 
     def pass_rate(self, key: str) -> float | None:
         """The share of samples where an uncertain condition holds."""
-        values = self.column(key)
-        if values is None or values.dtype != pl.Boolean or not len(values.drop_nulls()):
-            return None
-        return float(values.drop_nulls().mean())  # type: ignore[arg-type]
+        if key not in self._pass_rates:
+            values = self.column(key)
+            self._pass_rates[key] = None if values is None or values.dtype != pl.Boolean \
+                or not len(values.drop_nulls()) else float(values.drop_nulls().mean())  # type: ignore[arg-type]
+        return self._pass_rates[key]
 
     def histogram(self, key: str, bins: int) -> Histogram | None:
         record = self.record(key)
@@ -141,14 +162,20 @@ def has_draws(workbook: Workbook) -> bool:
 
 def sample_sheet(path: Path, text: str) -> Samples | None:
     """The sheet `text` (at `path`) over its samples; None when it has no draws."""
-    workbook = workbook_from_text(Path(path), text)
+    return sample_workbook(workbook_from_text(Path(path), text))
+
+
+def sample_workbook(workbook: Workbook) -> Samples | None:
+    """A checked sheet over its samples; None when it has no draws. The editor
+    passes its document's workbook (immutable: an edit makes a new one), so a
+    resample does not parse and check the text again while the user types."""
     if not has_draws(workbook):
         return None
     if not workbook.ok:
         return Samples(None, "the sheet has problems; no samples until they are fixed")
     try:
         sampled = evaluate_samples(workbook)
-        return Samples(sampled, verdicts=sample_verdicts(sampled))
+        return Samples(sampled, verdicts=sample_verdicts(sampled)).prepare()
     except SamplingError as e:
         return Samples(None, str(e))
     except Exception as e:  # noqa: BLE001 - a sheet that cannot be sampled is reported, never fatal

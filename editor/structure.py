@@ -14,7 +14,7 @@ from supersheet.editor import cells as editcells, importers, rename as editrenam
 from supersheet.editor.properties import PROPERTIES, set_property
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
-from supersheet.editor.history import Step
+from supersheet.editor.history import FileEdit, Step
 from supersheet.editor.results import EditResult
 from supersheet.editor.roundtrip import detect_indent
 from supersheet.engine.load.model import CONDITIONS
@@ -71,10 +71,26 @@ class StructureEdits:
         as it would read with `old` renamed `new`; nothing is written (importers.py)."""
         return importers.plan(self.path, old, new)
 
-    def update_importers(self, updates: list[importers.Update]) -> tuple[list[Path], list[str]]:
-        """Write the renamed importing sheets (separate files, saved now: not this
-        sheet's undo history); the paths written and why the others were not."""
-        return importers.apply(updates)
+    @property
+    def last_step(self) -> Step | None:
+        """The step of the last edit (what Ctrl+Z would undo)."""
+        return self.history.undo_stack[-1] if self.history.undo_stack else None
+
+    def update_importers(self, updates: list[importers.Update], step: Step | None = None
+                         ) -> tuple[list[Path], list[str]]:
+        """Write the renamed importing sheets (separate files, saved now); the paths
+        written and why the others were not. They become part of the rename's undo
+        `step` (the last one when not given; while it can still be undone): Ctrl+Z
+        writes them back as they were, Ctrl+Y renamed again (importers.rewrite)."""
+        step = step if step is not None else self.last_step
+        written, skipped = importers.apply(updates)
+        if step is not None and any(step is s for s in self.history.undo_stack):
+            step.files += tuple(FileEdit(u.path, u.before, u.after) for u in updates
+                                if u.path in written and u.after is not None)
+        elif written:
+            skipped.append("the rename can no longer be undone here (the file was reloaded): "
+                           "the updated sheets stay as they are")
+        return written, skipped
 
     def delete_cell(self, key: str, force: bool = False) -> EditResult:
         """Delete a cell; refused (with its dependents) unless `force`, which

@@ -9,7 +9,9 @@ import threading
 from rich.text import Text
 
 from supersheet.editor.baselines import HEAD, SAVED, Comparison
-from supersheet.editor.sample import Samples, sample_sheet
+from supersheet.editor.document import Place
+from supersheet.editor.places import change_place
+from supersheet.editor.sample import Samples
 from supersheet.editor.verdicts import Verdict, block_verdicts, by_cell, has_block_expectations
 
 from .widgets.diagnostics import DiagnosticsPanel
@@ -51,14 +53,39 @@ class PanelActions:
         self.jump(event.key)
 
     def on_diagnostics_panel_jump(self, event: DiagnosticsPanel.Jump) -> None:
-        self.jump(event.key)
+        self.go_to_place(event.place)
 
-    def on_diff_view_jump(self, event: DiffView.Jump) -> None:
-        self.jump(event.key)
+    def on_diff_view_chosen(self, event: DiffView.Chosen) -> None:
+        document = self.document
+        if document is None:
+            return
+        change = event.change
+        self.go_to_place(change_place(event.attr, change.name, change.old, change.new, event.label,
+                                      document.has_cell, self.grid.has_section))
 
     def jump(self, key: str) -> None:
         if self.document is not None and self.document.has_cell(key):
             self.go_to(key)
+
+    def go_to_place(self, place: Place) -> None:
+        """Go where a diagnostic or a diff row is: its cell or group row in the
+        grid, its sweep in the sweep view, or else its lines in the inspector;
+        the status line says where, so choosing a row never does nothing."""
+        document = self.document
+        if document is None:
+            return
+        if place.cell is not None and document.has_cell(place.cell):
+            self.go_to(place.cell)
+        elif place.section is not None and self.grid.has_section(place.section):
+            self.grid.go_to_section(place.section)
+            self.grid.focus()
+            self.show_selected(None)
+        elif place.sweep is not None and place.sweep in document.sweep_names():
+            self.show_sweep(name=place.sweep)
+        else:
+            self.inspector.display = True
+            self.inspector.show_place(place)
+        self.set_status(Text(f"→ {place.title}", style="bold"))
 
     def go_to(self, key: str) -> None:
         self.grid.go_to(key)
@@ -150,11 +177,11 @@ class PanelActions:
                 self.show_samples(None)
             return
         self.grid.set_samples(self.samples, pending=True)
-        path, text = document.path, document.text()
+        sampler = document.sampler()
 
         def sample() -> Samples | None:
             try:
-                return sample_sheet(path, text)
+                return sampler()
             except Exception as e:  # noqa: BLE001 - a sheet that cannot be sampled keeps its exact values
                 return Samples(None, f"cannot sample: {type(e).__name__}: {e}")
         self.in_background("samples", sample, self.show_samples)

@@ -35,7 +35,7 @@ KEYS = [
     (written("save"), "save; comments and layout are kept"),
     (written("toggle_inspector"), "inspector: doc, source, unit, what the cell uses and what uses it"),
     (written("toggle_sweep"), "sweep view: a sweep of the sheet, or an axis over a cell"),
-    (written("toggle_diagnostics"), "diagnostics: every problem; choose one to jump to its cell"),
+    (written("toggle_diagnostics"), "diagnostics: every problem; choose one to go where it is"),
     (written("toggle_diff"), "diff: the unsaved sheet against the saved file or git HEAD"),
     (PALETTE_KEY, "command palette: open a sheet, run a sweep, go to a cell, save"),
     (written("help"), "this help"),

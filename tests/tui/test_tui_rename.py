@@ -2,6 +2,7 @@
 with the formula lexer), one undo step, only the renamed lines change on save."""
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -243,6 +244,33 @@ def test_importing_and_extending_sheets_are_found_and_updated(tmp_path: Path, al
     assert Document(root / "lib" / "slower.yaml").value("doubled") == pytest.approx(1e-5)
 
 
+def test_undo_of_the_rename_writes_the_importers_back_and_redo_again(tmp_path: Path, allow_path) -> None:
+    root = folder(tmp_path, allow_path)
+    document = Document(root / "lib" / "latency.yaml")
+    assert document.rename_cell("alpha", "startup").ok
+    updates = document.importers_of("alpha", "startup")
+    document.save()
+    written, _ = document.update_importers(updates)
+    renamed = {p: p.read_text(encoding="utf-8") for p in written}
+    assert len(renamed) == 3 and all("startup" in text for text in renamed.values())
+    result = document.undo()
+    assert result is not None and result.ok and "alpha" in document.workbook.model.cells
+    assert "wrote" in result.note and "user.yaml" in result.note
+    assert (root / "user.yaml").read_text(encoding="utf-8") == USER          # byte for byte as before
+    assert (root / "lib" / "slower.yaml").read_text(encoding="utf-8") == VARIANT
+    assert (root / "more" / "on-top.yaml").read_text(encoding="utf-8") == ON_TOP
+    assert document.dirty        # this sheet's undo is unsaved, like any undo
+    result = document.redo()
+    assert result is not None and "startup" in document.workbook.model.cells
+    assert {p: p.read_text(encoding="utf-8") for p in written} == renamed
+    # a file changed on disk after the update is left alone, and said
+    (root / "user.yaml").write_text(renamed[(root / "user.yaml").resolve()] + "# mine\n", encoding="utf-8")
+    result = document.undo()
+    assert "not written: user.yaml: changed on disk since; left as it is" in result.note
+    assert (root / "user.yaml").read_text(encoding="utf-8").endswith("# mine\n")
+    assert (root / "lib" / "slower.yaml").read_text(encoding="utf-8") == VARIANT
+
+
 def test_an_importer_changed_on_disk_since_is_not_overwritten(tmp_path: Path, allow_path) -> None:
     root = folder(tmp_path, allow_path)
     document = Document(root / "lib" / "latency.yaml")
@@ -270,6 +298,8 @@ async def test_rename_offers_to_update_the_importing_sheets(library: Path) -> No
     app = SupersheetApp(hgx, watch_seconds=0)
     async with app.run_test(size=(120, 36)) as pilot:
         await rename_in_the_grid(pilot, "cards", "gpus")
+        await app.workers.wait_for_complete()       # the search for the other sheets
+        await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
         message = str(app.screen.message)
         assert "../supernodes/6.1.2-running-example.yaml (imports it as hgx)" in message
@@ -279,7 +309,15 @@ async def test_rename_offers_to_update_the_importing_sheets(library: Path) -> No
         await pilot.click("#answer-update")
         await pilot.pause()
         assert not app.document.dirty and "gpus" in app.document.workbook.model.cells
-    after = example.read_text(encoding="utf-8").splitlines()
+        after = example.read_text(encoding="utf-8").splitlines()
+        await pilot.press("ctrl+z")             # the rename, in this sheet and the others
+        await pilot.pause()
+        assert "cards" in app.document.workbook.model.cells
+        assert example.read_text(encoding="utf-8").splitlines() == before
+        assert "running-example.yaml" in str(app.query_one("#status").render())
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert example.read_text(encoding="utf-8").splitlines() == after
     assert [(a, b) for a, b in zip(before, after) if a != b] == [
         ("    formula: hgx.cards", "    formula: hgx.gpus"),
         ("  within_one_server: cards <= hgx.cards   # one HGX H100: no cross-server term",
@@ -295,10 +333,65 @@ async def test_keeping_the_importers_leaves_them_alone(library: Path) -> None:
     app = SupersheetApp(hgx, watch_seconds=0)
     async with app.run_test(size=(120, 36)) as pilot:
         await rename_in_the_grid(pilot, "cards", "gpus")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         await pilot.press("enter")      # the focused answer: only this sheet
         await pilot.pause()
         assert app.document.dirty and "still name cards" in str(app.query_one("#status").render())
     assert example.read_text(encoding="utf-8") == before
+
+
+async def test_the_search_for_importers_runs_in_a_worker_and_keys_reach_the_question(
+        library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hgx = library / "hardware" / "hgx-h100.yaml"
+    example = library / "supernodes" / "6.1.2-running-example.yaml"
+    before = example.read_text(encoding="utf-8")
+    gate = threading.Event()
+    search = Document.importers_of
+
+    def slow(self, old, new):          # the search, held until the keys were typed
+        gate.wait(10)
+        return search(self, old, new)
+    monkeypatch.setattr(Document, "importers_of", slow)
+    app = SupersheetApp(hgx, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await rename_in_the_grid(pilot, "cards", "gpus")
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceScreen) and "Searching" in str(dialog.query_one("#dialog-message").render())
+        assert dialog.query_one("#answer-update").disabled and not dialog.query_one("#answer-keep").disabled
+        await pilot.press("down", "enter")   # a burst while it searches: ↓ skips the answer not offered yet
+        await pilot.pause()
+        assert app.screen is not dialog and app.grid.has_focus
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = str(app.query_one("#status").render())
+        assert "renamed cards to gpus in this sheet only" in status and app.screen is not dialog
+    assert example.read_text(encoding="utf-8") == before
+
+
+async def test_the_question_settles_when_the_search_ends_and_goes_when_nothing_names_the_cell(
+        library: Path) -> None:
+    app = SupersheetApp(library / "hardware" / "hgx-h100.yaml", watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await rename_in_the_grid(pilot, "cards", "gpus")
+        dialog = app.screen
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is dialog and not dialog.query_one("#answer-update").disabled
+        assert "12 other sheets name cards" in str(dialog.query_one("#dialog-message").render())
+        assert dialog.focused.id == "answer-keep"
+        await pilot.press("escape")
+        await pilot.pause()
+    path = library / "loner.yaml"
+    path.write_text("title: alone\ncells:\n  a: 1\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await rename_in_the_grid(pilot, "a", "b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not isinstance(app.screen, ChoiceScreen)
+        assert "no other sheet names a" in str(app.query_one("#status").render())
 
 
 def test_an_importer_keeps_its_bom_line_ends_and_mode(tmp_path: Path, allow_path) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_tui_app import edit
 from test_tui_input import burst, settle
 
 from supersheet.tui.app import SupersheetApp
+from supersheet.tui.widgets.rows import CHANGE, FORMULA, NAME, VALUE, Preferred, fit
 
 SIZE = (120, 36)
 
@@ -92,6 +94,35 @@ async def test_80x24_with_a_panel_open_keeps_the_values_and_8_rows(example: Path
             line = "".join(segment.text for segment in grid.render_line(1 + grid.cursor - grid.scroll_offset.y))
             assert "1.577 GB" in line
             await pilot.press(panel)
+
+
+def test_spare_width_goes_to_the_formula_then_the_change_column() -> None:
+    columns = (NAME, VALUE, CHANGE, FORMULA)
+    want = Preferred(name=30, value=20, least_name=20, change=35, formula=80)
+    for inner in (76, 96, 116, 156, 196, 260):
+        widths = fit(columns, want, inner)
+        assert sum(widths) + 2 * len(columns) == inner        # every column of the width is used
+        name, value, change, formula = widths
+        assert value == 20
+        if formula < 40:
+            assert change <= 22                              # formulas first, up to 40 columns
+        if formula > 40:
+            assert change == 35                              # then the change column, to its content
+        if inner == 260:
+            assert formula == 260 - 30 - 20 - 35 - 8         # then the formulas again, to the edge
+    # formulas narrower than 40: the change column grows as soon as they have their room
+    assert fit(columns, Preferred(name=30, value=20, least_name=20, change=35, formula=24), 116)[2:] == [34, 24]
+
+
+async def test_a_wide_grid_shows_whole_changes_and_formulas(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await edit(pilot, "context", "32768 token")
+        change = app.grid.texts("kv_total")[2].plain
+        assert change == "↑ 300% was 1.577 GB" and app.grid.widths[2] >= len(change)
+        # the formula column takes the rest, to the grid's edge
+        assert sum(app.grid.widths) + 2 * 4 == app.grid.scrollable_content_region.width
+        assert app.grid.widths[3] >= 80
 
 
 async def test_the_filter_finds_cells_by_formula_and_value(example: Path) -> None:

@@ -1,4 +1,6 @@
-"""Every diagnostic of the sheet in one list; choosing one jumps to its cell."""
+"""Every diagnostic of the sheet in one list; choosing one goes where it is:
+its cell, an import's group row, a sweep, or its file and line (shown in the
+inspector). Never nowhere."""
 from __future__ import annotations
 
 from rich.text import Text
@@ -8,16 +10,20 @@ from textual.widgets.option_list import Option
 from supersheet.editor.document import Document
 from supersheet.editor.verdicts import Verdict
 
-from .messages import CellMessage
+from supersheet.engine.base.diagnostics import Diagnostic
+
+from .messages import PlaceMessage
 
 
 class DiagnosticsPanel(OptionList):
-    class Jump(CellMessage):
-        """A diagnostic was chosen: go to its cell."""
+    class Jump(PlaceMessage):
+        """A diagnostic was chosen: go where it is."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.targets: dict[str, str] = {}
+        self.document: Document | None = None
+        self.targets: dict[str, str] = {}                          # option id -> the cell it is about
+        self.chosen: dict[str, tuple[Diagnostic, str | None]] = {}  # option id -> the diagnostic, its cell
         self._shown: tuple | None = None
         self.verdicts: list[Verdict] = []
 
@@ -29,6 +35,7 @@ class DiagnosticsPanel(OptionList):
         would delay the new values of an edit by a frame."""
         if verdicts is not None:
             self.verdicts = verdicts
+        self.document = document
         diagnostics = document.diagnostics
         keys = [document.diagnostic_cell(d) for d in diagnostics] + [v.key for v in self.verdicts]
         diagnostics = diagnostics + [v.diagnostic for v in self.verdicts]
@@ -37,7 +44,7 @@ class DiagnosticsPanel(OptionList):
             return len(diagnostics)
         self._shown = shown
         self.clear_options()
-        self.targets = {}
+        self.targets, self.chosen = {}, {}
         self.border_title = f"diagnostics ({len(diagnostics)})"
         options = []
         for i, (d, row) in enumerate(zip(diagnostics, shown)):
@@ -53,6 +60,7 @@ class DiagnosticsPanel(OptionList):
             option_id = f"d{i}"
             if key:
                 self.targets[option_id] = key
+            self.chosen[option_id] = (d, key)
             options.append(Option(text, id=option_id))
         if not options:
             options.append(Option(Text("no problems", style="green"), disabled=True))
@@ -61,6 +69,7 @@ class DiagnosticsPanel(OptionList):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        key = self.targets.get(event.option.id or "")
-        if key:
-            self.post_message(self.Jump(key))
+        target = self.chosen.get(event.option.id or "")
+        if target is not None and self.document is not None:
+            diagnostic, key = target
+            self.post_message(self.Jump(self.document.place_of(diagnostic, key)))

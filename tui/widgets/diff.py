@@ -1,6 +1,8 @@
 """The diff view: what the unsaved sheet changes against the saved file or
 git HEAD, grouped as `supersheet diff` groups it (results first, the largest
-relative change first), one row per cell; choosing a row jumps to its cell.
+relative change first), one row per cell; choosing a row goes to its cell (an
+import's row to its group, a part's title to its first row; what is not in the
+sheet now, as a removed cell, is said in the inspector).
 The app computes the comparison (supersheet.editor.baselines) in a worker and reruns it
 after every edit while the view is open."""
 from __future__ import annotations
@@ -15,7 +17,6 @@ from supersheet.compare import SECTIONS, Change, arrowed, percent_text as percen
 from supersheet.editor.baselines import HEAD, SAVED, Comparison
 from supersheet.errors import render_diagnostic
 
-from .messages import CellMessage
 from .render import DOWN_STYLE, FAIL_STYLE, UP_STYLE
 
 AGAINST = [("against the saved file", SAVED), ("against git HEAD", HEAD)]
@@ -28,8 +29,14 @@ SHORT = {"results": ("result", "results"), "checks": ("check flipped", "checks f
 
 
 class DiffView(Vertical):
-    class Jump(CellMessage):
-        """A changed cell was chosen: go to it."""
+    class Chosen(Message):
+        """A row was chosen: the app finds where it is (editor/places.py `change_place`)."""
+
+        def __init__(self, attr: str, change: Change, label: str) -> None:
+            super().__init__()
+            self.attr = attr
+            self.change = change
+            self.label = label
 
     class AgainstChanged(Message):
         """The user chose another baseline; the app compares again."""
@@ -40,6 +47,7 @@ class DiffView(Vertical):
         self.against = SAVED
         self.last: Comparison | None = None
         self.targets: dict[str, str] = {}     # row key -> cell name
+        self.changes: dict[str, tuple[str, Change]] = {}   # row key (a part's title too) -> its part, the change
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="diff-controls"):
@@ -63,7 +71,7 @@ class DiffView(Vertical):
         self.border_title = f"diff · unsaved against {comparison.label}"
         table = self.query_one("#diff-table", DataTable)
         table.clear(columns=True)
-        self.targets = {}
+        self.targets, self.changes = {}, {}
         diff = comparison.diff
         summary = self.query_one("#diff-summary", Static)
         message = self.query_one("#diff-message", Static)
@@ -94,10 +102,12 @@ class DiffView(Vertical):
                 continue
             counts.append(f"{len(changes)} {SHORT[attr][len(changes) != 1]}")
             table.add_row(Text(title, style=SECTION_STYLE), *[""] * (len(COLUMNS) - 1), key=f"§{attr}")
+            self.changes[f"§{attr}"] = (attr, changes[0])     # a part's title: its first row
             for i, change in enumerate(changes):
                 row_key = f"{attr}:{i}"
                 table.add_row(*_row(attr, change), key=row_key)
                 self.targets[row_key] = change.name.split(" -> ")[-1].split("[")[0]
+                self.changes[row_key] = (attr, change)
         unchanged = f"{diff.unchanged} unchanged"
         summary.update(Text(" · ".join(counts + [unchanged]) if counts else f"no differences · {unchanged}",
                             style="" if counts else "green"))
@@ -119,9 +129,10 @@ class DiffView(Vertical):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        target = self.targets.get(str(event.row_key.value))
-        if target:
-            self.post_message(self.Jump(target))
+        chosen = self.changes.get(str(event.row_key.value))
+        if chosen is not None and self.last is not None and self.last.diff is not None:
+            attr, change = chosen
+            self.post_message(self.Chosen(attr, change, self.last.diff.old_label))
 
 
 def _row(attr: str, change: Change) -> tuple[Text | str, ...]:

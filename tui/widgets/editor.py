@@ -20,10 +20,25 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.widgets import Input, Label, Static
 
 from .render import diagnostic_text
+
+
+class FixedField(Input):
+    """An Input whose size the CSS fixes, so that its text never lays out the screen.
+
+    Textual's Input sets its virtual size (the width of its text) on every
+    change of the text, and a widget's virtual size is a reactive that lays
+    out the whole screen: 8-17 ms per key while a resample competes for the
+    interpreter, most of a keystroke's echo (bench/bench_tui.py). The field's
+    own size never depends on its text (width 1fr, height 1), and scrolling
+    reads the virtual size directly, so repainting the field is enough."""
+
+    virtual_size = Reactive(Size(0, 0), layout=False)
 
 
 class CellEditor(Vertical):
@@ -51,7 +66,7 @@ class CellEditor(Vertical):
         with Horizontal(id="editor-bar"):
             yield Label("", id="editor-label")
             yield Label("│", id="editor-separator")    # the name ends here, the value begins
-            yield Input(id="editor-input", select_on_focus=False, compact=True)
+            yield FixedField(id="editor-input", select_on_focus=False, compact=True)
         yield Static("", id="editor-problem")
 
     def on_mount(self) -> None:

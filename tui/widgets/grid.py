@@ -20,7 +20,7 @@ from supersheet.editor.verdicts import Verdict
 from ..keytable import GRID_KEYS
 from .messages import CellMessage
 from .render import value_text
-from .rows import HEADER, cell_texts, columns_for, header_texts, preferred
+from .rows import HEADER, RANGE, cell_texts, columns_for, dim_column, header_texts, preferred
 from .rowsview import Row, RowsView
 
 
@@ -142,6 +142,12 @@ class SheetGrid(RowsView, can_focus=True):
         for known in (self.samples, samples):
             if known is not None and known.sampled is not None:
                 keys |= known.uncertain
+        if samples is self.samples:
+            # only dimmed or not: the rows are drawn again from their strips (_strip),
+            # not rendered again: this repaint comes while the user may be typing
+            self.samples_pending = pending
+            self.repaint_rows(keys)
+            return
         self.samples, self.samples_pending = samples, pending
         if self.document is not None and not pending:
             self._preferred = preferred(self.document, samples)   # the range column fits the new ranges
@@ -169,7 +175,14 @@ class SheetGrid(RowsView, can_focus=True):
             folded = section.id in self.folded and not self.filter_text
             return header_texts(document, section, folded, self.columns)
         return cell_texts(document, key, self.changes.get(key), key in self.problems, key in self.verdicts,
-                          self.samples, self.samples_pending, self.columns)
+                          self.samples, self.columns)
+
+    def _strip(self, key: str):
+        strip = super()._strip(key)
+        if self.samples_pending and RANGE in self.columns and self.samples is not None \
+                and key in self.samples.uncertain:
+            return dim_column(strip, self.widths, self.columns.index(RANGE))
+        return strip
 
     # cursor -----------------------------------------------------------------------------
     @property
@@ -227,6 +240,17 @@ class SheetGrid(RowsView, can_focus=True):
             self.populate()
         if key in self._index:
             self._set_cursor(self._index[key])
+
+    def has_section(self, section_id: str) -> bool:
+        return any(s.id == section_id for s in self.sections)
+
+    def go_to_section(self, section_id: str) -> None:
+        """Move the cursor to a group's row (an import's), clearing the filter if it hides it."""
+        if HEADER + section_id not in self._index and self.filter_text:
+            self.filter_text = ""
+            self.populate()
+        if HEADER + section_id in self._index:
+            self._set_cursor(self._index[HEADER + section_id])
 
     def matches(self, key: str, needle: str) -> bool:
         """The filter finds a cell by its name, its formula or value as written, or its value as shown."""

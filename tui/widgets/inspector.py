@@ -15,13 +15,13 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from supersheet.editor.document import Document
+from supersheet.editor.document import Document, Place
 from supersheet.editor.sample import Samples
 from supersheet.editor.verdicts import Verdict
 from supersheet.units import describe
 
 from .messages import CellMessage
-from .render import value_text
+from .render import diagnostic_text, value_text
 from .samples import samples_text
 
 HISTOGRAM_WIDTH = 40
@@ -60,6 +60,18 @@ class Inspector(Vertical):
         options.append(Option(Text(f"used by ({len(dependents)})", style="bold"), disabled=True))
         options.extend(self._link(document, k) for k in dependents)
         links.add_options(options)
+
+    def show_place(self, place: Place) -> None:
+        """A problem that is no cell's (in a solve, a choice, a base sheet …): where it
+        is and its lines, as the CLI prints it."""
+        self.key = None
+        self.query_one("#inspector-links", OptionList).clear_options()
+        self.query_one("#inspector-samples", Static).display = False
+        text = Text(place.title + "\n", style="bold")
+        if place.text:
+            text.append("\n")
+            text.append_text(diagnostic_text(place.text))
+        self.query_one("#inspector-body", Static).update(text)
 
     def show_samples(self, document: Document, key: str | None, samples: Samples | None) -> None:
         """The selected cell's samples (after sampling finished, or was started again)."""

@@ -37,9 +37,11 @@ CHANGE = Column("change", "change")
 FORMULA = Column("formula", "formula / as written")
 
 HEADER = "§"          # a section header row's key: HEADER + the section's id
-CHANGE_WIDTH = 22
+CHANGE_WIDTH = 22     # the change column's share when room is short ("↑ 300% was 1.577 GB")
+CHANGE_WORDS = 15     # its text beside the old value: "↑ 1.23e+04% was "
 RANGE_WIDTH = 26
 MIN_FORMULA = 12
+FORMULA_FIRST = 40    # the formula column's room before the change column grows past CHANGE_WIDTH
 MIN_CHANGE = 12
 MIN_NAME = 8
 PAD = 1
@@ -59,6 +61,8 @@ class Preferred:
     value: int = 10
     least_name: int = 14
     range: int = RANGE_WIDTH
+    change: int = CHANGE_WIDTH      # the widest change: its words and the widest old value
+    formula: int = 40               # the widest formula (or value as written)
 
 
 def preferred(document: Document, samples: Samples | None = None) -> Preferred:
@@ -66,19 +70,24 @@ def preferred(document: Document, samples: Samples | None = None) -> Preferred:
     name = max(16, min(34, max((len(k) for k in cells), default=10) + 2))
     own = max(14, min(name, max((len(k) for k in cells if "." not in k), default=10) + 2))
     value = max(10, min(24, max((len(value_text(document, k).plain) for k in cells), default=8) + 3))
+    formula = max(MIN_FORMULA, min(80, max((len(document.raw_text(k)) for k in cells), default=10) + 6))
     ranges = RANGE_WIDTH
     if samples is not None and samples.sampled is not None:
         shown = (range_text(document, k, samples).cell_len for k in samples.uncertain
                  if k in cells)
         ranges = max(16, min(34, max(shown, default=RANGE_WIDTH - 1) + 1))
-    return Preferred(name, value, own, ranges)
+    return Preferred(name, value, own, ranges, max(CHANGE_WIDTH, CHANGE_WORDS + value), formula)
 
 
 def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     """Column widths for `inner` cells of width: the formula column takes what
     is left; when that is too little, the change column and then the names
     give way; with no room for formulas at all (the inspector shows them), the
-    change column takes the rest, or goes too; the value column always shows."""
+    change column takes the rest, or goes too; the value column always shows.
+    Spare width goes to the change and formula columns, in turn: the formula
+    column first up to FORMULA_FIRST (or its content, when narrower), then the
+    change column up to its content (the widest old value after "↑ 300% was"),
+    then the formula column again, to the edge."""
     fixed = want.value + (want.range if RANGE in columns else 0)
     name, change = want.name, CHANGE_WIDTH
     pads = 2 * PAD * len(columns)
@@ -100,6 +109,9 @@ def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
         else:
             change = 0
             name = max(MIN_NAME, min(name, name + room))
+    elif change == CHANGE_WIDTH:
+        grow = max(0, min(want.change - change, formula - min(want.formula, FORMULA_FIRST)))
+        change, formula = change + grow, formula - grow
     value = want.value
     widths = {NAME: name, VALUE: value, RANGE: want.range, CHANGE: change, FORMULA: formula}
     over = sum(widths[c] + 2 * PAD for c in columns if widths[c] > 0) - inner
@@ -129,7 +141,7 @@ def header_texts(document: Document, section: Section, folded: bool, columns: tu
 
 
 def cell_texts(document: Document, key: str, change: Change | None, bad: bool, marked: bool,
-               samples: Samples | None, pending: bool, columns: tuple[Column, ...]) -> tuple[Text, ...]:
+               samples: Samples | None, columns: tuple[Column, ...]) -> tuple[Text, ...]:
     """`bad`: a diagnostic points into the cell; `marked`: an expectation of it fails
     in a sweep, solve or choice, or over the samples (grid.py's verdicts)."""
     cell = document.cell(key)
@@ -146,8 +158,23 @@ def cell_texts(document: Document, key: str, change: Change | None, bad: bool, m
     texts = {NAME: name, VALUE: value_text(document, key, changed=change is not None),
              CHANGE: change_text(document, change), FORMULA: written}
     if RANGE in columns:
-        texts[RANGE] = range_text(document, key, samples, pending)
+        texts[RANGE] = range_text(document, key, samples)
     return tuple(texts[c] for c in columns)
+
+
+def dim_column(strip: Strip, widths: list[int], index: int) -> Strip:
+    """A composed row with one column dimmed (the sampled ranges while new ones
+    are computed): its strip is reused, not its texts rendered again."""
+    shown = [w + 2 * PAD if w > 0 else 0 for w in widths]
+    start = sum(shown[:index])
+    end = start + shown[index]
+    if end <= start:
+        return strip
+    before, column, after = strip.divide([start, end, strip.cell_length])
+    return Strip.join([before, column.apply_style(DIM), after])
+
+
+DIM = Style(dim=True)
 
 
 def compose_line(texts: tuple[Text, ...], widths: list[int], console: Console, base: Style | None = None,

@@ -48,6 +48,8 @@ class RowsView(ScrollView):
         self._strips: dict[str, Strip] = {}
         self._texts: dict[str, tuple[Text, ...]] = {}
         self._style = Style()
+        self._cursor_bg = None          # the cursor's background (per repaint: focused or not)
+        self._line_width = 0            # the width rows are cropped to (per repaint)
 
     def row_texts(self, key: str) -> tuple[Text, ...]:
         """The texts of the row `key` (a cell, or HEADER + a section's id)."""
@@ -68,11 +70,16 @@ class RowsView(ScrollView):
     def refresh_values(self, keys) -> None:
         """Re-render these rows. Only the lines of those on screen are repainted
         (repainting the whole grid would cost a frame's worth of time on an edit)."""
-        top, height = self.scroll_offset.y, self.scrollable_content_region.height
-        lines = []
         for key in keys:
             self._strips.pop(key, None)
             self._texts.pop(key, None)
+        self.repaint_rows(keys)
+
+    def repaint_rows(self, keys) -> None:
+        """Draw these rows again (those on screen), from their cached strips."""
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        lines = []
+        for key in keys:
             index = self.index_of(key)
             if index is not None and top <= index < top + height - 1:
                 lines.append(index + 1)   # (line 0 is the column titles)
@@ -127,7 +134,7 @@ class RowsView(ScrollView):
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
+        width = self._line_width
         style = self._style   # (computed once per repaint: `rich_style` walks the ancestors each time)
         if y == 0:
             header_style = self.get_component_rich_style(self.HEADER_STYLE)
@@ -140,15 +147,18 @@ class RowsView(ScrollView):
         strip = self._strip(self.rows[index].key).crop_extend(scroll_x, scroll_x + width, style)
         if index == self.cursor:
             # the cursor's background over the row's own (a group's row has one), its colours kept
-            cursor = self.get_component_rich_style(self.CURSOR_STYLE if self.has_focus else self.BLURRED_CURSOR_STYLE)
-            strip = Strip(Segment.apply_style(list(strip), post_style=Style(bgcolor=cursor.bgcolor)),
-                          strip.cell_length)
+            strip = Strip(Segment.apply_style(list(strip), post_style=self._cursor_bg), strip.cell_length)
         return strip.apply_style(style)
 
     def render_lines(self, crop):
         # focus changes restyle the widget too; rows are re-rendered only when
-        # the styles they are drawn with really changed (a theme change)
+        # the styles they are drawn with really changed (a theme change). What
+        # every line needs is looked up once per repaint: a repaint while the
+        # user types should cost only its rows
         self._style = self.rich_style
+        self._line_width = self.scrollable_content_region.width
+        cursor = self.get_component_rich_style(self.CURSOR_STYLE if self.has_focus else self.BLURRED_CURSOR_STYLE)
+        self._cursor_bg = Style(bgcolor=cursor.bgcolor)
         key = (self.get_component_rich_style(self.SECTION_STYLE), self._style)
         if key != getattr(self, "_style_key", None):
             self._style_key = key

@@ -18,9 +18,9 @@ HISTOGRAM_STYLE = "magenta"
 LABEL_WIDTH = 9
 
 
-def range_text(document: Document, key: str, samples: Samples | None, pending: bool = False) -> Text:
+def range_text(document: Document, key: str, samples: Samples | None) -> Text:
     """`≈ 30.21 ms (26.17 … 35.07)`: an uncertain cell's mean (p5 … p95) over
-    the samples, dimmed while they are recomputed after an edit."""
+    the samples (the grid dims it while they are recomputed after an edit)."""
     if samples is None or samples.sampled is None:
         return Text("")
     record = samples.record(key)
@@ -40,8 +40,6 @@ def range_text(document: Document, key: str, samples: Samples | None, pending: b
         text = Text(f"= {reduced} over samples")
     else:
         return Text("")
-    if pending:
-        text.stylize("dim")
     return text
 
 
