@@ -11,7 +11,7 @@ imports.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,10 +29,15 @@ if TYPE_CHECKING:
 class Verdict:
     key: str | None           # the cell it is about (None: the sheet's, as a solve without an answer)
     diagnostic: Diagnostic    # E-EXPECT, E-ASSUME or the block's problem, for the diagnostics panel
+    stale: bool = False       # found on the values before the last edit: being checked again
 
     @property
     def summary(self) -> str:
         return self.diagnostic.message
+
+    def outdated(self) -> Verdict:
+        """The same verdict, said to be from before the last edit (never shown as current)."""
+        return replace(self, stale=True)
 
 
 def has_block_expectations(model: Model) -> bool:

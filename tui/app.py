@@ -51,6 +51,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self.baselines = Baselines()
         self.samples: Samples | None = None
         self.block_verdicts: list[Verdict] = []     # (panels.py)
+        self.blocks_stale = self.samples_stale = False   # an edit came after them: being checked again
         self._generations: dict[str, int] = {}
         self._locks: dict = {}
 
@@ -111,6 +112,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self._warned_disk = False
         self.samples = None
         self.block_verdicts = []
+        self.blocks_stale = self.samples_stale = False
         self.grid.set_samples(None)
         self.grid.set_verdicts({})
         self.inspector.verdicts = {}
@@ -241,6 +243,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self.call_after_refresh(self.update_title)   # a new title lays out the header: after the values show
         if not self.editor.editing:
             self.show_selected(grid.current_key)
+        self.verdicts_outdated()
         if self.sweep.display:
             self.call_after_refresh(self.rerun_sweep)
         if self.diff_view.display:

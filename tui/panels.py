@@ -173,7 +173,7 @@ class PanelActions:
         if document is None:
             return
         if not document.has_draws:
-            if self.samples is not None:
+            if self.samples is not None or self.samples_stale:
                 self.show_samples(None)
             return
         self.grid.set_samples(self.samples, pending=True)
@@ -189,6 +189,7 @@ class PanelActions:
     def show_samples(self, samples: Samples | None) -> None:
         document = self.document
         self.samples = samples
+        self.samples_stale = False
         self.grid.set_samples(samples)
         if document is not None and self.inspector.display:
             self.inspector.show_samples(document, self.grid.current_key, samples)
@@ -204,7 +205,7 @@ class PanelActions:
         if document is None:
             return
         if not has_block_expectations(document.model):
-            if self.block_verdicts:
+            if self.block_verdicts or self.blocks_stale:
                 self.show_block_verdicts([])
             return
         path, text = document.path, document.text()
@@ -212,12 +213,23 @@ class PanelActions:
 
     def show_block_verdicts(self, verdicts: list[Verdict]) -> None:
         self.block_verdicts = verdicts
+        self.blocks_stale = False
         self.show_verdicts()
+
+    def verdicts_outdated(self) -> None:
+        """An edit changed the inputs: what the blocks and the samples found before it
+        is shown as stale (dimmed, `…`) until they are checked again, never as current."""
+        self.blocks_stale = self.samples_stale = True
+        if self.verdicts:
+            self.show_verdicts()
 
     @property
     def verdicts(self) -> list[Verdict]:
-        """What fails in the sweeps, solves and choices, and over the samples."""
-        return self.block_verdicts + (self.samples.verdicts if self.samples is not None else [])
+        """What fails in the sweeps, solves and choices, and over the samples
+        (`stale` while they are checked again after an edit)."""
+        blocks = [v.outdated() for v in self.block_verdicts] if self.blocks_stale else self.block_verdicts
+        sampled = self.samples.verdicts if self.samples is not None else []
+        return blocks + ([v.outdated() for v in sampled] if self.samples_stale else sampled)
 
     def show_verdicts(self) -> None:
         """Mark the cells of the verdicts in the grid, say them in the inspector, list them as diagnostics."""

@@ -182,3 +182,56 @@ def test_the_deleted_file_dialog(snap_compare, example, monkeypatch) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_solve_problem_shown_in_the_inspector(snap_compare) -> None:
+    """Enter on a diagnostic that is no cell's (a solve's goal that does not parse):
+    its file, line and source line marked in the inspector, the status line says where."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        app = pilot.app
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        panel = app.diagnostics_panel
+        panel.display = True
+        panel.focus()
+        panel.highlighted = next(i for i in range(panel.option_count)
+                                 if "solve 'fit'" in str(panel.get_option_at_index(i).prompt))
+        await pilot.press("enter")
+        await pilot.pause()
+
+    app = SupersheetApp("tests/tui/sheets/places.yaml", watch_seconds=0)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_stale_marks_after_an_edit(snap_compare, monkeypatch) -> None:
+    """A sweep's failing expectation found before an edit shows as stale (… dimmed,
+    "checking again") from the edit on, until the background check ends."""
+    import threading
+
+    from supersheet.tui import panels
+    check, gate = panels.block_verdicts, threading.Event()
+
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        app = pilot.app
+        app.go_to("kv_stored_total")
+        await pilot.press("enter")
+        app.query_one("#editor-input", Input).value = "= tp * kv_per_card * 1.5 -> GiB"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        monkeypatch.setattr(panels, "block_verdicts", lambda path, text: (gate.wait(5), check(path, text))[1])
+        app.go_to("tp")
+        await pilot.press("enter")
+        app.query_one("#editor-input", Input).value = "4"
+        await pilot.press("enter")
+        app.go_to("kv_stored_total")
+        await pilot.press("f2", "f4")
+        await pilot.pause()
+
+    app = SupersheetApp("sheets/supernodes/6.2.2-long-context-capacity.yaml", watch_seconds=0)
+    try:
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    finally:
+        gate.set()

@@ -2,11 +2,14 @@
 row kind, the formula bar."""
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import pytest
 from test_tui_app import edit
 from test_tui_input import burst, settle
 
+from supersheet.tui import panels
 from supersheet.tui.app import SupersheetApp
 from supersheet.tui.widgets.rows import CHANGE, FORMULA, NAME, VALUE, Preferred, fit
 
@@ -170,6 +173,44 @@ async def test_a_failing_expectation_in_a_sweep_is_marked_listed_and_jumps(libra
         burst(app, "ctrl+z")    # undone: the sweep's expectations hold again, the marks go
         await settle(pilot, lambda: not app.verdicts)
         assert not app.grid.row_text("kv_stored_total").startswith("✗") and panel.border_title == "diagnostics (0)"
+
+
+async def test_marks_from_before_an_edit_are_stale_until_checked_again(
+        library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweep's failing expectation was found on the old inputs: from the edit on,
+    and until the background check ends, it shows as stale (`…`, dimmed), never ✗."""
+    gate = threading.Event()
+    check = panels.block_verdicts
+
+    def held(path, text):
+        gate.wait(10)
+        return check(path, text)
+    app = SupersheetApp(library / "supernodes" / "6.2.2-long-context-capacity.yaml", watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: not any(w.is_running for w in app.workers))
+        app.start_edit("kv_stored_total", "= tp * kv_per_card * 1.5 -> GiB")
+        burst(app, "enter")
+        await settle(pilot, lambda: bool(app.verdicts) and not app.blocks_stale)
+        assert app.grid.row_text("kv_stored_total").startswith("✗ kv_stored_total")
+        monkeypatch.setattr(panels, "block_verdicts", held)
+        await pilot.press("f2", "f4")
+        app.go_to("tp")
+        app.start_edit("tp", "4")
+        burst(app, "enter")     # the edit: the old verdicts are stale at once, before any worker ends
+        await settle(pilot, lambda: app.document.raw_text("tp") == "4")
+        assert app.blocks_stale and all(v.stale for v in app.verdicts)
+        assert app.grid.row_text("kv_stored_total").startswith("… kv_stored_total")
+        panel = app.diagnostics_panel
+        rows = [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
+        assert all("… checking again: " in row for row in rows if "kv_stored_total" in row)
+        app.go_to("kv_stored_total")
+        await pilot.pause()
+        body = str(app.inspector.query_one("#inspector-body").render())
+        assert "found before the last edit; checking again" in body and "✗ kv_stored_total" not in body
+        gate.set()
+        await settle(pilot, lambda: not app.blocks_stale)
+        assert all(not v.stale for v in app.verdicts)
+        assert app.grid.row_text("kv_stored_total")[:2] in ("✗ ", "  ")
 
 
 async def test_expectations_and_assumptions_over_the_samples_are_marked(tmp_path: Path) -> None:

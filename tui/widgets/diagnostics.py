@@ -38,8 +38,9 @@ class DiagnosticsPanel(OptionList):
         self.document = document
         diagnostics = document.diagnostics
         keys = [document.diagnostic_cell(d) for d in diagnostics] + [v.key for v in self.verdicts]
+        stale = [False] * len(diagnostics) + [v.stale for v in self.verdicts]
         diagnostics = diagnostics + [v.diagnostic for v in self.verdicts]
-        shown = tuple((d.code, d.message, d.hint, d.span, key) for d, key in zip(diagnostics, keys))
+        shown = tuple((d.code, d.message, d.hint, d.span, old, key) for d, old, key in zip(diagnostics, stale, keys))
         if shown == self._shown:
             return len(diagnostics)
         self._shown = shown
@@ -50,13 +51,17 @@ class DiagnosticsPanel(OptionList):
         for i, (d, row) in enumerate(zip(diagnostics, shown)):
             key = row[-1]
             where = f"{d.span.line}:{d.span.col}" if d.span else "-"
-            text = Text(f"{d.code:<8} ", style="bold red")
+            text = Text(f"{d.code:<8} ", style="dim" if row[-2] else "bold red")
             text.append(f"{where:<7} ", style="dim")
+            if row[-2]:      # found before the last edit, being checked again: not a current verdict
+                text.append("… checking again: ", style="italic")
             if key and not d.message.startswith(f"{key}:"):   # E-EXPECT names its cell already
                 text.append(f"{key}: ", style="bold")
             text.append(d.message)
             if d.hint:
                 text.append(f"  ({d.hint})", style="cyan")
+            if row[-2]:
+                text.stylize("dim")
             option_id = f"d{i}"
             if key:
                 self.targets[option_id] = key

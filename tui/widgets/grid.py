@@ -174,8 +174,10 @@ class SheetGrid(RowsView, can_focus=True):
             section = self.rows[self._index[key]].section
             folded = section.id in self.folded and not self.filter_text
             return header_texts(document, section, folded, self.columns)
-        return cell_texts(document, key, self.changes.get(key), key in self.problems, key in self.verdicts,
-                          self.samples, self.columns)
+        verdicts = self.verdicts.get(key, [])
+        return cell_texts(document, key, self.changes.get(key), key in self.problems,
+                          any(not v.stale for v in verdicts), self.samples, self.columns,
+                          stale=bool(verdicts) and all(v.stale for v in verdicts))
 
     def _strip(self, key: str):
         strip = super()._strip(key)

@@ -99,7 +99,10 @@ class Inspector(Vertical):
         for outcome in document.failing().get(key, []):
             text.append(f"\n✗ expected {outcome.expectation.text}, got {outcome.actual}", style="bold red")
         for verdict in self.verdicts.get(key, []):
-            text.append(f"\n✗ {verdict.summary}", style="bold red")
+            if verdict.stale:
+                text.append(f"\n… {verdict.summary} (found before the last edit; checking again)", style="dim")
+            else:
+                text.append(f"\n✗ {verdict.summary}", style="bold red")
         text.append("\n")
         spec = cell.spec
         if spec.doc:

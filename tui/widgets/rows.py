@@ -141,12 +141,16 @@ def header_texts(document: Document, section: Section, folded: bool, columns: tu
 
 
 def cell_texts(document: Document, key: str, change: Change | None, bad: bool, marked: bool,
-               samples: Samples | None, columns: tuple[Column, ...]) -> tuple[Text, ...]:
+               samples: Samples | None, columns: tuple[Column, ...], stale: bool = False) -> tuple[Text, ...]:
     """`bad`: a diagnostic points into the cell; `marked`: an expectation of it fails
-    in a sweep, solve or choice, or over the samples (grid.py's verdicts)."""
+    in a sweep, solve or choice, or over the samples (grid.py's verdicts); `stale`:
+    one failed before the last edit and is being checked again (a dim `…`, not ✗)."""
     cell = document.cell(key)
     failing = key in document.failing() or marked   # a value its `expect` does not accept
-    name = Text("! " if bad else "✗ ", style="bold red") if bad or failing else Text("  ")
+    if bad or failing:
+        name = Text("! " if bad else "✗ ", style="bold red")
+    else:
+        name = Text("… " if stale else "  ", style="dim")
     if cell.scope.prefix:
         name.append(cell.scope.prefix, style="dim")
     name.append(cell.name, style="bold red" if bad or failing else "")
