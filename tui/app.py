@@ -207,11 +207,6 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         if not self.editor.editing and self.focused is self.editor.input:
             self.grid.focus()
 
-    def on_cell_editor_cancelled(self, event: CellEditor.Cancelled) -> None:
-        self.grid.focus()
-        self.show_selected(self.grid.current_key)
-        self.set_status("edit cancelled")
-
     def cancel_editor(self) -> None:
         self.editor.cancel()
         self.screen.set_focus(self.grid)

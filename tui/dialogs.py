@@ -46,13 +46,11 @@ class ChoiceScreen(Dialog[str]):
                 Binding("down", "app.focus_next", "Next answer", show=False),
                 Binding("up", "app.focus_previous", "Previous answer", show=False)]
 
-    def __init__(self, title: str, message: str, choices: list[tuple[str, str]],
-                 waiting: frozenset[str] = frozenset()) -> None:
+    def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
         super().__init__()
         self.title_text = title
         self.message = message
         self.choices = choices
-        self.waiting = set(waiting)      # answers not offered yet (a search still running: `settle`)
         self.current = 0
 
     def compose(self) -> ComposeResult:
@@ -62,23 +60,10 @@ class ChoiceScreen(Dialog[str]):
             with Vertical(id="dialog-buttons"):   # one answer a line: answers are sentences
                 for i, (answer, label) in enumerate(self.choices):
                     yield Button(label, id=f"answer-{answer}", variant="primary" if i == 0 else "default",
-                                 compact=True, disabled=answer in self.waiting)
+                                 compact=True)
 
     def on_mount(self) -> None:
         self.query(Button)[self.current].focus()
-
-    def settle(self, title: str, message: str, labels: dict[str, str]) -> None:
-        """What was searched for is known: say it, and offer every answer (new labels
-        for some). The focus stays where it is, so keys typed meanwhile keep their meaning."""
-        self.title_text, self.message, self.waiting = title, message, set()
-        self.choices = [(answer, labels.get(answer, label)) for answer, label in self.choices]
-        if not self.is_mounted:
-            return          # compose() builds it so
-        self.query_one("#dialog-title", Label).update(title)
-        self.query_one("#dialog-message", Static).update(message)
-        for answer, label in self.choices:
-            button = self.query_one(f"#answer-{answer}", Button)
-            button.label, button.disabled = label, False
 
     def take_key(self, event: events.Key) -> bool:
         buttons = list(self.query(Button))
@@ -89,10 +74,7 @@ class ChoiceScreen(Dialog[str]):
         elif event.key == "escape":
             self.dismiss("cancel")
         elif event.key in NEXT + PREVIOUS:
-            offered = [i for i, (answer, _) in enumerate(self.choices) if answer not in self.waiting]
-            step = 1 if event.key in NEXT else -1
-            self.current = offered[(offered.index(self.current) + step) % len(offered)] \
-                if self.current in offered else offered[0]
+            self.current = (self.current + (1 if event.key in NEXT else -1)) % len(self.choices)
             if buttons:
                 self.set_focus(buttons[self.current])
         return True     # any other key does nothing: never the grid's

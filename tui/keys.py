@@ -22,9 +22,11 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from .dialogs import Dialog
+from .keytable import EDITOR_KEYS, FILTER_KEYS, GRID_KEYS, actions
 from .widgets.editor import type_into
 
 NOT_TYPING = set("/?")        # on the grid these are keys (filter, help), not the start of a value
+GRID, EDITOR, FILTER = actions(GRID_KEYS), actions(EDITOR_KEYS), actions(FILTER_KEYS)
 
 
 class KeyRouting:
@@ -77,12 +79,8 @@ class KeyRouting:
     async def _editor_key(self, event: events.Key) -> None:
         editor = self.editor
         self._focus_now(editor.input)
-        if event.key == "enter":
-            self.commit_editor()
-        elif event.key == "escape":
-            self.cancel_editor()
-        elif event.key == "ctrl+z":
-            self.undo_typing()
+        if event.key in EDITOR:                  # commit, cancel, undo typing: the key table's
+            await self.run_action(EDITOR[event.key])
         elif event.is_printable and event.character is not None:
             editor.type_text(event.character)
         else:
@@ -92,24 +90,18 @@ class KeyRouting:
     async def _grid_key(self, event: events.Key) -> None:
         grid = self.grid
         self._focus_now(grid)
-        cell = grid.current_key
-        if event.key in ("enter", "space"):
-            # a group's row folds; Enter on a cell edits it; a space on a cell does nothing
-            if cell is None:
-                grid.action_toggle_section()
-            elif event.key == "enter":
-                self.start_edit(cell)
-        elif event.is_printable and event.character not in NOT_TYPING and event.character and cell is not None:
-            self.start_edit(cell, event.character)
+        if event.key in GRID:                    # the grid's keys (Enter, Space, ↑ ↓ …), run now
+            await self.run_action(GRID[event.key], grid)
+        elif event.is_printable and event.character not in NOT_TYPING and event.character \
+                and grid.current_key is not None:
+            self.start_edit(grid.current_key, event.character)
         else:
             await self._check_bindings(event.key)
 
     async def _filter_key(self, event: events.Key) -> None:
         field = self.filter_field
-        if event.key == "enter":
-            self._focus_now(self.grid)
-        elif event.key == "escape":
-            self.action_escape()
+        if event.key in FILTER:                  # to the cells, or clear the filter
+            await self.run_action(FILTER[event.key])
         else:
             if event.is_printable and event.character is not None:
                 type_into(field, event.character)
@@ -127,6 +119,33 @@ class KeyRouting:
             self.grid.set_filter(self.filter_field.value)
         elif self.grid.current_key is not None and line:
             self.start_edit(self.grid.current_key, line)
+
+    # the actions of the routed keys (keytable.py) -----------------------------------------
+    def action_open_row(self) -> None:
+        """Enter on the grid: a cell opens in the editor, a group's row folds or unfolds."""
+        cell = self.grid.current_key
+        if cell is None:
+            self.grid.action_toggle_section()
+        else:
+            self.start_edit(cell)
+
+    def action_fold_row(self) -> None:
+        """Space on the grid: a group's row folds or unfolds; on a cell it does nothing
+        (a space typed after a value never folds the group under the cursor)."""
+        if self.grid.current_key is None:
+            self.grid.action_toggle_section()
+
+    def action_commit_edit(self) -> None:
+        self.commit_editor()
+
+    def action_cancel_edit(self) -> None:
+        self.cancel_editor()
+
+    def action_undo_typing(self) -> None:
+        self.undo_typing()
+
+    def action_leave_filter(self) -> None:
+        self._focus_now(self.grid)
 
     # the filter ------------------------------------------------------------------------
     def action_filter(self) -> None:

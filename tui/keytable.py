@@ -2,8 +2,10 @@
 the help screen lists and the keys the command palette names all come from
 here, so none of them can name a key the others do not.
 
-(The grid, the cell editor and the filter field also route Enter, Escape,
-Space and typing themselves, one key at a time: tui/keys.py.)
+The grid, the cell editor and the filter field have their keys routed by the
+app, one at a time, in order (tui/keys.py): a key of the table of the widget
+that has the focus runs that key's action at once (GRID_KEYS, EDITOR_KEYS,
+FILTER_KEYS); typing is the only thing keys.py decides by itself.
 """
 from __future__ import annotations
 
@@ -48,14 +50,25 @@ GRID_KEYS = (
     Key("pagedown", "page(1)", "Page down", show=False),
     Key("home,ctrl+home", "first", "First", show=False),
     Key("end,ctrl+end", "last", "Last", show=False),
-    Key("enter", "select", "Edit", show=False),
-    Key("space", "toggle_section", "Fold", show=False),
+    Key("enter", "app.open_row", "Edit", show=False),          # a cell: edit it; a group's row: fold it
+    Key("space", "app.fold_row", "Fold", show=False),          # a group's row: fold it; a cell: nothing
     Key("ctrl+c", "app.copy_value", "Copy value", "Ctrl+C", show=False),
     Key("ctrl+n", "app.add_cell", "Add cell", "Ctrl+N", show=False),
     Key("ctrl+d", "app.duplicate_cell", "Duplicate cell", "Ctrl+D", show=False),
     Key("delete", "app.delete_cell", "Delete cell", "Del", show=False),
     Key("ctrl+r", "app.rename_cell", "Rename cell", "Ctrl+R", show=False),
     Key("ctrl+e", "app.edit_properties", "Cell properties", "Ctrl+E", show=False),
+)
+
+EDITOR_KEYS = (       # while a cell is being edited (also the cell editor's bindings)
+    Key("enter", "app.commit_edit", "Commit", "Enter", show=False),
+    Key("escape", "app.cancel_edit", "Cancel edit", "Esc", show=False),
+    Key("ctrl+z", "app.undo_typing", "Undo typing", "Ctrl+Z", show=False),
+)
+
+FILTER_KEYS = (       # while the filter field has the focus
+    Key("enter", "app.leave_filter", "To the cells", show=False),
+    Key("escape", "app.escape", "Clear the filter", show=False),
 )
 
 PALETTE_KEY = "Ctrl+P"    # Textual's command palette (App.COMMAND_PALETTE_BINDING)
@@ -68,8 +81,14 @@ def written(*actions: str) -> str:
 
 def key_of(action: str) -> str | None:
     """How the key of one of the app's actions is written, or None when it has no key."""
-    found = [k.written for k in APP_KEYS + GRID_KEYS if k.written and k.action.removeprefix("app.") == action]
+    found = [k.written for k in APP_KEYS + GRID_KEYS + EDITOR_KEYS + FILTER_KEYS
+             if k.written and k.action.removeprefix("app.") == action]
     return found[0] if found else None
+
+
+def actions(table: tuple[Key, ...]) -> dict[str, str]:
+    """Textual's key name -> the action it runs, for one of the tables."""
+    return {name: key.action for key in table for name in key.keys.split(",")}
 
 
 def _written(action: str) -> str:

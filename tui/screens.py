@@ -25,7 +25,7 @@ value and the change until the next edit."""
 KEYS = [
     ("↑ ↓ PgUp PgDn", "move between cells"),
     ("Enter, or type", "edit the cell: its value or formula as written (a paste too)"),
-    ("Enter / Esc", "in the editor: commit / cancel; Ctrl+Z undoes typing"),
+    (written("commit_edit", "cancel_edit"), f"in the editor: commit / cancel; {written('undo_typing')} undoes typing"),
     ("Enter, Space", "on a group: fold or unfold it (imports start folded)"),
     (written("filter"), "filter cells by name, formula or value (↑ ↓ step through them; Esc clears)"),
     (written("copy_value"), "copy the cell's value (the palette also copies its formula)"),

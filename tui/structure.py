@@ -94,58 +94,50 @@ class StructureActions:
         them (saved at once, with this sheet, so that the files agree on disk).
 
         Finding them reads every sheet of the sheet root (~0.5 s on the library):
-        that runs in a worker while the question already shows "searching…" with
-        only the answer that changes nothing offered, so the keys typed meanwhile
-        reach the question (Enter: only this sheet) and the screen keeps up."""
+        that runs in a worker while the status line says "searching…" and the keys
+        typed meanwhile go on to the grid they were typed at; the question comes
+        only when there is something to ask (never for a sheet nothing imports)."""
         document = self.document
         step = document.last_step      # the rename: the importers' updates join its undo step
-        found: dict = {}
-        dialog = ChoiceScreen(f"Other sheets may name {old}",
-                              f"Searching the sheets beside this one (its sheet root) for {old}…",
-                              [("keep", f"Only this sheet (others that name {old} keep it)"),
-                               ("update", "Update them too and save")], waiting=frozenset({"update"}))
-
-        def answer(choice: str | None) -> None:
-            updates = found.get("updates")
-            if choice == "none":
-                self.set_status(f"renamed {old} to {new} · no other sheet names {old}")
-            elif choice != "update" or not updates:
-                still = f" · {count(updates)} still name {old}" if updates else \
-                    (" · answered before the search for other sheets ended" if updates is None else "")
-                self.set_status(f"renamed {old} to {new} in this sheet only{still}")
-            else:
-                self.save(then=lambda: write_them(updates))
-
-        def count(updates: list) -> str:
-            return f"{len(updates)} other sheet{'s' if len(updates) != 1 else ''}"
+        self.set_status(f"renamed {old} to {new} · searching the sheet root for other sheets that name {old}…")
 
         def show(updates: list) -> None:
-            found["updates"] = updates
-            if self.screen is not dialog:
-                return           # answered before the search ended
+            if self.document is not document or not any(step is s for s in document.history.undo_stack):
+                return           # the rename was undone (or another sheet opened) meanwhile: nothing to offer
             if not updates:
-                dialog.dismiss("none")
+                self.set_status(f"renamed {old} to {new} · no other sheet names {old}")
                 return
-            here = document.path.parent
-            listed = "\n".join(f"  {os.path.relpath(u.path, here)} ({u.how})"
-                               + ("" if u.after is not None else f": not updatable, {u.problem}")
-                               for u in updates[:LISTED])
-            if len(updates) > LISTED:      # the answers must stay on a 24-line screen
-                listed += f"\n  … and {len(updates) - LISTED} more"
-            dialog.settle(f"Other sheets name {old}", f"{count(updates)} name{'s' if len(updates) == 1 else ''} {old}:\n{listed}\n\n"
-                          "Updating saves this sheet, then rewrites only the lines that name it in each of them. "
-                          "Ctrl+Z undoes the rename in all of them (their files are written back at once).",
-                          {"keep": f"Only this sheet (they keep {old} and report it missing)",
-                           "update": f"Update {'them' if len(updates) != 1 else 'it'} too and save"})
+            self.ask_importers(old, new, updates, step)
+        self.in_background("importers", lambda: document.importers_of(old, new), show)
 
-        def write_them(updates: list) -> None:   # once this sheet is saved: never importers ahead of it
+    def ask_importers(self, old: str, new: str, updates: list, step) -> None:
+        document = self.document
+        here = document.path.parent
+        listed = "\n".join(f"  {os.path.relpath(u.path, here)} ({u.how})"
+                           + ("" if u.after is not None else f": not updatable, {u.problem}")
+                           for u in updates[:LISTED])
+        if len(updates) > LISTED:      # the answers must stay on a 24-line screen
+            listed += f"\n  … and {len(updates) - LISTED} more"
+        count = f"{len(updates)} other sheet{'s' if len(updates) != 1 else ''}"
+        message = (f"{count} name{'s' if len(updates) == 1 else ''} {old}:\n{listed}\n\nUpdating saves this sheet, "
+                   "then rewrites only the lines that name it in each of them. Ctrl+Z undoes the rename in all "
+                   "of them (their files are written back at once).")
+
+        def answer(choice: str | None) -> None:
+            if choice != "update":
+                self.set_status(f"renamed {old} to {new} in this sheet only · {count} still name {old}")
+                return
+            self.save(then=lambda: write_them())
+
+        def write_them() -> None:       # once this sheet is saved: never importers ahead of it
             written, skipped = document.update_importers(updates, step)
             names = ", ".join(p.name for p in written) or "none"
             self.set_status(f"renamed {old} to {new} · saved this sheet and {names}")
             if skipped:
                 self.notify("\n".join(skipped), title="not updated", severity="warning", timeout=15)
-        self.push_screen(dialog, answer)
-        self.in_background("importers", lambda: document.importers_of(old, new), show)
+        self.push_screen(ChoiceScreen(f"Other sheets name {old}", message, [
+            ("keep", f"Only this sheet (they keep {old} and report it missing)"),
+            ("update", f"Update {'them' if len(updates) != 1 else 'it'} too and save")]), answer)
 
     def action_delete_cell(self) -> None:
         key = self._selected_own()

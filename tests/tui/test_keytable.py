@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from supersheet.tui.app import SupersheetApp
 from supersheet.tui.commands import ACTIONS
-from supersheet.tui.keytable import APP_KEYS, GRID_KEYS, key_of
+from pathlib import Path
+
+from supersheet.tui.keytable import APP_KEYS, EDITOR_KEYS, FILTER_KEYS, GRID_KEYS, key_of
+from supersheet.tui.widgets.editor import CellEditor
 from supersheet.tui.screens import help_text
 from supersheet.tui.widgets.grid import SheetGrid
 
@@ -12,7 +15,7 @@ from supersheet.tui.widgets.grid import SheetGrid
 def test_every_key_runs_an_action_that_exists():
     for key in APP_KEYS:
         assert hasattr(SupersheetApp, "action_" + key.action), key
-    for key in GRID_KEYS:
+    for key in GRID_KEYS + EDITOR_KEYS + FILTER_KEYS:
         owner, _, action = key.action.rpartition(".")
         assert hasattr(SupersheetApp if owner == "app" else SheetGrid, "action_" + action.split("(")[0]), key
 
@@ -20,11 +23,19 @@ def test_every_key_runs_an_action_that_exists():
 def test_the_bindings_are_the_table():
     assert [(b.key, b.action) for b in SupersheetApp.BINDINGS] == [(k.keys, k.action) for k in APP_KEYS]
     assert [(b.key, b.action) for b in SheetGrid.BINDINGS] == [(k.keys, k.action) for k in GRID_KEYS]
+    assert [(b.key, b.action) for b in CellEditor.BINDINGS] == [(k.keys, k.action) for k in EDITOR_KEYS]
+
+
+def test_the_routed_keys_come_from_the_table_not_from_their_names():
+    """keys.py routes Enter, Escape, Space and Ctrl+Z by the key table (issue 17): no key name in it."""
+    source = (Path(__file__).resolve().parents[2] / "tui" / "keys.py").read_text(encoding="utf-8")
+    for name in ('"enter"', '"escape"', '"space"', '"ctrl+z"'):
+        assert name not in source, name
 
 
 def test_the_help_lists_every_key_that_has_a_written_form():
     help_lines = help_text().plain.splitlines()
-    for key in APP_KEYS + GRID_KEYS:
+    for key in APP_KEYS + GRID_KEYS + EDITOR_KEYS:
         if key.written:
             assert any(line.startswith("  ") and key.written in line[:24] for line in help_lines), key
 

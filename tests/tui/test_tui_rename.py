@@ -341,11 +341,9 @@ async def test_keeping_the_importers_leaves_them_alone(library: Path) -> None:
     assert example.read_text(encoding="utf-8") == before
 
 
-async def test_the_search_for_importers_runs_in_a_worker_and_keys_reach_the_question(
+async def test_the_search_for_importers_runs_in_a_worker_and_keys_go_on_to_the_grid(
         library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     hgx = library / "hardware" / "hgx-h100.yaml"
-    example = library / "supernodes" / "6.1.2-running-example.yaml"
-    before = example.read_text(encoding="utf-8")
     gate = threading.Event()
     search = Document.importers_of
 
@@ -356,33 +354,22 @@ async def test_the_search_for_importers_runs_in_a_worker_and_keys_reach_the_ques
     app = SupersheetApp(hgx, watch_seconds=0)
     async with app.run_test(size=(120, 36)) as pilot:
         await rename_in_the_grid(pilot, "cards", "gpus")
-        dialog = app.screen
-        assert isinstance(dialog, ChoiceScreen) and "Searching" in str(dialog.query_one("#dialog-message").render())
-        assert dialog.query_one("#answer-update").disabled and not dialog.query_one("#answer-keep").disabled
-        await pilot.press("down", "enter")   # a burst while it searches: ↓ skips the answer not offered yet
+        assert "searching the sheet root for other sheets that name cards…" in str(app.query_one("#status").render())
+        assert not isinstance(app.screen, ChoiceScreen) and app.grid.has_focus
+        row = app.grid.cursor
+        await pilot.press("down", "down")  # a burst while it searches: the grid's, as typed
         await pilot.pause()
-        assert app.screen is not dialog and app.grid.has_focus
+        assert app.grid.cursor == row + 2
         gate.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        status = str(app.query_one("#status").render())
-        assert "renamed cards to gpus in this sheet only" in status and app.screen is not dialog
-    assert example.read_text(encoding="utf-8") == before
-
-
-async def test_the_question_settles_when_the_search_ends_and_goes_when_nothing_names_the_cell(
-        library: Path) -> None:
-    app = SupersheetApp(library / "hardware" / "hgx-h100.yaml", watch_seconds=0)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await rename_in_the_grid(pilot, "cards", "gpus")
-        dialog = app.screen
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert app.screen is dialog and not dialog.query_one("#answer-update").disabled
-        assert "12 other sheets name cards" in str(dialog.query_one("#dialog-message").render())
+        dialog = app.screen        # then the question, with what was found; nothing changes by default
+        assert isinstance(dialog, ChoiceScreen) and "12 other sheets name cards" in str(dialog.message)
         assert dialog.focused.id == "answer-keep"
-        await pilot.press("escape")
-        await pilot.pause()
+
+
+async def test_no_question_when_nothing_names_the_cell_or_the_rename_was_undone(
+        library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = library / "loner.yaml"
     path.write_text("title: alone\ncells:\n  a: 1\n", encoding="utf-8")
     app = SupersheetApp(path, watch_seconds=0)
@@ -392,6 +379,18 @@ async def test_the_question_settles_when_the_search_ends_and_goes_when_nothing_n
         await pilot.pause()
         assert not isinstance(app.screen, ChoiceScreen)
         assert "no other sheet names a" in str(app.query_one("#status").render())
+    gate = threading.Event()
+    search = Document.importers_of
+    monkeypatch.setattr(Document, "importers_of", lambda self, old, new: (gate.wait(10), search(self, old, new))[1])
+    app = SupersheetApp(library / "hardware" / "hgx-h100.yaml", watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await rename_in_the_grid(pilot, "cards", "gpus")
+        await pilot.press("ctrl+z")        # undone before the search ended: nothing to offer
+        await pilot.pause()
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not isinstance(app.screen, ChoiceScreen) and "cards" in app.document.workbook.model.cells
 
 
 def test_an_importer_keeps_its_bom_line_ends_and_mode(tmp_path: Path, allow_path) -> None:

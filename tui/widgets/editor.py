@@ -18,13 +18,13 @@ from typing import Iterator
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import Reactive
 from textual.widgets import Input, Label, Static
 
+from ..keytable import EDITOR_KEYS
 from .render import diagnostic_text
 
 
@@ -42,18 +42,13 @@ class FixedField(Input):
 
 
 class CellEditor(Vertical):
-    BINDINGS = [Binding("escape", "cancel", "Cancel edit", show=False)]
+    BINDINGS = [key.binding() for key in EDITOR_KEYS]
 
     class Committed(Message):
         def __init__(self, key: str, text: str) -> None:
             super().__init__()
             self.key = key
             self.text = text
-
-    class Cancelled(Message):
-        def __init__(self, key: str | None) -> None:
-            super().__init__()
-            self.key = key
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -181,11 +176,6 @@ class CellEditor(Vertical):
     def cancel(self) -> None:
         """Stop editing; the field shows the cell as it was."""
         self.close(self._shown)
-
-    def action_cancel(self) -> None:
-        key = self.key
-        self.cancel()
-        self.post_message(self.Cancelled(key))
 
 
 def type_into(field: Input, text: str) -> None:
