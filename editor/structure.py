@@ -43,6 +43,18 @@ class StructureEdits:
             raise StructureError(f"{key} is {what}; select one of this sheet's own cells")
         return cell.spec.span.line
 
+    def home_of(self, key: str) -> tuple[Path, str] | None:
+        """Where a cell of another sheet is written — an imported cell, or one this
+        sheet inherits with `extends` — as that sheet's path and the cell's name
+        there (its unit, digits, doc and source live there, not here); None for
+        this sheet's own cells and for checks and assumptions."""
+        cell = self.workbook.model.cells.get(key)
+        if cell is None or cell.kind in CONDITIONS:
+            return None
+        if not cell.scope.prefix and cell.spec.span.file == self.file:
+            return None
+        return Path(cell.spec.span.file), cell.name
+
     def add_cell(self, after: str, name: str, text: str) -> EditResult:
         """A new cell (a value or `= formula`) right after `after`, in its group."""
         editcells.check_name(name, self.workbook.model.cells)

@@ -150,7 +150,8 @@ class FileActions:
             return
         self.when_saved_or_discarded(lambda: self.exit(0))
 
-    def open_sheet(self, path: str | Path) -> None:
+    def open_sheet(self, path: str | Path, then=None) -> None:
+        """Open another sheet (asking about unsaved edits first), then run `then`."""
         def go() -> None:
             try:
                 document = Document(path)
@@ -158,6 +159,8 @@ class FileActions:
                 self.notify(f"cannot open {path}: {e}", severity="error")
                 return
             self.load(document)
+            if then is not None:
+                then()
         self.when_saved_or_discarded(go)
 
     def sheet_paths(self) -> list[str]:

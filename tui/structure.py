@@ -6,6 +6,7 @@ A mixin of the app (tui/app.py)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from rich.text import Text
 
@@ -158,6 +159,11 @@ class StructureActions:
         self.push_screen(ChoiceScreen(f"Delete {key}?", message, choices), answer)
 
     def action_edit_properties(self) -> None:
+        document, key = self.document, self.grid.current_key
+        home = document.home_of(key) if document is not None and key is not None else None
+        if home is not None:
+            self.offer_home(key, *home)
+            return
         key = self._selected_own()
         if key is None:
             return
@@ -166,6 +172,31 @@ class StructureActions:
             if values is not None:
                 self._structural(lambda: self.document.set_properties(key, values), key)
         self.push_screen(PropertiesScreen(key, self.document.properties(key)), answer)
+
+    def offer_home(self, key: str, path: Path, name: str) -> None:
+        """Ctrl+E on a cell of another sheet (imported, or inherited): its unit, digits,
+        doc and source are written in that sheet, and a `set:` here overrides values
+        only. Say so, and offer to open that sheet at the cell with the same dialog."""
+        shown = os.path.relpath(path, self.document.path.parent)
+        message = (f"{key} is written in {shown} (as {name}): its unit, digits, doc and source are there. "
+                   f"This sheet can override its value (Enter), not these.\n\nOpen {shown} at {name} "
+                   "and edit them there? (Unsaved edits here are asked about first.)")
+
+        def answer(choice: str | None) -> None:
+            if choice != "open":
+                self.set_status(f"{key}: its properties are in {shown}; nothing changed")
+                return
+
+            def there() -> None:
+                if not self.document.has_cell(name):
+                    self.set_status(Text(f"{shown} has no cell {name}", style="yellow"))
+                    return
+                self.go_to(name)
+                self.set_status(f"opened {shown} at {name} · Ctrl+P → Open sheet goes back")
+                self.action_edit_properties()
+            self.open_sheet(path, then=there)
+        self.push_screen(ChoiceScreen(f"{key}'s properties are in {path.name}", message, [
+            ("cancel", "Stay here"), ("open", f"Open {shown} at {name}")]), answer)
 
     def _structural(self, edit, go_to: str | None) -> bool:
         """Make a structural edit and show it; False (with the reason shown) when it was refused."""

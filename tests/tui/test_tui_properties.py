@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from supersheet.editor.document import Document, StructureError
+from supersheet.tui.app import SupersheetApp
+from supersheet.tui.screens import ChoiceScreen, PropertiesScreen
 
 SHEET = """\
 title: Properties test
@@ -155,4 +157,37 @@ async def test_escape_leaves_the_properties_unchanged(library: Path) -> None:
         assert not app.document.dirty and app.document.properties("capacity")["unit"] == "GB"
         app.go_to("hgx.cards")
         await pilot.press("ctrl+e")
-        assert app.screen is app.screen_stack[0]      # an imported cell: refused, no dialog
+        assert isinstance(app.screen, ChoiceScreen)   # an imported cell: no dialog here, where they are
+        await pilot.press("escape")
+        await pilot.pause()
+        app.go_to("within_one_server")
+        await pilot.press("ctrl+e")                   # an assumption has none: refused, said
+        assert app.screen is app.screen_stack[0] and "is an assumption" in str(app.query_one("#status").render())
+
+
+async def test_properties_of_an_imported_cell_open_the_sheet_it_is_written_in(library: Path) -> None:
+    """Ctrl+E on hgx.cards: its unit, digits, doc and source are written in the imported
+    sheet; Stay here (the default) changes nothing, Open goes there with the dialog."""
+    example = library / "supernodes" / "6.1.2-running-example.yaml"
+    hgx = library / "hardware" / "hgx-h100.yaml"
+    before = hgx.read_text(encoding="utf-8")
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.go_to("hgx.cards")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and app.screen.focused.id == "answer-cancel"
+        assert "hgx.cards is written in ../hardware/hgx-h100.yaml (as cards)" in str(app.screen.message)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.document.path == example and "properties are in ../hardware/hgx-h100.yaml" in \
+            str(app.query_one("#status").render())
+        await pilot.press("ctrl+e", "down", "enter")    # a burst: to "Open", and open it
+        await pilot.pause()
+        await pilot.pause()
+        assert app.document.path.resolve() == hgx.resolve() and app.grid.current_key == "cards"
+        assert isinstance(app.screen, PropertiesScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, PropertiesScreen)
+    assert hgx.read_text(encoding="utf-8") == before

@@ -235,3 +235,15 @@ def test_stale_marks_after_an_edit(snap_compare, monkeypatch) -> None:
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
     finally:
         gate.set()
+
+
+def test_properties_of_an_imported_cell_asks(snap_compare) -> None:
+    """Ctrl+E on hgx.cards: its properties are written in the imported sheet; the
+    question says where and offers to open it there (Stay here has the focus)."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("hgx.cards")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
