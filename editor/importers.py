@@ -87,20 +87,12 @@ def apply(updates: list[Update]) -> tuple[list[Path], list[str]]:
     the paths written, and why the others were not."""
     written, skipped = [], []
     for update in updates:
-        if update.after is None:
-            skipped.append(f"{update.path}: {update.problem}")
-            continue
-        try:
-            sheet = SheetText(update.path)
-            if sheet.original != update.before:
-                skipped.append(f"{update.path}: changed on disk since the rename; not updated")
-                continue
-            sheet.restore(update.after)
-            sheet.save()
-        except Exception as e:  # noqa: BLE001 - one unwritable file must not stop the others; each is reported
-            skipped.append(f"{update.path}: {e}")
-            continue
-        written.append(update.path)
+        problem = update.problem if update.after is None else \
+            _write(update.path, update.before, update.after, "changed on disk since the rename; not updated")
+        if problem:
+            skipped.append(f"{update.path}: {problem}")
+        else:
+            written.append(update.path)
     return written, skipped
 
 
@@ -112,18 +104,27 @@ def rewrite(files: tuple[FileEdit, ...], backwards: bool) -> tuple[list[Path], l
     written, skipped = [], []
     for edit in files:
         expected, target = (edit.after, edit.before) if backwards else (edit.before, edit.after)
-        try:
-            sheet = SheetText(edit.path)
-            if sheet.original != expected:
-                skipped.append(f"{edit.path.name}: changed on disk since; left as it is")
-                continue
-            sheet.restore(target)
-            sheet.save()
-        except Exception as e:  # noqa: BLE001 - one unwritable file must not stop the others; each is reported
-            skipped.append(f"{edit.path.name}: {e}")
-            continue
-        written.append(edit.path)
+        problem = _write(edit.path, expected, target, "changed on disk since; left as it is")
+        if problem:
+            skipped.append(f"{edit.path.name}: {problem}")
+        else:
+            written.append(edit.path)
     return written, skipped
+
+
+def _write(path: Path, expected: str, target: str, changed: str) -> str | None:
+    """Write `target` to the sheet at `path` through the round-trip writer if it
+    still holds `expected`; None when written, else why not (`changed` when it
+    changed on disk)."""
+    try:
+        sheet = SheetText(path)
+        if sheet.original != expected:
+            return changed
+        sheet.restore(target)
+        sheet.save()
+    except Exception as e:  # noqa: BLE001 - one unwritable file must not stop the others; each is reported
+        return str(e)
+    return None
 
 
 def _references(path: Path, document: Any, old: str, target: Path, bare: set[Path],
