@@ -88,7 +88,7 @@ async def test_enter_on_a_sweep_problem_opens_the_sweep_and_on_a_solve_problem_s
         solve = next(i for i, r in enumerate(found) if "solve 'fit'" in r)
         await choose(pilot, sweep)
         assert app.sweep.display and app.sweep.choice == "scaling"
-        assert status(app).startswith("→ sweeps: scaling (s.yaml:6:3)")
+        assert status(app).startswith("→ sweeps: scaling (s.yaml:")
         await choose(pilot, solve)
         assert app.inspector.display
         assert status(app).startswith("→ solve: fit (s.yaml:15:")
