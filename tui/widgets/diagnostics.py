@@ -9,8 +9,7 @@ from textual.widgets.option_list import Option
 
 from supersheet.editor.document import Document
 from supersheet.editor.verdicts import Verdict
-
-from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.errors import Diagnostic
 
 from .messages import PlaceMessage
 
