@@ -63,7 +63,7 @@ GRID_KEYS = (
 EDITOR_KEYS = (       # while a cell is being edited (also the cell editor's bindings)
     Key("enter", "app.commit_edit", "Commit", "Enter", show=False),
     Key("escape", "app.cancel_edit", "Cancel edit", "Esc", show=False),
-    Key("ctrl+z", "app.undo_typing", "Undo typing", "Ctrl+Z", show=False),
+    Key("ctrl+z", "app.undo_typing", "Undo", "Ctrl+Z"),     # the footer's Undo while editing: of the typing
 )
 
 FILTER_KEYS = (       # while the filter field has the focus

@@ -150,7 +150,7 @@ def cell_texts(document: Document, key: str, change: Change | None, bad: bool, m
     if bad or failing:
         name = Text("! " if bad else "✗ ", style="bold red")
     else:
-        name = Text("… " if stale else "  ", style="dim")
+        name = Text("… ", style="dim") if stale else Text("  ")
     if cell.scope.prefix:
         name.append(cell.scope.prefix, style="dim")
     name.append(cell.name, style="bold red" if bad or failing else "")
