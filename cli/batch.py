@@ -34,12 +34,12 @@ def sweep(args: argparse.Namespace) -> int:
     from supersheet.sweeps import FORMATS, AxisError, SweepSetup, check_writable, render_table
     if args.address and args.on != "ray":
         raise UsageError("--address is the Ray cluster to use: it needs --on ray")
-    workbook = open_valid(args.sheet)
-    if workbook is None:
+    sheet = open_valid(args.sheet)
+    if sheet is None:
         return EXIT_INVALID
-    workbook = fixed_overrides(workbook, args.sets)
+    sheet = fixed_overrides(sheet, args.sets)
     try:
-        setup = SweepSetup(workbook, args.name)
+        setup = SweepSetup(sheet, args.name)
         if not args.name and not args.vary:
             raise UsageError("give a sweep NAME or at least one --vary AXIS=VALUES"
                              + (f" (sweeps in this sheet: {', '.join(setup.sweeps)})" if setup.sweeps else ""))
@@ -102,23 +102,23 @@ def _sweep_on_ray(args: argparse.Namespace, plan: SweepPlan) -> int:
 
 def solve(args: argparse.Namespace) -> int:
     from supersheet.goals import AxisError, SolveError, solve_goal, solve_named, solve_names
-    workbook = open_valid(args.sheet)
-    if workbook is None:
+    sheet = open_valid(args.sheet)
+    if sheet is None:
         return EXIT_INVALID
-    workbook = fixed_overrides(workbook, args.sets)
+    sheet = fixed_overrides(sheet, args.sets)
     try:
         if args.name:
-            solved = solve_named(workbook, args.name)
+            solved = solve_named(sheet, args.name)
         else:
             if not (args.vary and args.goal and args.between):
-                solves = solve_names(workbook)
+                solves = solve_names(sheet)
                 raise UsageError("give a solve NAME, or --vary CELL --goal 'A == B' --between LO,HI"
                                  + (f" (solves in this sheet: {', '.join(solves)})" if solves
                                     else " (this sheet defines no solve)"))
             low, sep, high = args.between.partition(",")
             if not sep:
                 raise UsageError("--between takes LO,HI, e.g. --between 1KiB,1GiB")
-            solved = solve_goal(workbook, args.vary, args.goal, (low.strip(), high.strip()), "<--goal>")
+            solved = solve_goal(sheet, args.vary, args.goal, (low.strip(), high.strip()), "<--goal>")
     except AxisError as e:
         raise axis_error(e) from None
     except SolveError as e:
@@ -140,13 +140,13 @@ def choose(args: argparse.Namespace) -> int:
         raise UsageError("--address is the Ray cluster to use: it needs --on ray")
     if args.top is not None and args.top < 1:
         raise UsageError("--top needs a number of rows of at least 1")
-    workbook = open_valid(args.sheet)
-    if workbook is None:
+    sheet = open_valid(args.sheet)
+    if sheet is None:
         return EXIT_INVALID
-    workbook = fixed_overrides(workbook, args.sets)
+    sheet = fixed_overrides(sheet, args.sets)
     show = [c.strip() for c in args.show.split(",") if c.strip()] if args.show and args.on != "ray" else None
     try:
-        choice = rank_choice(workbook, args.name, args.top, show, args.on, args.address)
+        choice = rank_choice(sheet, args.name, args.top, show, args.on, args.address)
     except AxisError as e:
         raise axis_error(e) from None
     if args.format == "json":

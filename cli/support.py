@@ -14,7 +14,7 @@ from supersheet.errors import Diagnostic, RequestError, SheetError, SourceCache,
 if TYPE_CHECKING:
     from supersheet.errors import OverrideError
     from supersheet.inputs import Sampling
-    from supersheet.loading import Workbook
+    from supersheet.sheet import Sheet
 
 EXIT_OK, EXIT_FINDING, EXIT_INVALID = 0, 1, 2
 
@@ -104,8 +104,8 @@ def sheet_paths(paths: Sequence[str]) -> list[Path]:
     return find_sheets(paths)
 
 
-def open_valid(path: str) -> Workbook | None:
-    """The sheet loaded and checked, or None after printing why it does not check."""
+def open_valid(path: str) -> Sheet | None:
+    """The sheet loaded and checked (not evaluated), or None after printing why it does not check."""
     from supersheet.loading import open_checked
     try:
         return open_checked(path)
@@ -120,13 +120,13 @@ def override_usage(e: OverrideError) -> UsageError:
     return UsageError(f"{shown}: {e.code}: {e.message}" + (f" ({e.hint})" if e.hint else ""))
 
 
-def fixed_overrides(workbook: Workbook, sets: list[str]) -> Workbook:
-    """The workbook with every `--set NAME=VALUE` made an input of that value, for the batch
+def fixed_overrides(sheet: Sheet, sets: list[str]) -> Sheet:
+    """The sheet with every `--set NAME=VALUE` made an input of that value, for the batch
     commands (sweep, solve, choose): the set cells stay fixed under the varied axes."""
     from supersheet.errors import OverrideError
     from supersheet.inputs import fixed_inputs
     try:
-        return fixed_inputs(workbook, sets)
+        return fixed_inputs(sheet, sets)
     except OverrideError as e:
         raise override_usage(e) from None
 

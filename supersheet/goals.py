@@ -1,4 +1,4 @@
-"""Goal seeking and choices on an opened sheet: what `Sheet.solve`/`choose` and the
+"""Goal seeking and choices on a `Sheet` (opened, or with inputs set): what `Sheet.solve`/`choose` and the
 `supersheet solve`/`choose` commands run.
 
 `solve_named` runs a solve the sheet defines, `solve_goal` an ad hoc one (a cell
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from supersheet.engine.present.present import Shown
     from supersheet.engine.scenarios.solve import Solution
     from supersheet.engine.workbook import Workbook
+
+    from .sheet import Sheet
 
 __all__ = ["AxisError", "Ranking", "SolveError", "Solved", "rank_choice", "solve_goal", "solve_named", "solve_names"]
 
@@ -71,15 +73,16 @@ class Solved:
             render_run(self.workbook, solution.scenario, "text")
 
 
-def solve_names(workbook: Workbook) -> list[str]:
+def solve_names(sheet: Sheet) -> list[str]:
     """The solves the sheet defines (for a message that lists them)."""
-    root = workbook.model.root
+    root = _workbook(sheet).model.root
     return list(root.solve) if root else []
 
 
-def solve_named(workbook: Workbook, name: str) -> Solved:
+def solve_named(sheet: Sheet, name: str) -> Solved:
     """Run the sheet's solve `name`. SolveError (at the solve's name) when the goal has no answer."""
     from supersheet.engine.scenarios.solve import solve_entry
+    workbook = _workbook(sheet)
     try:
         solution, _ = solve_entry(workbook, name)
     except SolveError as e:   # at the solve's name, as `supersheet check` reports it
@@ -88,11 +91,12 @@ def solve_named(workbook: Workbook, name: str) -> Solved:
     return Solved(name, workbook, solution)
 
 
-def solve_goal(workbook: Workbook, vary: str, goal: str, between: tuple[str | float, str | float],
+def solve_goal(sheet: Sheet, vary: str, goal: str, between: tuple[str | float, str | float],
                source: str = "<goal>") -> Solved:
     """Vary the cell `vary` between two values (literal text such as `"1 KiB"`, or numbers)
     until `goal` (`"A == B"`) holds; its diagnostics name `source` as the file."""
     from supersheet.engine.scenarios.solve import solve
+    workbook = _workbook(sheet)
     return Solved(None, workbook, solve(workbook, vary, goal, between, Origin(source, 1, 1)))
 
 
@@ -117,11 +121,12 @@ class Ranking:
         return self.ranked[0] if self.ranked else None
 
 
-def rank_choice(workbook: Workbook, name: str, top: int | None = None, show: list[str] | None = None,
+def rank_choice(sheet: Sheet, name: str, top: int | None = None, show: list[str] | None = None,
                 on: str = "local", address: str | None = None) -> Ranking:
     """Run the sheet's choice `name`: every row of its grid, ranked by the objective.
     `on="ray"` reduces row ranges as Ray tasks (only the `top` best rows of each travel back;
     default 10); RequestError when Ray is unavailable or a task fails."""
+    workbook = _workbook(sheet)
     if on == "ray":
         from supersheet.engine.scenarios.choice_ray import DEFAULT_TOP, choose_on_ray
         from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session
@@ -135,3 +140,9 @@ def rank_choice(workbook: Workbook, name: str, top: int | None = None, show: lis
         choice, _ = choice_entry(workbook, name, top, show=show)
     return Ranking(name, choice.objective, choice.minimize, [r.values for r in choice.ranked],
                    [r.values for r in choice.excluded], choice.feasible, dict(choice.reasons), choice.top)
+
+
+def _workbook(sheet: Sheet) -> Workbook:
+    """The sheet as written with its inputs: what a solve or a choice evaluates."""
+    from .sheet import scenario_workbook
+    return scenario_workbook(sheet)

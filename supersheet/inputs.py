@@ -1,9 +1,10 @@
 """Inputs set on an opened sheet (`--set NAME=VALUE`) and its Monte Carlo samples.
 
-`set_inputs` fixes cells for one evaluation (`run`, `explain`); `fixed_inputs`
-makes them inputs of the sheet itself (a sweep, solve or choice varies other
-cells under them). `sample` evaluates a sheet with random draws over its
-samples, here or on Ray. Polars is imported only for a sheet that has draws.
+`fixed_inputs` makes cells inputs of an opened `Sheet` itself (a sweep, solve
+or choice varies other cells under them). For the reports of this package,
+`set_inputs` fixes cells of the engine's workbook for one evaluation (`run`,
+`explain`) and `sample` evaluates it with random draws over its samples, here
+or on Ray. Polars is imported only for a sheet that has draws.
 """
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from .errors import RequestError
 if TYPE_CHECKING:
     from supersheet.engine.scenarios.uncertainty import Sampled
 
-__all__ = ["Sampling", "fixed_inputs", "has_random_draws", "sample", "set_inputs", "shown_inputs"]
+    from .sheet import Sheet
+
+__all__ = ["Sampling", "fixed_inputs"]   # the rest serves supersheet.reports
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,15 @@ def shown_inputs(workbook: Workbook, sets: Sequence[str]) -> dict[str, Any]:
         return {}
 
 
-def fixed_inputs(workbook: Workbook, sets: Sequence[str]) -> Workbook:
+def fixed_inputs(sheet: Sheet, sets: Sequence[str]) -> Sheet:
     """The sheet with every `NAME=VALUE` made an input of that value, for sweeps, solves and
-    choices (the set cells stay fixed under the varied axes). Cells of this sheet only: an
-    imported cell is fixed by varying it over one value (RequestError says so)."""
+    choices (the set cells stay fixed under the varied axes); `sheet` itself when there are
+    none. Cells of this sheet only: an imported cell is fixed by varying it over one value
+    (RequestError says so); OverrideError for a value that does not fit its cell."""
+    from .sheet import opened, scenario_workbook
     if not sets:
-        return workbook
+        return sheet
+    workbook = scenario_workbook(sheet)
     set_inputs(workbook, sets)   # each value checked against its cell, as `run --set` does
     values: dict[str, str] = {}
     for text in sets:
@@ -65,11 +71,11 @@ def fixed_inputs(workbook: Workbook, sets: Sequence[str]) -> Workbook:
             raise RequestError(f"--set {text}: sweep, solve and choose set cells of this sheet; "
                                f"to fix an imported cell, vary it over one value: --vary {name}={value.strip()}")
         values[name] = value.strip()
-    variant = open_workbook(workbook.model.path, cell_overrides=values)
+    variant = open_workbook(workbook.model.path, cell_overrides={**sheet.inputs, **values})
     if not variant.ok:
         raise RequestError("the sheet does not check with " + " ".join(f"--set {t}" for t in sets),
                            variant.diagnostics)
-    return variant
+    return opened(variant)
 
 
 def has_random_draws(workbook: Workbook) -> bool:

@@ -4,8 +4,8 @@
 `--max-*` flags set: the folders outside a sheet's root that imports may read
 (docs/security.md) and the load `Limits`. `find_sheets` expands the paths a
 command is given (directories searched for `*.yaml`), and `open_checked` loads
-and checks one sheet without evaluating it: the `Workbook` the report, sweep,
-solve and choice entry points take. This module loads neither Polars nor NumPy,
+and checks one sheet without evaluating it: a `Sheet` (the notebook's, evaluated
+only when a value is read), which the sweep, solve and choice entry points take. This module loads neither Polars nor NumPy,
 and the checker and compiler only when a sheet is opened (the command's
 `--help` reads `Limits`).
 """
@@ -21,6 +21,8 @@ from .errors import RequestError, SheetError
 
 if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
+
+    from .sheet import Sheet
 
 __all__ = ["Limits", "check_readable", "configure", "find_sheets", "open_checked"]
 
@@ -56,16 +58,23 @@ def find_sheets(paths: Sequence[str | Path]) -> list[Path]:
     return found
 
 
-def open_checked(path: str | Path, cell_overrides: dict[str, str] | None = None) -> Workbook:
-    """A sheet loaded and checked, not evaluated. SheetError with every diagnostic when it does
-    not check; RequestError when `path` is no file. `cell_overrides` (name -> literal text)
-    make cells of the sheet inputs of those values before it is checked."""
+def open_checked(path: str | Path) -> Sheet:
+    """A sheet loaded and checked, as a `Sheet` evaluated only when a value is read (a sweep,
+    solve or choice evaluates what it needs). SheetError with every diagnostic when it does
+    not check; RequestError when `path` is no file."""
+    from .sheet import opened
+    return opened(checked_workbook(path))
+
+
+def checked_workbook(path: str | Path) -> Workbook:
+    """The engine's workbook of `open_checked`, for the reports of this package (which
+    evaluate it themselves and do not need the Sheet's imports)."""
     from supersheet.engine.workbook import open_workbook
     if not Path(path).exists():
         raise RequestError(f"no such sheet: {path}")
     if Path(path).is_dir():
         raise RequestError(f"{path} is a directory, not a sheet")
-    workbook = open_workbook(path, cell_overrides=cell_overrides)
+    workbook = open_workbook(path)
     if not workbook.ok:
         raise SheetError(workbook.diagnostics)
     return workbook

@@ -20,7 +20,7 @@ from supersheet.engine.workbook import Workbook, open_workbook
 
 from .errors import RequestError
 from .inputs import Sampling, has_random_draws, sample, set_inputs, shown_inputs
-from .loading import open_checked
+from .loading import checked_workbook
 
 if TYPE_CHECKING:
     from supersheet.engine.expect.expect import Expectation
@@ -62,7 +62,7 @@ def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
     when it has random draws) and render every cell."""
     from supersheet.engine.expect.assume import diagnostics as outside_the_model
     from supersheet.engine.present.report import render_run
-    workbook = open_checked(path)
+    workbook = checked_workbook(path)
     overrides = shown_inputs(workbook, sets)
     workbook, fixed = set_inputs(workbook, sets)
     sampled = sample(workbook, sampling, fixed, sets)
@@ -77,7 +77,7 @@ def explain(path: str | Path, cell: str, sets: Sequence[str] = (), sampling: Sam
     """`supersheet explain`: the cell's formula, value and unit, and the tree of its
     precedents down to the inputs. RequestError for a cell the sheet does not have."""
     from supersheet.engine.present.report import render_explain
-    workbook = open_checked(path)
+    workbook = checked_workbook(path)
     key = _key(workbook, cell)
     overrides = shown_inputs(workbook, sets)
     workbook, fixed = set_inputs(workbook, sets)
@@ -105,7 +105,7 @@ def sensitivity(path: str | Path, cell: str, sets: Sequence[str] = (),
     """Rank the random draws `cell` depends on. RequestError when it depends on none."""
     from supersheet.engine.present.report import uncertain_record
     from supersheet.engine.scenarios.uncertainty import sensitivity as rank
-    workbook = open_checked(path)
+    workbook = checked_workbook(path)
     key = _key(workbook, cell)
     workbook, fixed = set_inputs(workbook, sets)
     sampled = sample(workbook, sampling, fixed)

@@ -15,7 +15,7 @@ from supersheet.engine.scenarios.axes import AxisError, axis_cell, import_axis, 
 
 from .errors import SheetError, from_engine
 from .quantities import literal_text, python_value
-from .sheet import scenario_workbook, solved_sheet
+from .sheet import solved_sheet
 
 if TYPE_CHECKING:
     import polars as pl
@@ -62,13 +62,13 @@ def _axis(workbook: Workbook, name: str, values: Any):
 def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] | None, where: str | None,
           max_rows: int = MAX_ROWS) -> pl.DataFrame:
     from .sweeps import SweepSetup
-    workbook = scenario_workbook(sheet)
     try:
         if name is None and not axes:
-            sweeps = ", ".join(workbook.model.root.sweeps) if workbook.model.root else ""
+            sweeps = ", ".join(SweepSetup(sheet).sweeps)
             raise AxisError("E-SHEET", "give a sweep name or at least one axis, e.g. sheet.sweep(tp=[1, 2, 4])",
                             f"sweeps in this sheet: {sweeps}" if sweeps else None)
-        setup = SweepSetup(workbook, name)
+        setup = SweepSetup(sheet, name)
+        workbook = setup.workbook
         for axis_name, values in axes.items():
             setup.check_can_vary()
             setup.vary(_axis(workbook, axis_name, values))
@@ -104,14 +104,13 @@ class Solution:
 
 def solve(sheet: Sheet, name: str) -> Solution:
     from .goals import SolveError, solve_named
-    workbook = scenario_workbook(sheet)
     try:
-        solved = solve_named(workbook, name)
+        solved = solve_named(sheet, name)
     except AxisError as e:
         raise from_engine(e) from None
     except SolveError as e:   # at the solve's name, as `supersheet solve` and `check` report it
         raise SheetError([e.diagnostic]) from None
-    solution = solved.solution
+    solution, workbook = solved.solution, solved.workbook
     shown = solved.shown()
     text = f"{shown.value!r} {shown.unit}" if shown.unit else repr(shown.value)
     return Solution(name, solution.goal, solution.key, python_value(workbook.checked, solution.key, solution.value),
@@ -143,7 +142,7 @@ def choose(sheet: Sheet, name: str, top: int | None = None) -> Choice:
 
     from .goals import rank_choice
     try:
-        ranking = rank_choice(scenario_workbook(sheet), name, top)
+        ranking = rank_choice(sheet, name, top)
     except AxisError as e:
         raise from_engine(e) from None
     return Choice(name, ranking.objective, ranking.minimize, pl.DataFrame(ranking.ranked),

@@ -1,14 +1,19 @@
 """`Sheet`: one evaluated scenario of a sheet, immutable, read like a mapping.
 
 A Sheet is the engine's `Workbook` (loaded and checked once) with the inputs
-set on it from Python and the `Scenario` evaluated with them. `with_inputs`
-returns a new Sheet that re-evaluates only the changed cells and their
-dependents (`supersheet.engine.compile.evaluate.reevaluate`, as the editor does); the original
-keeps its values.
+set on it from Python and the `Scenario` evaluated with them, on first read
+(a sheet opened by `supersheet.loading.open_checked` for a sweep, solve or
+choice is never evaluated as a whole). `with_inputs` returns a new Sheet that
+re-evaluates only the changed cells and their dependents
+(`supersheet.engine.compile.evaluate.reevaluate`, as the editor does); the
+original keeps its values. A Sheet is also the handle the command-level entry
+points (supersheet.sweeps, .goals, .inputs) take: the command never holds an
+engine object.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
@@ -44,8 +49,18 @@ class Sheet:
 
     _base: Workbook        # the sheet as loaded (what `inputs` are set on)
     _workbook: Workbook    # the workbook evaluated: the base, or a variant for inputs that reshape it
-    _scenario: Scenario
+    _given: Scenario | None   # its values when already evaluated; None: evaluated on first read
     inputs: Mapping[str, str] = field(default_factory=dict)   # name -> literal text, as `--set` takes it
+
+    @cached_property
+    def _scenario(self) -> Scenario:
+        """The values, evaluated once on first read (cached_property writes the instance's
+        __dict__, so the frozen dataclass stays immutable to its users)."""
+        return self._given if self._given is not None else self._workbook.evaluate()
+
+    @cached_property
+    def _as_written(self) -> Workbook:
+        return _written(self)
 
     # -- reading ------------------------------------------------------------
     @property
@@ -177,7 +192,17 @@ def range(start: str, stop: str, *, times: float | None = None, step: str | None
 
 def scenario_workbook(sheet: Sheet) -> Workbook:
     """The sheet with its inputs written in, for sweeps, solves, choices and diffs (which
-    evaluate the sheet as written): read again from the texts loaded, not from disk."""
+    evaluate the sheet as written): read again from the texts loaded, not from disk, once
+    per Sheet."""
+    return sheet._as_written
+
+
+def opened(workbook: Workbook) -> Sheet:
+    """A checked workbook as a Sheet, evaluated only if a value is read."""
+    return Sheet(workbook, workbook, None)
+
+
+def _written(sheet: Sheet) -> Workbook:
     if not sheet.inputs:
         return sheet._workbook
     from supersheet.engine.check.check import check_model

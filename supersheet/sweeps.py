@@ -1,6 +1,7 @@
 """Sweeps set up step by step and streamed: what `Sheet.sweep` and `supersheet sweep` run.
 
-A `SweepSetup` is a sweep of an opened sheet (`supersheet.loading.open_checked`):
+A `SweepSetup` is a sweep of a `Sheet` (`supersheet.loading.open_checked`, or
+`supersheet.load` with inputs set):
 one the sheet defines, or an ad hoc one, with axes added or replaced (parsed
 from `NAME=VALUES` text as `--vary` writes them, or given as Python values),
 the cells to show and a `where` condition. `plan()` checks it all and gives a
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     import polars as pl
 
     from supersheet.engine.scenarios.sweep import Plan
-    from supersheet.engine.workbook import Workbook
+
+    from .sheet import Sheet
 
 __all__ = ["CHUNK_ROWS", "FORMATS", "AxisError", "Progress", "SweepPlan", "SweepSetup", "check_writable", "render_table"]
 
@@ -39,10 +41,12 @@ FORMATS = ("csv", "parquet", "json", "text", "markdown")
 
 
 class SweepSetup:
-    """A sweep of `workbook`: the sweep `name` of the sheet, or an ad hoc one (no axes yet)."""
+    """A sweep of `sheet` (with the inputs set on it): the sweep `name` of the sheet, or an
+    ad hoc one (no axes yet)."""
 
-    def __init__(self, workbook: Workbook, name: str | None = None) -> None:
-        self.workbook = workbook
+    def __init__(self, sheet: Sheet, name: str | None = None) -> None:
+        from .sheet import scenario_workbook
+        self.workbook = workbook = scenario_workbook(sheet)
         self.spec = load_sweep(workbook, name) if name else SweepSpec("ad hoc", Grid([]))
 
     @property

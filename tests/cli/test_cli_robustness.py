@@ -296,7 +296,7 @@ def test_an_unexpected_os_error_is_one_line_not_a_traceback(monkeypatch, run_cli
     def refuse(*args, **kwargs):
         raise OSError(36, "File name too long")
 
-    monkeypatch.setattr("supersheet.reports.open_checked", refuse)   # what `run` opens the sheet with
+    monkeypatch.setattr("supersheet.reports.checked_workbook", refuse)   # what `run` opens the sheet with
     result = run_cli("run", str(write_sheet(SHEET)))
     assert result.code == 70 and "internal error: OSError" in result.err
 
