@@ -272,8 +272,10 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
             aggregations.append(column.over_samples.alias(column.header))  # type: ignore[union-attr]
         elif column.statistic is None:
             aggregations.append(value.first())
-        elif column.statistic == "mean":
-            aggregations.append(value.mean())
+        elif column.statistic == "mean":   # of the finite samples: finite, even where their sum overflows
+            mean = value.mean()
+            aggregations.append(pl.when(mean.is_finite() | mean.is_null()).then(mean)
+                                .otherwise((value / value.count()).sum()))
         elif column.statistic == "share":
             aggregations.append(value.cast(pl.Float64).mean() * 100)
         else:

@@ -8,6 +8,8 @@ moves a result (Spearman's rank correlation, as Guesstimate does).
 """
 from __future__ import annotations
 
+import math
+
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
@@ -223,8 +225,15 @@ def summarize(values: pl.Series) -> Summary:
     valid = values.drop_nulls().rechunk()
     if not len(valid):
         return Summary(float("nan"), {q: float("nan") for q in PERCENTILES}, len(values), len(values))
-    return Summary(float(valid.mean()), {q: float(valid.quantile(q / 100, "linear")) for q in PERCENTILES},
+    return Summary(finite_mean(valid), {q: float(valid.quantile(q / 100, "linear")) for q in PERCENTILES},
                    len(values) - len(valid), len(values))
+
+
+def finite_mean(values: pl.Series) -> float:
+    """The mean of finite numbers, which is finite: where their sum overflows (1,000
+    samples near 1e306), the sum of each divided by their count."""
+    mean = float(values.mean())   # type: ignore[arg-type]
+    return mean if math.isfinite(mean) else float((values / len(values)).sum())
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ inside sweeps, solves and choices are checked by their runners (batch.py).
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 
@@ -59,7 +61,7 @@ def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None)
             continue
         value = scenario.values.get(key)
         if sampled is not None and key in sampled.summaries:
-            value = sampled.summaries[key].mean
+            value = _statistic(sampled.summaries[key].mean, value)
         typ = workbook.checked.cells[key].type
         try:
             if expected.items is not None and isinstance(value, list):
@@ -89,10 +91,21 @@ def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str
                                              hint=f"expect the value itself: {cell}: …"))
         return report
     summary = sampled.summaries[key]
-    value = summary.mean if statistic == "mean" else sampled.percentile(key, float(statistic[1:]))
+    value = _statistic(summary.mean if statistic == "mean" else sampled.percentile(key, float(statistic[1:])),
+                       sampled.deterministic.values.get(key))
     try:
         report.outcomes.append(check_expectation(name, parse_expectation(expected.value.text, expected.value.span), value,
                                                  workbook.checked.cells[key].type))
     except ExpectationError as e:
         report.diagnostics.append(e.at(expected.span))
     return report
+
+
+def _statistic(value: float | None, cell: object) -> object:
+    """A statistic over samples as the value an expectation checks: where no sample holds a
+    number (NaN, or none at all) it is an error value, the cell's own if it holds one."""
+    from supersheet.engine.compile.evaluate import ErrorValue
+    from supersheet.engine.compile.errorcodes import NUM
+    if value is not None and math.isfinite(value):
+        return value
+    return cell if isinstance(cell, ErrorValue) else ErrorValue(NUM)

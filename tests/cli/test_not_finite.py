@@ -184,3 +184,34 @@ def test_division_by_an_axis_is_guarded_unless_no_value_is_0(vary, run_cli, writ
         else:
             assert r == 1 / d and m == 1 / min(d, 3) and error is None
     assert (0 in frame["d"].to_list()) == (vary != "d=2,4")
+
+
+def test_an_expectation_of_an_uncertain_cell_whose_samples_are_all_errors_reads_num(run_cli, write_sheet,
+                                                                                     tmp_path):
+    """Found by `tools/fuzz.py --cases 10000 --seed 12`: the samples' mean of a cell with no number
+    in any sample is NaN; `test` showed `v = nan` and `diff` an expectation's new value "nan"."""
+    path = write_sheet("cells:\n  big: 1e300\n  huge: = big * big\n  v: = uniform(huge, huge)\n"
+                       "expect:\n  v: 1\n  p95(v): 1\n")
+    result = run_cli("test", str(path))
+    assert result.code == 1
+    assert "v = #NUM" in result.out and "expected 1, got #NUM" in result.out + result.err
+    assert "p95(v) = #NUM" in result.out
+    _no_number_words(result.out + result.err)
+    other = write_sheet("cells:\n  a: 1\n", name="other.yaml")
+    diff = run_cli("diff", str(other), str(path), "--format", "json")
+    (sheet,) = json.loads(diff.out)
+    assert [(c["name"], c["new"]) for c in sheet["expectations"]] == [("v", "#NUM"), ("p95(v)", "#NUM")]
+    _no_number_words(diff.out)
+
+
+def test_a_sweeps_mean_over_samples_is_finite_where_their_sum_overflows(run_cli, write_sheet):
+    """Found by the same fuzz run: samples near 1e308 are each finite, their sum is not;
+    the mean column read `inf`. The mean of finite numbers lies between them."""
+    path = write_sheet("cells:\n  low: 1e307\n  high: 1.5e308\n  v: = uniform(low, high)\n  k: 1\n"
+                       "samples: 1000\n")
+    result = run_cli("sweep", str(path), "--vary", "k=1,2", "--format", "csv")
+    assert result.code == 0, result.err
+    rows = list(csv.DictReader(io.StringIO(result.out)))
+    assert [1e307 < float(row["v"]) < 1.5e308 for row in rows] == [True, True]
+    assert float(rows[0]["v p5"]) < float(rows[0]["v"]) < float(rows[0]["v p95"])
+    _no_number_words(result.out)
