@@ -18,6 +18,12 @@ from pathlib import Path
 
 from supersheet.engine.diff.gitrev import GitError, commit_of, run_git
 
+# Where Linux shows each process's command line and parent. Elsewhere (macOS, Windows)
+# there is none: the git command line cannot be read, and only the commit that
+# introduced the copy's content is tried (then the caller's first line may have to
+# say that the imports are the working tree's). Tests point it at a missing folder.
+PROC = Path("/proc")
+
 
 def find_revision(copy: Path, repo_path: str, root: Path) -> str | None:
     """The commit whose tree holds `copy` at `repo_path` and whose imports are the copy's, or None."""
@@ -95,8 +101,8 @@ def _commits_on_git_command_line(root: Path) -> list[str]:
         if pid <= 1:
             break
         try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8", errors="replace")
+            argv = (PROC / str(pid) / "cmdline").read_bytes().split(b"\0")
+            status = (PROC / str(pid) / "status").read_text(encoding="utf-8", errors="replace")
         except OSError:
             break
         words = [a.decode("utf-8", errors="replace") for a in argv if a]

@@ -315,3 +315,63 @@ def test_commit_of_passes_only_verified_hashes(repo) -> None:
     for bad in ("--output=/tmp/x", "-p", "", "HEAD\n--output=x", "no-such-branch"):
         with pytest.raises(GitError):
             commit_of(bad, repo)
+
+
+# Git's textconv driver run with /proc pointed at a folder that does not exist, as on
+# a system without it (macOS, Windows): the git command line cannot be read there.
+NO_PROC_TEXTCONV = (f"{sys.executable} -c 'import sys; from pathlib import Path; "
+                    "from supersheet.engine.diff import copyrev; copyrev.PROC = Path(\"/nonexistent-proc\"); "
+                    "from supersheet.cli.main import main; sys.exit(main([\"textconv\", sys.argv[1]]))'")
+
+
+def test_textconv_without_proc_says_on_its_first_line_that_imports_are_todays(repo) -> None:
+    """The old sheet stood while its import changed (the card, in the commit between), so only the
+    revision on git's command line tells which card it had. Without /proc that line cannot be read:
+    the old side says its imports were resolved from the working tree, instead of passing today's
+    card off as HEAD~1's. With /proc the same diff resolves HEAD~1."""
+    (repo / ".gitattributes").write_text("*.yaml diff=supersheet\n", encoding="utf-8")
+    _edit_bandwidth(repo)
+    git(repo, "commit", "-qam", "faster HBM")
+    sheet = repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
+    sheet.write_text(sheet.read_text(encoding="utf-8").replace("value: 8192 token", "value: 32768 token"),
+                     encoding="utf-8")
+    git(repo, "commit", "-qam", "longer context")
+    _edit_bandwidth_to(repo, "4000 GB/s", "5000 GB/s")   # today's card differs from every commit's
+    argv = ("diff", "HEAD~1", "HEAD", "--", "sheets/supernodes/6.1.2-running-example.yaml")
+    git(repo, "config", "diff.supersheet.textconv", NO_PROC_TEXTCONV)
+    blind = git(repo, *argv)
+    old_first = next(line for line in blind.splitlines() if line.startswith("-# supersheet:"))
+    assert old_first.startswith("-# supersheet: this copy's imports were resolved from the working tree")
+    assert re.search(r"^-#   hgx.gpu.hbm_bandwidth +5000 GB/s", blind, re.M)   # today's card, and said so
+    git(repo, "config", "diff.supersheet.textconv", f"{SUPERSHEET} textconv")
+    seeing = git(repo, *argv)
+    if Path("/proc/self/cmdline").exists():   # Linux: the revision git diffs is read from its command line
+        middle = git(repo, "rev-parse", "HEAD~1").strip()
+        assert f"-# supersheet: sheets/supernodes/6.1.2-running-example.yaml at {middle[:12]}, evaluated with " \
+               "the imports of that revision" in seeing
+        assert not re.search(r"^-#   hgx.gpu.hbm_bandwidth +5000 GB/s", seeing, re.M)   # not today's card
+
+
+def test_difftool_without_proc_notes_that_the_old_imports_are_todays(repo) -> None:
+    """The same history through `git difftool -x 'supersheet diff'` on a system without /proc:
+    the old side is labelled as it was given, and a note says its imports are the working tree's."""
+    _edit_bandwidth(repo)
+    git(repo, "commit", "-qam", "faster HBM")
+    sheet = repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
+    sheet.write_text(sheet.read_text(encoding="utf-8").replace("value: 8192 token", "value: 32768 token"),
+                     encoding="utf-8")
+    git(repo, "commit", "-qam", "longer context")
+    diff = (f"{sys.executable} -c 'import sys; from pathlib import Path; "
+            "from supersheet.engine.diff import copyrev; copyrev.PROC = Path(\"/nonexistent-proc\"); "
+            "from supersheet.cli.main import main; sys.exit(main([\"diff\", \"--color\", \"never\", *sys.argv[1:]]))'")
+    out = git(repo, "difftool", "-y", "-x", diff, "HEAD~1", "HEAD", "--", "sheets/supernodes/6.1.2-running-example.yaml")
+    assert out.splitlines()[0].startswith("note: the old copy's imports were resolved from the working tree")
+    header = next(line for line in out.splitlines() if line.startswith("== "))
+    assert ", with its imports →" not in header   # no revision claimed for the old side (the new one may have one)
+
+
+def _edit_bandwidth_to(repo: Path, old: str, new: str) -> None:
+    card = repo / "sheets" / "hardware" / "h100-sxm.yaml"
+    text = card.read_text(encoding="utf-8")
+    assert f"value: {old}" in text
+    card.write_text(text.replace(f"value: {old}", f"value: {new}"), encoding="utf-8")
