@@ -319,26 +319,35 @@ def test_commit_of_passes_only_verified_hashes(repo) -> None:
 
 # Git's textconv driver run with /proc pointed at a folder that does not exist, as on
 # a system without it (macOS, Windows): the git command line cannot be read there.
-NO_PROC_TEXTCONV = (f"{sys.executable} -c 'import sys; from pathlib import Path; "
-                    "from supersheet.engine.diff import copyrev; copyrev.PROC = Path(\"/nonexistent-proc\"); "
-                    "from supersheet.cli.main import main; sys.exit(main([\"textconv\", sys.argv[1]]))'")
+def _without_proc(*command: str) -> str:
+    """The supersheet command as git runs it (git appends the files), with /proc pointed at a
+    folder that does not exist, as on a system without it (macOS, Windows)."""
+    argv = ", ".join(f'\"{word}\"' for word in command)
+    return (f"{sys.executable} -c 'import sys; from pathlib import Path; "
+            "from supersheet.engine.diff import copyrev; copyrev.PROC = Path(\"/nonexistent-proc\"); "
+            f"from supersheet.cli.main import main; sys.exit(main([{argv}, *sys.argv[1:]]))'")
 
 
-def test_textconv_without_proc_says_on_its_first_line_that_imports_are_todays(repo) -> None:
-    """The old sheet stood while its import changed (the card, in the commit between), so only the
-    revision on git's command line tells which card it had. Without /proc that line cannot be read:
-    the old side says its imports were resolved from the working tree, instead of passing today's
-    card off as HEAD~1's. With /proc the same diff resolves HEAD~1."""
-    (repo / ".gitattributes").write_text("*.yaml diff=supersheet\n", encoding="utf-8")
+def _sheet_that_stood_while_its_import_changed(repo: Path) -> None:
+    """HEAD~2 the card at 3350 GB/s, HEAD~1 at 4000 GB/s with the sheet unchanged, HEAD the
+    sheet changed: HEAD~1's sheet is HEAD~2's content, which stood through a change of its card."""
     _edit_bandwidth(repo)
     git(repo, "commit", "-qam", "faster HBM")
     sheet = repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
     sheet.write_text(sheet.read_text(encoding="utf-8").replace("value: 8192 token", "value: 32768 token"),
                      encoding="utf-8")
     git(repo, "commit", "-qam", "longer context")
+
+
+def test_textconv_without_proc_says_on_its_first_line_that_imports_are_todays(repo) -> None:
+    """Only the revision on git's command line tells which card HEAD~1's sheet had. Without
+    /proc that line cannot be read: the old side says its imports were resolved from the working
+    tree, instead of passing today's card off as HEAD~1's. With /proc the same diff resolves HEAD~1."""
+    (repo / ".gitattributes").write_text("*.yaml diff=supersheet\n", encoding="utf-8")
+    _sheet_that_stood_while_its_import_changed(repo)
     _edit_bandwidth_to(repo, "4000 GB/s", "5000 GB/s")   # today's card differs from every commit's
     argv = ("diff", "HEAD~1", "HEAD", "--", "sheets/supernodes/6.1.2-running-example.yaml")
-    git(repo, "config", "diff.supersheet.textconv", NO_PROC_TEXTCONV)
+    git(repo, "config", "diff.supersheet.textconv", _without_proc("textconv"))
     blind = git(repo, *argv)
     old_first = next(line for line in blind.splitlines() if line.startswith("-# supersheet:"))
     assert old_first.startswith("-# supersheet: this copy's imports were resolved from the working tree")
@@ -355,16 +364,9 @@ def test_textconv_without_proc_says_on_its_first_line_that_imports_are_todays(re
 def test_difftool_without_proc_notes_that_the_old_imports_are_todays(repo) -> None:
     """The same history through `git difftool -x 'supersheet diff'` on a system without /proc:
     the old side is labelled as it was given, and a note says its imports are the working tree's."""
-    _edit_bandwidth(repo)
-    git(repo, "commit", "-qam", "faster HBM")
-    sheet = repo / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
-    sheet.write_text(sheet.read_text(encoding="utf-8").replace("value: 8192 token", "value: 32768 token"),
-                     encoding="utf-8")
-    git(repo, "commit", "-qam", "longer context")
-    diff = (f"{sys.executable} -c 'import sys; from pathlib import Path; "
-            "from supersheet.engine.diff import copyrev; copyrev.PROC = Path(\"/nonexistent-proc\"); "
-            "from supersheet.cli.main import main; sys.exit(main([\"diff\", \"--color\", \"never\", *sys.argv[1:]]))'")
-    out = git(repo, "difftool", "-y", "-x", diff, "HEAD~1", "HEAD", "--", "sheets/supernodes/6.1.2-running-example.yaml")
+    _sheet_that_stood_while_its_import_changed(repo)
+    out = git(repo, "difftool", "-y", "-x", _without_proc("diff", "--color", "never"), "HEAD~1", "HEAD", "--",
+              "sheets/supernodes/6.1.2-running-example.yaml")
     assert out.splitlines()[0].startswith("note: the old copy's imports were resolved from the working tree")
     header = next(line for line in out.splitlines() if line.startswith("== "))
     assert ", with its imports →" not in header   # no revision claimed for the old side (the new one may have one)
