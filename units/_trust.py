@@ -42,8 +42,8 @@ def verify(folder: pathlib.Path, key: bytes) -> None:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         manifest = {}
-    files = [p for p in folder.iterdir() if p.name != MANIFEST]
-    ok = isinstance(manifest, dict) and all(_trusted(p, key, manifest) for p in files) and \
+    files = [p for p in folder.iterdir() if p.name != MANIFEST and not p.name.startswith(".")]   # not a writer's temp
+    ok = isinstance(manifest, dict) and all(trusted(p, key, manifest) for p in files) and \
         set(manifest) <= {p.name for p in files}
     if not ok:
         empty(folder)
@@ -53,7 +53,7 @@ def sign(folder: pathlib.Path, key: bytes) -> None:
     """Record the HMAC of every file Pint left in `folder`."""
     entries = {}
     for path in folder.iterdir():
-        if path.name == MANIFEST or not path.is_file():
+        if path.name == MANIFEST or path.name.startswith(".") or not path.is_file():
             continue
         path.chmod(0o600)
         entries[path.name] = _mac(path.read_bytes(), key)
@@ -83,7 +83,8 @@ def user_key() -> bytes | None:
         return None
 
 
-def _trusted(path: pathlib.Path, key: bytes, manifest: dict) -> bool:
+def trusted(path: pathlib.Path, key: bytes, manifest: dict) -> bool:
+    """Whether `path` is ours, not writable by others, and as the manifest signed it."""
     try:
         st = path.lstat()
         if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o022:

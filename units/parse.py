@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from supersheet.units._names import known as resolved_before
+from supersheet.units._names import remember as remember_resolved
 from supersheet.units._registry import registry
 from supersheet.units.dimensions import Dimensions, make_dimensions
 from supersheet.units.traps import domain_trap
@@ -192,6 +194,9 @@ def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], 
             f'ambiguous unit "{name}"', token.offset, len(name),
             f'write "{prefix}FLOP/s" for a rate or "{prefix}FLOP" for an amount',
         )
+    known = resolved_before().get(name)
+    if known is not None:   # resolved by an earlier process: no Pint (units/_names.py)
+        return known[0], known[1], known[2]
     ureg = registry()
     found = _lookup(ureg, name)
     if found is None:
@@ -215,7 +220,9 @@ def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], 
     shown = shown.replace("µ", _MICRO)
     # Pint's root mass unit is the gram; ours is the SI kilogram, so that J and W have factor 1.
     kilograms = _GRAMS_PER_KILOGRAM ** -dims.get("[mass]", 0)
-    return float(scale) * float(root_factor) * kilograms, tuple(dims.items()), shown
+    factor, exponents = float(scale) * float(root_factor) * kilograms, tuple((d, float(e)) for d, e in dims.items())
+    remember_resolved(name, (factor, exponents, shown, prefix_name, unit_name))
+    return factor, exponents, shown
 
 
 def _not_a_factor(name: str, definition: object) -> tuple[str, str]:
@@ -275,12 +282,12 @@ def prefix_family(text: str) -> str | None:
     """The prefix family of a unit's information part, so that a result can be
     shown in its operands' family: ``"binary"`` (KiB, Gibit), ``"decimal"``
     (kB, Gb, Mbps), ``"mixed"`` (both), or None (B, bit, s, %)."""
-    ureg = registry()
     found: set[str] = set()
     for token in _tokenize(text):
         if token.kind != "name":
             continue
-        resolved = _lookup(ureg, token.text)
+        known = resolved_before().get(token.text)
+        resolved = ("", known[3], known[4]) if known is not None else _lookup(registry(), token.text)
         if resolved is None:
             continue
         _, prefix_name, unit_name = resolved

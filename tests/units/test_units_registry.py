@@ -146,3 +146,46 @@ def test_a_cache_written_by_a_deleted_installation_is_rebuilt(tmp_path: pathlib.
     assert rebuilt != stale
     assert _cached(folder, config) == f"{1 / 3600!r} True"
     assert {p.name: p.stat().st_mtime_ns for p in folder.glob("*.pickle")} == rebuilt   # used, not rebuilt again
+
+
+RESOLVE = ("import sys; from supersheet.units import parse_unit; u = parse_unit('USD/GPU/h'); "
+           "print(u.factor, 'pint' in sys.modules)")
+
+
+def _resolve(folder: pathlib.Path, config: pathlib.Path) -> str:
+    return run_python(RESOLVE, **{CACHE_ENV: str(folder), "XDG_CONFIG_HOME": str(config)})
+
+
+def test_names_resolved_before_need_no_pint(tmp_path: pathlib.Path) -> None:
+    """A process whose unit names were all resolved by an earlier one does not import Pint."""
+    folder, config = tmp_path / "cache", tmp_path / "config"
+    assert _resolve(folder, config) == f"{1 / 3600!r} True"
+    assert (folder / "resolved-units.json").is_file()
+    assert _resolve(folder, config) == f"{1 / 3600!r} False"
+
+
+def test_a_resolved_name_changed_on_disk_is_not_used(tmp_path: pathlib.Path) -> None:
+    """The file is trusted only as signed (a changed factor would silently change every number)."""
+    folder, config = tmp_path / "cache", tmp_path / "config"
+    _resolve(folder, config)
+    path = folder / "resolved-units.json"
+    path.write_text(path.read_text().replace("3600.0", "7200.0"))
+    assert _resolve(folder, config) == f"{1 / 3600!r} True"
+
+
+def test_resolved_names_of_other_definitions_are_not_used(tmp_path: pathlib.Path) -> None:
+    """Entries written with other definitions or resolving code (another fingerprint) go to Pint."""
+    import json
+
+    folder, config = tmp_path / "cache", tmp_path / "config"
+    _resolve(folder, config)
+    path = folder / "resolved-units.json"
+    data = json.loads(path.read_text())
+    data["fingerprint"] = "other"
+    data["names"]["h"][0] = 7200.0
+    path.write_text(json.dumps(data))
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
+    subprocess.run([sys.executable, "-c", "import pathlib, sys; from supersheet.units._trust import sign, user_key; "
+                    "sign(pathlib.Path(sys.argv[1]), user_key())", str(folder)], env=env, check=True)
+    # signed as ours again: only the fingerprint refuses it
+    assert _resolve(folder, config) == f"{1 / 3600!r} True"
