@@ -159,7 +159,7 @@ def copy_tree(node):
     tree, and several times faster than copy.deepcopy."""
     if isinstance(node, Formula):
         return Formula(copy_tree(node.expr), node.display_unit, node.display_span)
-    done: dict[int, Node] = {}
+    done: dict[Node, Node] = {}   # old node -> its copy (nodes hash by identity)
     stack: list[tuple[Node, bool]] = [(node, False)]
     while stack:
         current, ready = stack.pop()
@@ -168,18 +168,18 @@ def copy_tree(node):
             stack.append((current, True))
             stack.extend((k, False) for k in kids)
             continue
-        new = [done[id(k)] for k in kids]
+        new = [done[k] for k in kids]
         if isinstance(current, Binary):
-            done[id(current)] = Binary(current.op, new[0], new[1], current.span)
+            done[current] = Binary(current.op, new[0], new[1], current.span)
         elif isinstance(current, Unary):
-            done[id(current)] = Unary(current.op, new[0], current.span)
+            done[current] = Unary(current.op, new[0], current.span)
         elif isinstance(current, Call):
-            done[id(current)] = Call(current.func, tuple(new), current.span, current.name_span)
+            done[current] = Call(current.func, tuple(new), current.span, current.name_span)
         elif isinstance(current, Array):
-            done[id(current)] = Array(tuple(new), current.unit, current.span, current.unit_span)
+            done[current] = Array(tuple(new), current.unit, current.span, current.unit_span)
         else:
-            done[id(current)] = replace(current)
-    return done[id(node)]
+            done[current] = replace(current)
+    return done[node]
 
 
 def depth(node: Node) -> int:
