@@ -24,9 +24,8 @@ from .loading import checked_workbook
 
 if TYPE_CHECKING:
     from supersheet.engine.expect.expect import Expectation
-    from supersheet.engine.scenarios.uncertainty import Influence
 
-__all__ = ["ExpectationReport", "RunReport", "Verdict", "SensitivityReport", "check", "explain", "run", "sensitivity", "test"]
+__all__ = ["ExpectationReport", "Influence", "RunReport", "Verdict", "SensitivityReport", "check", "explain", "run", "sensitivity", "test"]
 
 
 def check(path: str | Path) -> list[Diagnostic]:
@@ -88,16 +87,28 @@ def explain(path: str | Path, cell: str, sets: Sequence[str] = (), sampling: Sam
 
 
 @dataclass(frozen=True)
+class Influence:
+    """How strongly one random draw moves a cell: Spearman's rank correlation of the draw's
+    cell (`draw`) with it over the samples, and its `share`, rho squared."""
+
+    draw: str
+    rank_correlation: float
+
+    @property
+    def share(self) -> float:
+        return self.rank_correlation ** 2
+
+
+@dataclass(frozen=True)
 class SensitivityReport:
     """`supersheet explain --sensitivity`: the cell's value over the samples (`display`) and the
-    draws it depends on, the strongest first (`Influence`: `draw`, `rank_correlation`
-    (Spearman's rho over the samples), `share` (rho squared))."""
+    draws it depends on, the strongest first."""
 
     cell: str
     display: str
     samples: int
     seed: int
-    influences: list[Influence]
+    influences: tuple[Influence, ...]
 
 
 def sensitivity(path: str | Path, cell: str, sets: Sequence[str] = (),
@@ -112,7 +123,8 @@ def sensitivity(path: str | Path, cell: str, sets: Sequence[str] = (),
     if sampled is None or key not in sampled.summaries:
         raise RequestError(f"{key} depends on no random draw: there is nothing to rank")
     record = uncertain_record(workbook, key, sampled.summaries[key])
-    return SensitivityReport(key, record["display"], sampled.samples, sampled.seed, rank(sampled, key))
+    influences = tuple(Influence(i.draw, i.rank_correlation) for i in rank(sampled, key))
+    return SensitivityReport(key, record["display"], sampled.samples, sampled.seed, influences)
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,8 @@ def test_sensitivity_needs_random_draws(tmp_path):
     sheet.write_text("cells:\n  a: = normal(2 GB, 0.2 GB)\n  b: 1 GB\n  c: = a + b\n", encoding="utf-8")
     report = reports.sensitivity(sheet, "c", sampling=Sampling(samples=2000, seed=1))
     assert [i.draw for i in report.influences] == ["a"] and report.influences[0].rank_correlation > 0.99
+    (influence,) = report.influences
+    assert type(influence) is reports.Influence and influence.share == influence.rank_correlation ** 2
     assert report.samples == 2000 and report.seed == 1
     with pytest.raises(RequestError, match="depends on no random draw"):
         reports.sensitivity(sheet, "b")
