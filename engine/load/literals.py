@@ -70,9 +70,14 @@ def parsed(text: str, what: str = "axis values") -> Literal:
     if not A.is_literal(formula) or isinstance(formula.expr, A.Array):
         return Literal(text, problem=Diagnostic(
             "E-SHEET", f"{what} must be numbers, quantities or booleans, got {text!r}", None))
+    return of_node(text, formula.expr)
+
+
+def of_node(text: str, node: A.Node) -> Literal:
+    """A literal already parsed (a number, its negation or a boolean), written `text`."""
     from supersheet.units import UnitError
     try:
-        return Literal(text, formula.expr, _magnitude(formula.expr))
+        return Literal(text, node, _magnitude(node))
     except UnitError as e:   # an unknown unit, or a slip such as 128K (kelvin)
         return Literal(text, problem=Diagnostic("E-UNIT", f"{e.message} in {text!r}", None, hint=e.hint))
 

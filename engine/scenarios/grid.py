@@ -11,8 +11,10 @@ from typing import Any
 import numpy as np
 
 from supersheet.engine.base.span import Span
-from supersheet.engine.load.literals import Literal, listed_value
+from supersheet.engine.formula import ast as A
+from supersheet.engine.load.literals import Literal, listed_value, of_node, plain_number
 from supersheet.engine.load.positions import scalar_text
+from supersheet.engine.load.sheet import CellSpec
 from supersheet.engine.load.specs import RowValue, VarySpec
 from supersheet.engine.scenarios.axes import Axis, AxisError, located, spec_axis, value_axis
 from supersheet.engine.workbook import Workbook
@@ -116,6 +118,15 @@ def build_grid(workbook: Workbook, vary: VarySpec) -> tuple[Grid | None, list[Ax
     return (None, problems) if problems else (Grid(axes), [])
 
 
+def _as_written(spec: CellSpec) -> Literal:
+    """A row that leaves a cell as it is: its input as the sheet wrote it (parsed when it loaded)."""
+    formula = spec.formula
+    if spec.kind == "input" and formula is not None and not isinstance(formula.expr, A.Array) \
+            and plain_number(spec.text) is None:
+        return of_node(spec.text, formula.expr)
+    return listed_value(spec.text)   # a plain number, or what is no value here (a formula, an array): as listed
+
+
 def _rows_grid(workbook: Workbook, vary: VarySpec) -> Grid:
     assert vary.rows is not None
     named: dict[str, RowValue] = {}   # each axis's first value, where a problem of the axis is shown
@@ -136,8 +147,7 @@ def _rows_grid(workbook: Workbook, vary: VarySpec) -> Grid:
                 key = workbook.key_for(name)
                 if key is None:
                     raise AxisError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name), named[name].span)
-                # a row that leaves the cell as it is: its input as written in the sheet
-                value, span = listed_value(workbook.model.cells[key].spec.text), named[name].span
+                value, span = _as_written(workbook.model.cells[key].spec), named[name].span
             picks[name] = len(values[name])
             values[name].append(value)
             spans[name].append(span)

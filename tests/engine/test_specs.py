@@ -197,6 +197,30 @@ def test_a_range_of_typed_numbers_reaches_its_axis_as_numbers(tmp_path, monkeypa
     assert seen == ["1 KiB", "4 KiB"]     # and never again
 
 
+def test_explicit_rows_get_values_never_text(tmp_path, monkeypatch):
+    """A row's quantities are read when the sheet loads; a row that leaves a cell out takes
+    the cell's input as the sheet wrote it (parsed then), not its text parsed again."""
+    from supersheet.engine.load import literals
+    from supersheet.engine.scenarios.sweep import load_sweep
+    seen: list[str] = []
+    real = literals.parse_formula
+    monkeypatch.setattr(literals, "parse_formula", lambda text: seen.append(text) or real(text))
+    workbook = open_workbook(_write(tmp_path, """\
+        cells:
+          tp: 1
+          message: 1 MiB
+        sweeps:
+          rows:
+            vary:
+              - {tp: 2}
+              - {tp: 4, message: 2 MiB}
+        """))
+    assert seen == ["2 MiB"]
+    tp, message = load_sweep(workbook, "rows").grid.axes
+    assert message.values.tolist() == [2**20, 2 * 2**20] and message.labels == ["1 MiB", "2 MiB"]
+    assert tp.values.tolist() == [2.0, 4.0] and seen == ["2 MiB"]
+
+
 def test_a_goal_seek_between_typed_numbers_reads_them_as_numbers(tmp_path, monkeypatch):
     from supersheet.engine.load import literals
     from supersheet.engine.scenarios.solve import solve_entry
