@@ -30,10 +30,12 @@ class PanelActions:
         self.show_selected(self.grid.current_key)
 
     def toggle(self, panel, show) -> None:
-        """Hide a shown panel (the grid takes the focus back), or show it and call `show`."""
+        """Hide a shown panel (the grid takes the focus back), or show it and call `show`.
+        The focus moves before the next key is looked at: F4 and ↓ Enter typed in one
+        burst choose a diagnostic, they do not move the grid's cursor and edit a cell."""
         if panel.display:
             panel.display = False
-            self.grid.focus()
+            self._focus_now(self.grid)
         else:
             panel.display = True
             show()
@@ -46,7 +48,7 @@ class PanelActions:
             self.inspector.show_cell(self.document, self.grid.current_key, self.samples)
 
     def action_toggle_diagnostics(self) -> None:
-        self.toggle(self.diagnostics_panel, self.diagnostics_panel.focus)
+        self.toggle(self.diagnostics_panel, lambda: self._focus_now(self.diagnostics_panel))
 
     # (named handlers: `@on` collects handlers of Textual classes only, not of a mixin)
     def on_inspector_jump(self, event: Inspector.Jump) -> None:

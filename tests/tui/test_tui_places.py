@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from test_tui_app import SIZE, edit
+from test_tui_input import burst, settle
 from textual.widgets import Static
 
 from supersheet.editor.document import Document
@@ -136,3 +137,22 @@ async def test_enter_on_a_removed_cell_or_a_title_row_of_the_diff(example: Path)
         await pilot.press("enter")
         await pilot.pause()
         assert app.grid.current_key == "context"
+
+
+async def test_f4_and_enter_in_one_burst_choose_a_diagnostic_not_a_cell(tmp_path: Path) -> None:
+    """F4 moves the focus before the next key is looked at: ↓ Enter typed with it choose a
+    row of the panel; they never move the grid's cursor or open the editor."""
+    path = tmp_path / "s.yaml"
+    path.write_text(BLOCKS, encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.diagnostics_panel.display = False
+        app.grid.focus()
+        await pilot.pause()
+        row = app.grid.cursor
+        burst(app, "f4", "down", "enter")
+        await settle(pilot, lambda: status(app).startswith("→ "))
+        assert app.grid.cursor == row and not app.editor.editing
+        assert status(app).startswith("→ sweeps: scaling") and app.sweep.display

@@ -247,3 +247,19 @@ def test_properties_of_an_imported_cell_asks(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_wide_grid_after_an_edit(snap_compare) -> None:
+    """200 columns: spare width goes to the formulas (up to 40), then to the change
+    column until the widest '↑ 300% was 1.577 GB' fits, then to the formulas again."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("context")
+        await pilot.press("enter")
+        pilot.app.query_one("#editor-input", Input).value = "32768 token"
+        await pilot.press("enter")
+        await pilot.pause()
+        pilot.app.go_to("kv_total")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=(200, 40), run_before=run_before)
