@@ -29,7 +29,7 @@ from supersheet.cli.support import (
     sampling_options,
     sheet_paths,
 )
-from supersheet.errors import Problem, RequestError, SheetError, SourceCache, render_diagnostic
+from supersheet.errors import OverrideError, RequestError, SheetError, SourceCache, render_diagnostic
 
 if TYPE_CHECKING:
     from supersheet.reports import SensitivityReport
@@ -50,8 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_diagnostics(e.diagnostics)
         print(f"supersheet: {e}", file=sys.stderr)
         return EXIT_INVALID
-    except Problem as e:   # a problem at its place in a sheet (a sweep's where, a goal): as `check` prints it
-        print_diagnostics([e.diagnostic])
+    except SheetError as e:   # the sheet's problems (one at its place: a sweep's where, a goal), as `check` prints them
+        print_diagnostics(e.diagnostics)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print("supersheet: interrupted", file=sys.stderr)
@@ -240,16 +240,15 @@ def on_options(p: argparse.ArgumentParser, what: str) -> None:
 # -- commands -----------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
     from supersheet import reports
-    from supersheet.errors import OverrideError
     if args.address and args.on != "ray":
         raise UsageError("--address is the Ray cluster to use: it needs --on ray")
     try:
         report = reports.run(args.sheet, args.sets, args.format, sampling(args))
+    except OverrideError as e:   # a SheetError too: caught first
+        raise override_usage(e) from None
     except SheetError as e:
         print_diagnostics(e.diagnostics)
         return EXIT_INVALID
-    except OverrideError as e:
-        raise override_usage(e) from None
     if args.on == "ray" and not report.random_draws:
         print("supersheet: the sheet has no random draws: it is evaluated here, not on Ray", file=sys.stderr)
     print(report.text)
@@ -301,16 +300,15 @@ def _test(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     from supersheet import reports
-    from supersheet.errors import OverrideError
     try:
         if args.sensitivity:
             return _sensitivity(reports.sensitivity(args.sheet, args.cell, args.sets, sampling(args)))
         text = reports.explain(args.sheet, args.cell, args.sets, sampling(args))
+    except OverrideError as e:   # a SheetError too: caught first
+        raise override_usage(e) from None
     except SheetError as e:
         print_diagnostics(e.diagnostics)
         return EXIT_INVALID
-    except OverrideError as e:
-        raise override_usage(e) from None
     print(text)
     return EXIT_OK
 

@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from supersheet.errors import Diagnostic, RequestError, SheetError, SourceCache, render_diagnostic
+from supersheet.errors import Diagnostic, OverrideError, RequestError, SheetError, SourceCache, render_diagnostic
 
 if TYPE_CHECKING:
-    from supersheet.errors import OverrideError
     from supersheet.inputs import Sampling
     from supersheet.sheet import Sheet
 
@@ -123,7 +122,6 @@ def override_usage(e: OverrideError) -> UsageError:
 def fixed_overrides(sheet: Sheet, sets: list[str]) -> Sheet:
     """The sheet with every `--set NAME=VALUE` made an input of that value, for the batch
     commands (sweep, solve, choose): the set cells stay fixed under the varied axes."""
-    from supersheet.errors import OverrideError
     from supersheet.inputs import fixed_inputs
     try:
         return fixed_inputs(sheet, sets)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments, open_workbook
 
-from .errors import RequestError
+from .errors import RequestError, engine_problems
 
 if TYPE_CHECKING:
     from supersheet.engine.scenarios.uncertainty import Sampled
@@ -52,6 +52,7 @@ def shown_inputs(workbook: Workbook, sets: Sequence[str]) -> dict[str, Any]:
         return {}
 
 
+@engine_problems()
 def fixed_inputs(sheet: Sheet, sets: Sequence[str]) -> Sheet:
     """The sheet with every `NAME=VALUE` made an input of that value, for sweeps, solves and
     choices (the set cells stay fixed under the varied axes); `sheet` itself when there are

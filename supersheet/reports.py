@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.workbook import Workbook, open_workbook
 
-from .errors import RequestError
+from .errors import RequestError, engine_problems
 from .inputs import Sampling, has_random_draws, sample, set_inputs, shown_inputs
 from .loading import checked_workbook
 
@@ -55,6 +55,7 @@ class RunReport:
         return self.has_errors or bool(self.outside)
 
 
+@engine_problems()
 def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
         sampling: Sampling = Sampling()) -> RunReport:
     """Evaluate a sheet with `sets` (`NAME=VALUE`) as `supersheet run` does (over its samples
@@ -72,6 +73,7 @@ def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
     return RunReport(text, outside, errors, has_random_draws(workbook))
 
 
+@engine_problems()
 def explain(path: str | Path, cell: str, sets: Sequence[str] = (), sampling: Sampling = Sampling()) -> str:
     """`supersheet explain`: the cell's formula, value and unit, and the tree of its
     precedents down to the inputs. RequestError for a cell the sheet does not have."""
@@ -111,6 +113,7 @@ class SensitivityReport:
     influences: tuple[Influence, ...]
 
 
+@engine_problems()
 def sensitivity(path: str | Path, cell: str, sets: Sequence[str] = (),
                 sampling: Sampling = Sampling()) -> SensitivityReport:
     """Rank the random draws `cell` depends on. RequestError when it depends on none."""
@@ -159,6 +162,7 @@ class ExpectationReport:
         return sum(not v.passed for v in self.verdicts) + len(self.outside)
 
 
+@engine_problems()
 def test(path: str | Path, sampling: Sampling = Sampling()) -> ExpectationReport:
     """Check every `expect` of a sheet (top level, and in sweeps, solves and choices) and its
     assumptions, as `supersheet test` does."""

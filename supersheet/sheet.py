@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from supersheet.engine.base.diagnostics import sheet_problems
 from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
-from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments, open_workbook
+from supersheet.engine.workbook import OverrideError as Unfitting, Workbook, apply_assignments, open_workbook
 
-from .errors import SheetError, from_engine, problem
+from .errors import OverrideError, SheetError, problem
 from .quantities import literal_text, python_value
 
 if TYPE_CHECKING:
@@ -131,8 +131,8 @@ class Sheet:
         inputs = {**self.inputs, **texts}
         try:
             workbook, fixed = apply_assignments(self._base, [f"{k}={v}" for k, v in inputs.items()])
-        except OverrideError as e:
-            raise from_engine(e, f"{e.assignment}: " if e.assignment else "") from None
+        except Unfitting as e:   # the API's OverrideError, its message naming the assignment
+            raise OverrideError(e.at(None, f"{e.assignment}: " if e.assignment else ""), e.assignment) from None
         if workbook is self._workbook:
             given = {self._base_key(name) for name in texts}
             changed = {key: node for key, node in fixed.items() if key in given}

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from supersheet.engine.base.span import Origin
-from supersheet.engine.scenarios.axes import Axis, AxisError, cli_axis
+from supersheet.engine.scenarios.axes import Axis, cli_axis
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sweep import SweepSpec, iterate_chunks, load_sweep, plans_for
 
-from .errors import RequestError
+from .errors import AxisError, Diagnostic, RequestError, engine_problems
 from .inputs import Sampling
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class SweepSetup:
     """A sweep of `sheet` (with the inputs set on it): the sweep `name` of the sheet, or an
     ad hoc one (no axes yet)."""
 
+    @engine_problems()
     def __init__(self, sheet: Sheet, name: str | None = None) -> None:
         from .sheet import scenario_workbook
         self.workbook = workbook = scenario_workbook(sheet)
@@ -60,6 +61,7 @@ class SweepSetup:
         """The sweep lists its rows: no axis can be added to it."""
         return self.spec.grid.rows is not None
 
+    @engine_problems()
     def parse_axis(self, text: str) -> Axis:
         """An axis written `NAME=VALUES`, as `--vary` takes it: `tp=1,2,4,8`,
         `context=4096token..131072token*2`, `message=10KiB..30KiB+10KiB`, `m=1KiB..1GiB:50log`,
@@ -69,7 +71,7 @@ class SweepSetup:
     def check_can_vary(self) -> None:
         """AxisError when the sweep lists its rows (no axis can be added to it)."""
         if self.explicit_rows:
-            raise AxisError("E-SHEET", "axes cannot be added to a sweep of explicit rows")
+            raise AxisError(Diagnostic("E-SHEET", "axes cannot be added to a sweep of explicit rows", None))
 
     def vary(self, axis: Axis) -> None:
         """Add the axis, or replace the sweep's axis of the same name."""
@@ -89,6 +91,7 @@ class SweepSetup:
         """Rows of the grid (before `where`)."""
         return self.spec.grid.size()
 
+    @engine_problems()
     def plan(self, sampling: Sampling = Sampling()) -> SweepPlan:
         """Check the shown cells, the `where` and every swept sheet, and plan the evaluation."""
         units: dict = {}
@@ -113,8 +116,10 @@ class SweepPlan:
 
     def chunks(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> Iterator[pl.DataFrame]:
         """The rows, chunk by chunk, in grid order (the first axis slowest)."""
-        return iterate_chunks(self.plans, self.spec.grid, max(1, chunk_rows), progress)
+        with engine_problems():   # a generator: its problems come while it is iterated
+            yield from iterate_chunks(self.plans, self.spec.grid, max(1, chunk_rows), progress)
 
+    @engine_problems()
     def frame(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None,
               whole_numbers: bool = False) -> pl.DataFrame:
         """Every row in one DataFrame; an error column only where some row has an error.
@@ -136,6 +141,7 @@ class SweepPlan:
         from supersheet.engine.scenarios.sweep import units_metadata
         return json.loads(units_metadata(self.plans)["supersheet.units"])
 
+    @engine_problems()
     def write(self, path: str | Path, format: str | None = None, chunk_rows: int = CHUNK_ROWS,
               progress: Progress | None = None) -> int:
         """Stream the rows to a file (format: csv, parquet, json, text, markdown; default from the
@@ -153,6 +159,7 @@ class SweepPlan:
         write_text(path, render_table(frame, fmt) + "\n")
         return frame.height
 
+    @engine_problems()
     def write_dataset(self, directory: str | Path, address: str | None = None, part_rows: int | None = None,
                       chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> tuple[int, int]:
         """Evaluate row ranges as Ray tasks, each writing one Parquet file of the dataset

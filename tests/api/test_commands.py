@@ -55,6 +55,10 @@ def test_run_report_with_inputs_set(tmp_path):
     with pytest.raises(OverrideError) as caught:
         reports.run(sheet, ["a=4 s"])
     assert caught.value.assignment == "a=4 s" and caught.value.code == "E-UNIT"
+    assert isinstance(caught.value, SheetError) and type(caught.value).__module__ == "supersheet.errors"
+    with pytest.raises(OverrideError) as caught:   # a notebook's input raises the same type
+        ss.load(sheet).with_inputs(a="4 s")
+    assert caught.value.assignment == "a=4 s" and caught.value.message.startswith("a=4 s: ")
 
 
 def test_explain_and_the_problems_of_a_request(tmp_path):
@@ -124,7 +128,8 @@ def test_a_sweep_refuses_what_does_not_fit(tmp_path):
     setup = SweepSetup(loading.open_checked(RUNNING))
     with pytest.raises(AxisError) as caught:
         setup.parse_axis("context=1 s,2 s")
-    assert caught.value.code == "E-UNIT"
+    assert caught.value.code == "E-UNIT" and type(caught.value).__module__ == "supersheet.errors"
+    assert isinstance(caught.value, SheetError) and caught.value.span is None   # `--vary` text has no file
     setup.vary(setup.parse_axis("cards=1,2"))
     with pytest.raises(RequestError, match="cannot tell the format"):
         setup.plan().write(tmp_path / "out.xlsx")
@@ -148,6 +153,12 @@ def test_a_goal_with_no_answer_is_a_solve_error(tmp_path):
     with pytest.raises(goals.SolveError) as caught:
         goals.solve_goal(loading.open_checked(sheet), "x", "y == -5", ("1", "10"))
     assert caught.value.code == "E-SOLVE"
+    assert type(caught.value) is goals.SolveError and goals.SolveError.__module__ == "supersheet.errors"
+    sheet.write_text("cells:\n  x: 1\n  y: = x * 2\nsolve:\n  never:\n    vary: x\n    goal: y == -5\n"
+                     "    between: [1, 10]\n", encoding="utf-8")
+    with pytest.raises(goals.SolveError) as caught:   # a named solve: at the solve's name, as `check` says
+        goals.solve_named(loading.open_checked(sheet), "never")
+    assert caught.value.span is not None and caught.value.span.line == 5
 
 
 def test_fixed_inputs_make_a_variant(tmp_path):
