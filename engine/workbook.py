@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from supersheet.engine.base.diagnostics import Diagnostic, Problem, did_you_mean, sheet_problems, sort_key
+from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.types import Type
 from supersheet.engine.check.check import check_model
 from supersheet.engine.check.checked import Checked
@@ -50,6 +51,7 @@ class Workbook:
         return self._baseline
 
 
+@without_cycle_collection   # loading and checking as one pause: no collection walks the model between them
 def open_workbook(path: str | Path, import_overrides: dict[str, str] | None = None,
                   cell_overrides: dict[str, str] | None = None) -> Workbook:
     model = build_model(path, import_overrides, cell_overrides=cell_overrides)
