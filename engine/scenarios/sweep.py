@@ -265,7 +265,7 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
     aggregations = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
     for column in plan.columns:
         if column.is_error:
-            aggregations.append(pl.lit(None, pl.String).alias(column.header))
+            aggregations.append(_error_samples(column.of).alias(column.header))
             continue
         value = column.display(display)
         if column.is_outside:   # outside the model where any sample is
@@ -281,6 +281,16 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
         else:
             aggregations.append(value.quantile(int(column.statistic[1:]) / 100, "linear"))
     return frame.group_by("__row", maintain_order=True).agg(aggregations).drop("__row").collect()
+
+
+def _error_samples(values: tuple[str, ...]) -> pl.Expr:
+    """A sampled cell's error column: how many of a row's samples hold an error value (a null
+    in one of its value columns), in the words `run` uses; null when none do. The row's mean
+    and percentiles are over the other samples: never shown as if every sample had a value."""
+    import polars as pl
+    errors, count = pl.any_horizontal([pl.col(c).is_null() for c in values]).sum(), pl.len()
+    text = pl.format("{} of {} samples are error values", errors, count)
+    return pl.when(errors > 0).then(text).otherwise(pl.lit(None, pl.String))
 
 
 def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUNK,

@@ -34,6 +34,7 @@ class Column:
     is_outside: bool = False       # the violated assumptions of the row (format 9.2): null when none
     over_samples: pl.Expr | None = None   # its aggregation over a row's samples, for a sheet with draws
     replaces: str | None = None    # an axis over a formula cell: the formula its values override
+    of: tuple[str, ...] = ()       # an error column's cell's value columns (a sampled sweep counts their nulls)
 
     def display(self, convert: bool = True) -> pl.Expr:
         import polars as pl
@@ -126,7 +127,7 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
             columns.append(Column(header(label, unit), column, unit_factor(unit), value=value,
                                   typed=workbook.model.cells[key].kind == "input"))
         if source.error_column:
-            columns.append(Column(error_header(key), source.error_column, 1.0, is_error=True))
+            columns.append(Column(error_header(key), source.error_column, 1.0, is_error=True, of=tuple(names)))
     return columns
 
 

@@ -133,6 +133,27 @@ def test_samples_that_are_errors_are_counted_in_the_display(run_cli, write_sheet
     _no_number_words(result.out)
 
 
+def test_a_sweep_says_how_many_samples_its_statistics_leave_out(run_cli, write_sheet, tmp_path):
+    """A sampled sweep's mean and percentiles are over the samples with a value; its error
+    column counts the others, as `run` does, so a row never reads as if every sample had one."""
+    path = write_sheet("""
+        cells:
+          k: 1
+          x: = uniform(-1, 1)
+          y: = exp(x * k)
+        samples: {count: 1000, seed: 1}
+    """)
+    run_line = next(line for line in run_cli("run", str(path), "--set", "k=1000").out.splitlines()
+                    if line.strip().startswith("y "))
+    failed = run_line.split("; ")[1].split(" of ")[0].replace(",", "")
+    out = tmp_path / "out.parquet"
+    result = run_cli("sweep", str(path), "--vary", "k=1,1000", "--show", "y", "-o", str(out))
+    assert result.code == 0, result.err
+    frame = pl.read_parquet(out)
+    assert frame["y [error]"].to_list() == [None, f"{failed} of 1000 samples are error values"]
+    assert int(failed) > 0 and frame["y"][1] is not None
+
+
 def test_messages_never_show_a_non_number_as_a_value(run_cli, write_sheet):
     """Found by the fuzzing campaign: a range bound of 1e400 (YAML reads it as infinity), a
     goal whose difference is no number at the bounds, and an input written `inf`."""
