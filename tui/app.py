@@ -20,6 +20,7 @@ from supersheet.editor.verdicts import Verdict
 from .commands import SheetCommands
 from .files import FileActions
 from .keys import KeyRouting
+from .heap import QuietHeap
 from .keytable import APP_KEYS
 from .panels import PanelActions
 from .screens import HelpScreen
@@ -54,6 +55,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self.blocks_stale = self.samples_stale = False   # an edit came after them: being checked again
         self._generations: dict[str, int] = {}
         self._locks: dict = {}
+        self.heap = QuietHeap()   # full garbage collections only when the user is idle (heap.py)
 
     # layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -103,6 +105,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
             self.load(Document(self.path))
         if self.watch_seconds:
             self.set_interval(self.watch_seconds, self.check_disk)
+        self.set_interval(1.0, self.heap.sweep_if_idle)
 
     def load(self, document: Document) -> None:
         """Show a newly opened (or reloaded) document."""
@@ -135,6 +138,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self.recheck_blocks()
         # the round-trip YAML is loaded off the UI thread, so the first edit need not wait for it
         self.call_after_refresh(self.in_background, "roundtrip", document.source.warm, lambda _: None)
+        self.call_after_refresh(self.heap.freeze)
 
     def update_title(self) -> None:
         document = self.document
@@ -245,6 +249,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
             self.call_after_refresh(self.refresh_diff)
         self.call_after_refresh(self.resample)
         self.call_after_refresh(self.recheck_blocks)
+        self.call_after_refresh(self.heap.freeze)
 
     def action_undo(self) -> None:
         self._history("undo")

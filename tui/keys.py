@@ -33,6 +33,8 @@ class KeyRouting:
     """Mixed into SupersheetApp."""
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste, events.MouseDown)):
+            self.heap.touched()
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
             if self._routes_keys():
                 if isinstance(event, events.Paste):

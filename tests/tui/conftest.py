@@ -5,9 +5,11 @@ the library to edit."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -24,6 +26,13 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
     asyncio.run(pyfuncitem.obj(**arguments))
     return True
+
+
+@pytest.fixture(autouse=True)
+def _thaw_the_heap() -> Iterator[None]:
+    """The app freezes the heap (tui/heap.py); the test process lives on: thaw it after each test."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)
