@@ -104,3 +104,9 @@ class Draft:
                        MappingProxyType(self.constants), frozenset(self.structural_inputs),
                        tuple(self.distributions), frozenset(self.uncertain), frozenset(self.reduced),
                        base.diagnostics if base is not None else tuple(self.diagnostics))
+
+
+def scratch_draft(checked: Draft) -> Draft:
+    """A draft over `checked` whose own tables are thrown away: for typing a formula that is never evaluated."""
+    return Draft(checked.model, checked.cells, checked.order, ChainMap({}, checked.bindings),
+                 ChainMap({}, checked.node_types), ChainMap({}, checked.constants))

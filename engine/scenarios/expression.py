@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.span import Origin
 from supersheet.engine.base.types import Type
-from supersheet.engine.check.check import CheckFailed, Typer, resolve_name
 from supersheet.engine.check.checked import Checked, Draft
+from supersheet.engine.check.names import resolve_name
+from supersheet.engine.check.typer import CheckFailed, Typer
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 from supersheet.engine.workbook import Workbook
