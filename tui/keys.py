@@ -22,11 +22,11 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from .dialogs import Dialog
-from .keytable import EDITOR_KEYS, FILTER_KEYS, GRID_KEYS, actions
+from .keytable import EDITOR_KEYS, FILTER_KEYS, GRID_KEYS, PANEL_KEYS, actions
 from .widgets.editor import type_into
 
 NOT_TYPING = set("/?")        # on the grid these are keys (filter, help), not the start of a value
-GRID, EDITOR, FILTER = actions(GRID_KEYS), actions(EDITOR_KEYS), actions(FILTER_KEYS)
+GRID, EDITOR, FILTER, PANEL = actions(GRID_KEYS), actions(EDITOR_KEYS), actions(FILTER_KEYS), actions(PANEL_KEYS)
 
 
 class KeyRouting:
@@ -41,6 +41,10 @@ class KeyRouting:
                     self.route_paste(event.text)
                 elif not await self._check_bindings(event.key, priority=True):
                     await self.route_key(event)
+                return
+            if isinstance(event, events.Key) and event.key in PANEL and self._in_a_panel():
+                # chosen before the next key is looked at: the keys typed after it follow the focus
+                await self.run_action(PANEL[event.key], self.focused)
                 return
             dialog = self.screen
             if isinstance(dialog, Dialog):    # a question: its keys, in order, even before it is built
@@ -64,6 +68,11 @@ class KeyRouting:
         except NoMatches:   # not composed yet, or being torn down
             return False
         return grid.screen is self.screen and self.focused in ours
+
+    def _in_a_panel(self) -> bool:
+        """The diagnostics list or the diff table has the focus (their rows are places)."""
+        focused = self.focused
+        return focused is not None and (focused is self.diagnostics_panel or focused.id == "diff-table")
 
     def _focus_now(self, widget: Widget) -> None:
         """Move the focus before the next key is looked at (`Widget.focus` defers it)."""

@@ -5,7 +5,10 @@ here, so none of them can name a key the others do not.
 The grid, the cell editor and the filter field have their keys routed by the
 app, one at a time, in order (tui/keys.py): a key of the table of the widget
 that has the focus runs that key's action at once (GRID_KEYS, EDITOR_KEYS,
-FILTER_KEYS); typing is the only thing keys.py decides by itself.
+FILTER_KEYS); typing is the only thing keys.py decides by itself. The arrows
+and Enter on the diagnostics list or the diff table are run at once too
+(PANEL_KEYS): Enter goes to the row that the arrows typed before it chose,
+and the keys typed after it land where it went.
 """
 from __future__ import annotations
 
@@ -69,6 +72,14 @@ EDITOR_KEYS = (       # while a cell is being edited (also the cell editor's bin
 FILTER_KEYS = (       # while the filter field has the focus
     Key("enter", "app.leave_filter", "To the cells", show=False),
     Key("escape", "app.escape", "Clear the filter", show=False),
+)
+
+PANEL_KEYS = (        # while the diagnostics list or the diff table has the focus (the list's/table's own actions)
+    Key("up", "cursor_up", "Up", show=False),
+    Key("down", "cursor_down", "Down", show=False),
+    Key("pageup", "page_up", "Page up", show=False),
+    Key("pagedown", "page_down", "Page down", show=False),
+    Key("enter", "app.choose_place", "Go there", show=False),
 )
 
 PALETTE_KEY = "Ctrl+P"    # Textual's command palette (App.COMMAND_PALETTE_BINDING)

@@ -65,6 +65,17 @@ class PanelActions:
         self.go_to_place(change_place(event.attr, change.name, change.old, change.new, event.label,
                                       document.has_cell, self.grid.has_section))
 
+    def action_choose_place(self) -> None:
+        """Enter on the diagnostics list or the diff table: go where its row is."""
+        if self.focused is self.diagnostics_panel:
+            place = self.diagnostics_panel.place_at_cursor()
+            if place is not None:
+                self.go_to_place(place)
+        else:
+            chosen = self.diff_view.chosen_at_cursor()
+            if chosen is not None:
+                self.on_diff_view_chosen(chosen)
+
     def jump(self, key: str) -> None:
         if self.document is not None and self.document.has_cell(key):
             self.go_to(key)
@@ -80,7 +91,7 @@ class PanelActions:
             self.go_to(place.cell)
         elif place.section is not None and self.grid.has_section(place.section):
             self.grid.go_to_section(place.section)
-            self.grid.focus()
+            self._focus_now(self.grid)
             self.show_selected(None)
         elif place.sweep is not None and place.sweep in document.sweep_names():
             self.show_sweep(name=place.sweep)
@@ -91,7 +102,7 @@ class PanelActions:
 
     def go_to(self, key: str) -> None:
         self.grid.go_to(key)
-        self.grid.focus()
+        self._focus_now(self.grid)
         self.show_selected(key)
 
     def action_toggle_sweep(self) -> None:

@@ -156,3 +156,24 @@ async def test_f4_and_enter_in_one_burst_choose_a_diagnostic_not_a_cell(tmp_path
         await settle(pilot, lambda: status(app).startswith("→ "))
         assert app.grid.cursor == row and not app.editor.editing
         assert status(app).startswith("→ sweeps: scaling") and app.sweep.display
+
+
+async def test_keys_typed_right_after_enter_on_a_diagnostic_go_where_it_went(tmp_path: Path) -> None:
+    """Enter on a diagnostic moves the focus before the next key is looked at: `5` typed in
+    the same burst opens the editor of the cell the diagnostic is about, holding `5`."""
+    path = tmp_path / "s.yaml"
+    path.write_text("title: t\ncells:\n  a: 2 GB\n  b: = a * 2\n  c: = b + 1 s\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        panel = app.diagnostics_panel
+        panel.display = True
+        panel.focus()
+        await pilot.pause()
+        panel.highlighted = 0
+        assert panel.place_at_cursor() is not None and panel.place_at_cursor().cell == "c"
+        burst(app, "enter", "5")
+        await settle(pilot, lambda: app.editor.editing)
+        assert app.grid.current_key == "c" and app.editor.editing
+        assert app.editor.input.value == "5"
+        assert app.focused is app.editor.input

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from supersheet.editor.document import Document
+from supersheet.editor.document import Document, Place
 from supersheet.editor.verdicts import Verdict
 from supersheet.errors import Diagnostic
 
@@ -73,7 +73,19 @@ class DiagnosticsPanel(OptionList):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        target = self.chosen.get(event.option.id or "")
-        if target is not None and self.document is not None:
-            diagnostic, key = target
-            self.post_message(self.Jump(self.document.place_of(diagnostic, key)))
+        place = self.place_of(event.option.id)
+        if place is not None:
+            self.post_message(self.Jump(place))
+
+    def place_at_cursor(self) -> Place | None:
+        """Where the highlighted diagnostic is (None: no row, or "no problems")."""
+        if self.highlighted is None:
+            return None
+        return self.place_of(self.get_option_at_index(self.highlighted).id)
+
+    def place_of(self, option_id: str | None) -> Place | None:
+        target = self.chosen.get(option_id or "")
+        if target is None or self.document is None:
+            return None
+        diagnostic, key = target
+        return self.document.place_of(diagnostic, key)

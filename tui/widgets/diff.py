@@ -129,10 +129,24 @@ class DiffView(Vertical):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        chosen = self.changes.get(str(event.row_key.value))
-        if chosen is not None and self.last is not None and self.last.diff is not None:
-            attr, change = chosen
-            self.post_message(self.Chosen(attr, change, self.last.diff.old_label))
+        chosen = self.chosen_of(str(event.row_key.value))
+        if chosen is not None:
+            self.post_message(chosen)
+
+    def chosen_at_cursor(self) -> DiffView.Chosen | None:
+        """The change of the table's cursor row, as Enter on it would choose it."""
+        table = self.query_one("#diff-table", DataTable)
+        if not table.row_count:
+            return None
+        row_key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return self.chosen_of(str(row_key.value))
+
+    def chosen_of(self, row_key: str) -> DiffView.Chosen | None:
+        chosen = self.changes.get(row_key)
+        if chosen is None or self.last is None or self.last.diff is None:
+            return None
+        attr, change = chosen
+        return self.Chosen(attr, change, self.last.diff.old_label)
 
 
 def _row(attr: str, change: Change) -> tuple[Text | str, ...]:
