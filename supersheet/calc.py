@@ -10,7 +10,7 @@ from supersheet.engine.base.span import Origin
 from supersheet.engine.check.check import check_model
 from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 from supersheet.engine.load.model import Cell, Model, Scope
-from supersheet.engine.load.sheet import CellSpec
+from supersheet.engine.load.sheetfile import CellSpec
 from supersheet.engine.workbook import Workbook
 
 __all__ = ["CALC_FILE", "Calculation", "calc", "calc_workbook"]

@@ -18,7 +18,9 @@ from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.sheetroot import SheetRoot, import_problem, root_for
 from supersheet.engine.formula.ast import Formula, copy_tree
-from supersheet.engine.load.sheet import CellSpec, ImportSpec, SheetFile, load_sheet, read_inline_values
+from supersheet.engine.load.sheet import load_sheet
+from supersheet.engine.load.sheet_reader import read_inline_values
+from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
 from supersheet.engine.load.specs import ChoiceBlock, Expected, SamplesSpec, SolveBlock, SweepBlock
 
 CONDITIONS = ("check", "assume")   # cell kinds that are conditions: checks (findings) and assumptions (9.2)

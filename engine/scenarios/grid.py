@@ -14,7 +14,7 @@ from supersheet.engine.base.span import Span
 from supersheet.engine.formula import ast as A
 from supersheet.engine.load.literals import Literal, listed_value, of_node, plain_number
 from supersheet.engine.load.positions import scalar_text
-from supersheet.engine.load.sheet import CellSpec
+from supersheet.engine.load.sheetfile import CellSpec
 from supersheet.engine.load.specs import RowValue, VarySpec
 from supersheet.engine.scenarios.axes import Axis, AxisError, located, spec_axis, value_axis
 from supersheet.engine.workbook import Workbook
