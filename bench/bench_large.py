@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import select
 import statistics
-import struct
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -31,44 +28,9 @@ sys.path.insert(0, str(HERE))
 
 from generate import write_chain_sheet  # noqa: E402
 from paired import child, interleave, load_average, table  # noqa: E402
+from pty_screen import first_screen  # noqa: E402
 
 ROOT = HERE.parent
-
-
-def open_in_editor(command: list[str], marker: bytes, timeout: float = 120.0) -> tuple[float, float, float]:
-    """Wall seconds from spawning `command` in a 120x36 pty to a screen showing the footer
-    and `marker`; the child's CPU seconds and peak RSS (MiB) until it is stopped right after."""
-    import fcntl
-    import pty
-    import termios
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ["TERM"] = "xterm-256color"
-        os.environ.pop("NO_COLOR", None)
-        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-        os.chdir(ROOT)
-        os.execv(command[0], command)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-    start = time.perf_counter()
-    seen, done = b"", None
-    while time.perf_counter() - start < timeout:
-        ready, _, _ = select.select([fd], [], [], 0.05)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        seen = (seen + chunk)[-200_000:]
-        if b"palette" in seen and marker in seen:
-            done = time.perf_counter() - start
-            break
-    os.kill(pid, 9)   # its CPU and memory up to the first screen: stopped at once, not asked to quit
-    _, _, usage = os.wait4(pid, 0)
-    os.close(fd)
-    if done is None:
-        raise RuntimeError(f"the editor did not draw its first screen within {timeout:.0f} s")
-    return done, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -94,7 +56,7 @@ def main() -> None:
         }
         print(table(interleave(sides, args.rounds), memory=True))
         print(f"{load_average()} (at the end)")
-        opens = [open_in_editor([supersheet, "edit", path, *limits], b"in0") for _ in range(args.opens)]
+        opens = [first_screen([supersheet, "edit", path, *limits], (b"in0",), ROOT) for _ in range(args.opens)]
         walls, cpus, peaks = zip(*opens)
         print(f"\nsupersheet edit -> first full screen ({args.opens} runs, pty 120x36): wall min {min(walls):.2f} s, "
               f"median {statistics.median(walls):.2f} s; CPU median {statistics.median(cpus):.2f} s; "

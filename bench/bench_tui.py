@@ -30,9 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import select
 import statistics
-import struct
 import sys
 import tempfile
 import time
@@ -40,6 +38,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pty_screen import first_screen  # noqa: E402
 
 
 def generate_sheet(cells: int = 300, draws: int = 0, samples: int = 10_000) -> str:
@@ -244,59 +245,11 @@ def load_average() -> str:
 
 def open_time(runs: int) -> list[float]:
     """Seconds from spawning `supersheet edit` (no argument: the bundled running
-    example) in a 120x36 pty to the first full screen."""
-    import fcntl
-    import pty
-    import termios
-
+    example) in a 120x36 pty to the first full screen: the footer drawn and the grid
+    showing its values."""
     exe = REPO / ".venv" / "bin" / "supersheet"
     command = [str(exe)] if exe.exists() else [sys.executable, "-m", "supersheet.cli.main"]
-    times = []
-    for _ in range(runs):
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.environ["TERM"] = "xterm-256color"
-            os.environ.pop("NO_COLOR", None)
-            os.chdir(REPO)
-            os.execv(command[0], command + ["edit"])
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-        start = time.perf_counter()
-        seen = b""
-        done = None
-        while time.perf_counter() - start < 20:
-            ready, _, _ = select.select([fd], [], [], 0.05)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            seen += chunk
-            # the first full screen: the footer is drawn and the grid shows its values
-            if done is None and b"palette" in seen and b"max_sessions" in seen and b"47" in seen:
-                done = time.perf_counter() - start
-                os.write(fd, b"\x11")  # ctrl+q
-                break
-        try:
-            end = time.perf_counter()
-            while time.perf_counter() - end < 5:
-                ready, _, _ = select.select([fd], [], [], 0.1)
-                if ready:
-                    try:
-                        if not os.read(fd, 65536):
-                            break
-                    except OSError:
-                        break
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-        os.close(fd)
-        if done is None:
-            raise RuntimeError("the editor did not draw its first screen within 20 s")
-        times.append(done)
-    return times
-
+    return [first_screen(command + ["edit"], (b"max_sessions", b"47"), REPO, timeout=20)[0] for _ in range(runs)]
 
 def report(sheet: str, edits: int, figures: dict) -> None:
     print(f"{sheet}: edit -> grid shows new values, {edits} edits (Pilot): median {figures['median']:.1f} ms, "
