@@ -145,7 +145,6 @@ async def edit_latency(path: Path, edits: int, key: str = "x0", texts=None) -> d
             assert applied, "the edit was not applied"
             shown = [p for p in paints if p >= applied[0]]
             assert shown, "no screen update after the edit"
-            grid = app.grid
             assert app.document.raw_text(key) == text, (app.document.raw_text(key), text)
             latencies.append((shown[0] - start) * 1000)
             cpu.append((cpu_at[shown[0]] - start_cpu) * 1000)
