@@ -2,8 +2,9 @@
 
 Each revision is built into a wheel and installed into its own folder (as a
 user gets it); then `python -m supersheet ARGS` runs in fresh processes,
-alternating A B B A ..., and the wall and CPU times (min and median) are
-printed with the load average. Usage:
+alternating A B B A ... (bench/paired.py), and the wall and CPU times (min
+and median, and the new revision's ratio of medians to the old) are printed
+with the load average. Usage:
 
     .venv/bin/python bench/bench_cli_start.py OLD_REV NEW_REV --rounds 12 -- --help
     .venv/bin/python bench/bench_cli_start.py 8e4fbdc HEAD --rounds 10 -- calc "470.2 GB -> GiB"
@@ -11,18 +12,17 @@ printed with the load average. Usage:
 from __future__ import annotations
 
 import argparse
-import os
-import resource
-import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from io import BytesIO
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+from paired import CHILD_ENV, child, interleave, load_average, table  # noqa: E402
 
 
 def install(revision: str, work: Path) -> Path:
@@ -40,19 +40,6 @@ def install(revision: str, work: Path) -> Path:
     return target
 
 
-def one_run(site: Path, args: list[str]) -> tuple[float, float]:
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "supersheet", *args], env=env, capture_output=True,
-                            cwd=tempfile.gettempdir())
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode not in (0, 1):
-        raise SystemExit(f"exit {result.returncode}: {result.stderr.decode()[:500]}")
-    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("old")
@@ -63,18 +50,12 @@ def main() -> None:
     options, args = parser.parse_args(argv[:split]), argv[split + 1:]
     with tempfile.TemporaryDirectory() as folder:
         sites = {rev: install(rev, Path(folder)) for rev in (options.old, options.new)}
-        times: dict[str, list[tuple[float, float]]] = {rev: [] for rev in sites}
-        for i in range(options.rounds):
-            order = (options.old, options.new) if i % 2 == 0 else (options.new, options.old)
-            for rev in order:
-                times[rev].append(one_run(sites[rev], args))
-    print(f"supersheet {' '.join(args)}; {options.rounds} rounds each, interleaved; load average "
-          + " ".join(f"{x:.1f}" for x in os.getloadavg()))
-    for rev, runs in times.items():
-        wall, cpu = [w for w, _ in runs], [c for _, c in runs]
-        print(f"{rev:>12}: wall min {min(wall) * 1000:.0f} ms, median {statistics.median(wall) * 1000:.0f} ms; "
-              f"CPU min {min(cpu) * 1000:.0f} ms, median {statistics.median(cpu) * 1000:.0f} ms")
-
+        command = [sys.executable, "-m", "supersheet", *args]
+        sides = {rev: (lambda site=site: child(command, ok=(0, 1), env={**CHILD_ENV, "PYTHONPATH": str(site)},
+                                               cwd=tempfile.gettempdir()))
+                 for rev, site in sites.items()}
+        print(f"supersheet {' '.join(args)}; {options.rounds} rounds each, interleaved; {load_average()}")
+        print(table(interleave(sides, options.rounds), baseline=options.old))
 
 if __name__ == "__main__":
     main()

@@ -15,7 +15,6 @@ the child runs outside the repository with the tree first on PYTHONPATH).
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import write_chain_sheet, write_fanin_sheet  # noqa: E402
-from paired import _ENV, child, interleave, load_average, table  # noqa: E402
+from paired import CHILD_ENV, child, interleave, load_average, table  # noqa: E402
 
 FOLDERS = ("engine", "cli", "editor", "units", "tui", "sheets")   # pyproject.toml's package-dir
 WORK = ("import sys\nsys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f)]\n"
@@ -61,7 +60,7 @@ def main() -> None:
     sides = {}
     for i, revision in enumerate(args.revisions):
         site = export(revision, folder / f"tree{i}")
-        env = {**_ENV, "PYTHONPATH": str(site)}
+        env = {**CHILD_ENV, "PYTHONPATH": str(site)}
         sides[f"{revision}: {args.shape} {args.cells}"] = (
             lambda env=env: child([sys.executable, "-c", WORK, str(sheet)], cwd=folder, env=env))
     print(f"load + check + evaluate, fresh process per run, {args.rounds} rounds interleaved; {load_average()}")
