@@ -28,6 +28,7 @@ import polars as pl
 
 from supersheet.engine.check.checked import Checked
 from supersheet.engine.check.reductions import REDUCTIONS, varies_over_samples
+from supersheet.engine.compile import bounds as B
 from supersheet.engine.compile.compile_calls import CallCompiler
 from supersheet.engine.compile.reduce import compile_reduction
 from supersheet.engine.compile.errorcodes import DIV0, NUM
@@ -37,6 +38,7 @@ from supersheet.engine.compile.values import (
     Sites,
     Source,
     Val,
+    bounds_of,
     element_column,
     elementwise,
     error_column,
@@ -69,7 +71,9 @@ class Compiler(CallCompiler):
         val = self.compile(node)
         formula_sites = self.sites
         self.sites = Sites.of_cell(True) if per_element else Sites()
-        unmasked = cell_type is not None and not cell_type.is_bool and not _finite_constant(val)
+        # a number is #NUM where it is not finite, unless its bounds prove it always is (bounds.py)
+        proven = bounds_of(val) if cell_type is not None and not cell_type.is_bool else None
+        unmasked = cell_type is not None and not cell_type.is_bool and not _finite_constant(val) and proven is None
         if unmasked:
             val = self.finite(val)
         nullable = val.nullable
@@ -78,7 +82,7 @@ class Compiler(CallCompiler):
         else:
             columns = [(key, val.expr.alias(key))]
         if not nullable:
-            return CompiledCell(key, columns, nullable, None, unmasked)
+            return CompiledCell(key, columns, nullable, None, unmasked, bounds=proven)
         if per_element and isinstance(val.expr, list):
             # #NUM (the value is not finite) first, then the formula's sites in evaluation order
             codes = [_first(self.sites.of_element(i) + formula_sites.of_element(i)) for i in range(len(val.expr))]
@@ -90,7 +94,7 @@ class Compiler(CallCompiler):
         errors = self.sites + [pl.col(self.sources[d].error_column) for d in deps   # type: ignore[arg-type]
                                if d in self.sources and self.sources[d].error_column]
         errors += formula_sites
-        return CompiledCell(key, columns, nullable, _first(errors).alias(error_column(key)), unmasked)
+        return CompiledCell(key, columns, nullable, _first(errors).alias(error_column(key)), unmasked, bounds=proven)
 
     def finite(self, val: Val) -> Val:
         """A number cell's value: #NUM where it is not finite. The value itself is
@@ -145,13 +149,24 @@ class Compiler(CallCompiler):
         operand = self.compile(node.operand)
         if node.op == "not":
             return elementwise(lambda x: ~x, operand)
-        return elementwise(lambda x: -x, operand)
+        negated = elementwise(lambda x: -x, operand)
+        known = bounds_of(operand)
+        negated.bounds = B.negate(known) if known is not None else None
+        return negated
 
     @compile.register
     def _(self, node: A.Binary) -> Val:
         return A.fold_run(node, self.compile, self.binary)   # a flat run in a loop: only real nesting recurses
 
     def binary(self, node: A.Binary, left: Val, right: Val) -> Val:
+        result = self._binary(node, left, right)
+        combine = B.BINARY.get(node.op)
+        if combine is not None and not result.is_array:
+            a, b = bounds_of(left), bounds_of(right)
+            result.bounds = combine(a, b) if a is not None and b is not None else None
+        return result
+
+    def _binary(self, node: A.Binary, left: Val, right: Val) -> Val:
         op = node.op
         if op == "/":   # x / inf is 0: NaN where the divisor read a #NUM cell
             return poisoned(self.divide(left, right, _nonzero(right)), right)
@@ -283,5 +298,6 @@ def _finite_constant(val: Val) -> bool:
 
 
 def _nonzero(val: Val) -> bool:
-    """A divisor known not to be zero (a constant, a sweep's axis without 0) needs no guard (and adds no null)."""
-    return val.nonzero or (isinstance(val.constant, float) and val.constant != 0)
+    """A divisor known not to be zero (a constant, a sweep's axis without 0, bounds that exclude it)
+    needs no guard (and adds no null)."""
+    return val.nonzero or (isinstance(val.constant, float) and val.constant != 0) or B.excludes_zero(val.bounds)

@@ -7,9 +7,11 @@ from typing import Callable
 
 import polars as pl
 
+from supersheet.engine.compile import bounds as B
 from supersheet.engine.compile.errorcodes import DIV0, NUM
 from supersheet.engine.compile.values import (
     Val,
+    bounds_of,
     elementwise,
     guarded,
     ieee_less,
@@ -54,10 +56,10 @@ class CallCompiler:
 
     # -- functions ----------------------------------------------------------
     def fn_min(self, args: list[Val], types, node) -> Val:
-        return self._extreme(args, pl.min_horizontal)
+        return _with_bounds(self._extreme(args, pl.min_horizontal), args, B.smallest)
 
     def fn_max(self, args: list[Val], types, node) -> Val:
-        return self._extreme(args, pl.max_horizontal)
+        return _with_bounds(self._extreme(args, pl.max_horizontal), args, B.largest)
 
     def _extreme(self, args: list[Val], horizontal: Callable[..., pl.Expr]) -> Val:
         """Python's min/max: keep the first unless a later one compares strictly
@@ -99,7 +101,7 @@ class CallCompiler:
         return Val(pl.lit(float(types[0].length or 1), dtype=pl.Float64))
 
     def fn_abs(self, args, types, node) -> Val:
-        return elementwise(lambda x: x.abs(), args[0])
+        return _with_bounds(elementwise(lambda x: x.abs(), args[0]), args, lambda b: B.absolute(b[0]))
 
     def fn_sqrt(self, args, types, node) -> Val:
         def guarded(x: pl.Expr) -> pl.Expr:
@@ -164,3 +166,11 @@ class CallCompiler:
             return elementwise(lambda c, x, y: pl.when(c.is_null()).then(None).when(c).then(x).otherwise(y),
                                cond, a, b, nullable=True)
         return elementwise(lambda c, x, y: pl.when(c).then(x).otherwise(y), cond, a, b)
+
+
+def _with_bounds(result: Val, args: list[Val], combine: Callable[[list[B.Bounds]], B.Bounds]) -> Val:
+    """`result` with the bounds `combine` makes of its scalar arguments' (bounds.py), where each has some."""
+    known = [bounds_of(a) for a in args]
+    if not result.is_array and all(b is not None for b in known):
+        result.bounds = combine(known)  # type: ignore[arg-type]
+    return result

@@ -21,6 +21,8 @@ from typing import Callable, Union
 
 import polars as pl
 
+from supersheet.engine.compile.bounds import Bounds, of_values
+
 Exprs = Union[pl.Expr, list[pl.Expr]]
 Raw = Union[frozenset, list]   # frozenset[str], or one per array element
 NO_RAW: frozenset[str] = frozenset()
@@ -36,6 +38,7 @@ class Val:
     raw: Raw = NO_RAW   # the unmasked cell columns it read (a non-finite number there is that cell's #NUM)
     finite: bool = False   # known to be no NaN or inf in any row (a literal, a sweep's axis, a masked read)
     nonzero: bool = False  # known not to be 0 in any row (a sweep's axis without 0)
+    bounds: Bounds | None = None   # a scalar number: what every non-null row lies between (bounds.py)
 
     @property
     def is_array(self) -> bool:
@@ -61,6 +64,7 @@ class Source:
     finite: bool = False     # every value a finite number (a sweep's axis: no NaN checks needed)
     nonzero: bool = False    # and none 0 (no division guard needed)
     element_errors: list[str] | None = None   # an array cell's error column per element
+    bounds: Bounds | None = None   # a scalar number column: what its values lie between (bounds.py)
 
     def val(self) -> Val:
         if self.constant is not None:
@@ -72,7 +76,7 @@ class Source:
             return Val([pl.col(c) for c in self.columns], self.nullable, raw=raw, finite=self.finite,
                        nonzero=self.nonzero)
         return Val(pl.col(self.columns), self.nullable, raw=frozenset({self.columns}) if self.unmasked else NO_RAW,
-                   finite=self.finite, nonzero=self.nonzero)
+                   finite=self.finite, nonzero=self.nonzero, bounds=self.bounds)
 
     def exprs(self) -> list[pl.Expr]:
         """The cell's value column(s), by name: a column, or a literal for a constant."""
@@ -142,6 +146,7 @@ class CompiledCell:
     error: pl.Expr | None                  # Utf8 error code where the value is null or not finite (an array's first)
     unmasked: bool = False                 # a number: inf or NaN where the cell is #NUM (see the module doc)
     element_errors: list[pl.Expr] = field(default_factory=list)   # an array's code per element
+    bounds: Bounds | None = None           # a scalar number proven finite: what its values lie between
     source: Source = field(init=False)
 
     def __post_init__(self) -> None:
@@ -150,7 +155,7 @@ class CompiledCell:
         elements = [error_column(element_column(self.key, i)) for i in range(len(self.element_errors))]
         self.source = Source(names[0] if single else names, self.nullable,
                              error_column(self.key) if self.nullable else None, unmasked=self.unmasked,
-                             element_errors=elements or None)
+                             finite=self.bounds is not None, element_errors=elements or None, bounds=self.bounds)
 
     def masked(self) -> list[pl.Expr]:
         """Its columns as every reader outside the compiler takes them: null where not finite."""
@@ -223,7 +228,14 @@ def poisoned(result: Val, *inputs: Val) -> Val:
 
 def known_finite(val: Val) -> bool:
     """A finite number (or, if nullable, null) in every row: no NaN to handle."""
-    return val.finite or (isinstance(val.constant, float) and math.isfinite(val.constant))
+    return val.finite or val.bounds is not None or (isinstance(val.constant, float) and math.isfinite(val.constant))
+
+
+def bounds_of(val: Val) -> Bounds | None:
+    """What a scalar number's rows lie between, where known (a constant's own value)."""
+    if val.bounds is not None or val.is_array:
+        return val.bounds
+    return of_values([val.constant]) if isinstance(val.constant, float) else None
 
 
 def null_if_any(result: Val, inputs: list[Val]) -> Val:

@@ -27,6 +27,7 @@ import numpy as np
 from supersheet.engine.base.diagnostics import Problem
 from supersheet.engine.base.span import Span
 from supersheet.engine.base.types import Type
+from supersheet.engine.compile.bounds import Bounds, of_values
 from supersheet.engine.formula import ast as A
 from supersheet.engine.load.literals import Literal, bound_value, listed_value, range_part
 from supersheet.engine.load.specs import AxisSpec, Written
@@ -90,6 +91,16 @@ class Axis:
             return False, False
         finite = bool(np.isfinite(values).all())
         return finite, finite and bool((values != 0).all())
+
+    def bounds(self) -> Bounds | None:
+        """What every value lies between (the compiler proves cells finite with it: compile/bounds.py),
+        without building a range's values; None for anything but finite numbers."""
+        if self.spaced is not None:
+            return of_values(self.spaced.ends()) if self.finite_nonzero()[0] else None
+        values = self.explicit
+        if values is None or values.dtype.kind != "f" or not len(values) or not self.finite_nonzero()[0]:
+            return None
+        return of_values([float(values.min()), float(values.max())])
 
     @property
     def size(self) -> int:

@@ -46,6 +46,13 @@ class Spaced:
     def label(self, value: float) -> str:
         return repr(float(value) / self.factor) + (f" {self.unit}" if self.unit else "")
 
+    def ends(self) -> list[float]:
+        """The first and last values in base units: every value lies between them (the kinds are
+        monotone: a geometric range's factor is positive), up to the snapping to decimals."""
+        last = {"step": self.start + (self.count - 1) * self.by,
+                "times": self.start * self.by ** (self.count - 1)}.get(self.kind, self.stop)
+        return [self.start * self.factor, float(last) * self.factor]
+
     def finite_nonzero(self) -> tuple[bool, bool]:
         """Whether every value is finite, and none 0, known from the ends (the values lie
         between them) without building any."""

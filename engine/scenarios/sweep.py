@@ -108,7 +108,7 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     with `sampling=None` every draw is its mean)."""
     units = units if units is not None else {}
     baseline, draws, mapping, bound = _prepared(workbook, grid, show, where, where_origin, units, sampling)
-    inputs = {axis.key: _axis_source(axis) for axis in grid.value_axes}  # type: ignore[misc]
+    inputs = {axis.key: axis_source(axis) for axis in grid.value_axes}  # type: ignore[misc]
     program = compile_program(workbook.checked, inputs=inputs, baseline=baseline, samples=mapping,
                               sample_group="__row" if mapping else None)   # reductions: per row, over its samples
     filter_expr = None
@@ -163,10 +163,11 @@ def _prepared(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     return baseline, draws, mapping, bound
 
 
-def _axis_source(axis: Axis) -> Source:
+def axis_source(axis: Axis) -> Source:
+    """An axis as the compiler reads it: a column, with what its values are known to be."""
     from supersheet.engine.compile.values import Source
     finite, nonzero = axis.finite_nonzero()
-    return Source(axis.key, False, finite=finite, nonzero=nonzero)  # type: ignore[arg-type]
+    return Source(axis.key, False, finite=finite, nonzero=nonzero, bounds=axis.bounds())  # type: ignore[arg-type]
 
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,

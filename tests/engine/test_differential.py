@@ -36,12 +36,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import polars as pl
 import pytest
 
 from supersheet.engine.compile.evaluate import ErrorValue, compile_program, evaluate, evaluate_with_polars, read_value
 from supersheet.engine.compile.values import Source
 from supersheet.engine.formula import ast as A
+from supersheet.engine.scenarios.axes import Axis
+from supersheet.engine.scenarios.sweep import axis_source
 from supersheet.engine.workbook import open_workbook
 from supersheet.units import parse_unit
 
@@ -406,6 +409,28 @@ def columns_path(workbook, mismatches: Mismatches) -> None:
     compare(frame_rows(program, frame), "columns", mismatches)
 
 
+# Finite axes as a sweep gives them to the compiler: with their bounds, from which it proves cells
+# finite and divisors nonzero and then emits no guard (compile/bounds.py). The second set has b
+# bounded away from 0 (no division guard) and c large enough that some products overflow.
+BOUNDED = {"a": [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.0, -3.0, 0.49999999999999994, 1e-300, -1e-300],
+           "b": [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -3.0, 1e-300], "c": [0.0, -1.0, 2.5, 1e10]}
+BOUNDED_NONZERO = {"a": BOUNDED["a"], "b": [0.5, 1.0, 2.5, 3.0, 4503599627370497.0], "c": [-1.0, 2.5, 1e190]}
+
+
+def bounded_path(workbook, mismatches: Mismatches) -> None:
+    for label, values in (("bounded", BOUNDED), ("bounded-nonzero", BOUNDED_NONZERO)):
+        product = list(itertools.product(values["a"], values["b"], values["c"]))
+        data = {"a": [x for x, _, _ in product], "b": [y for _, y, _ in product], "c": [z for _, _, z in product],
+                "p": [p_of(i) for i in range(len(product))], "q": [q_of(i) for i in range(len(product))]}
+        inputs = {k: axis_source(Axis(k, k, explicit=np.array(values[k]))) for k in "abc"}
+        inputs.update({k: Source(k, False) for k in "pq"})
+        assert all(inputs[k].bounds is not None for k in "abc")
+        program = compile_program(workbook.checked, inputs=inputs)
+        frame = program.apply(pl.LazyFrame(data, schema={"a": pl.Float64, "b": pl.Float64, "c": pl.Float64,
+                                                          "p": pl.Boolean, "q": pl.Boolean})).collect()
+        compare(frame_rows(program, frame), label, mismatches)
+
+
 # b written in the sheet as a literal or a constant formula: a sweep over a and c
 # inlines it (and everything that depends only on it) as a constant.
 FOLDED_B = {"0": 0.0, "2.5": 2.5, "-3": -3.0, "1e-300": 1e-300, "= 1e300 * 1e300": INF,
@@ -505,6 +530,7 @@ def mismatches(tmp_path_factory) -> Mismatches:
     assert workbook.ok, workbook.diagnostics
     found: Mismatches = {}
     columns_path(workbook, found)
+    bounded_path(workbook, found)
     folded_path(tmp_path, found)
     set_path(workbook, found)
     literals_path(tmp_path, found)
@@ -517,7 +543,8 @@ def mismatches(tmp_path_factory) -> Mismatches:
 # error code per element, see test_array_errors.py.)
 XFAIL: dict[str, str] = {}
 
-CASES = ([f"{path}:{name}" for path in ("columns", "folded", "one-row", "one-row-polars", "set", "set-polars")
+CASES = ([f"{path}:{name}" for path in ("columns", "bounded", "bounded-nonzero", "folded", "one-row", "one-row-polars",
+                                        "set", "set-polars")
           for name in CELLS]
          + [f"{path}:{kind}" for path in ("literals", "literals-polars") for kind in LITERAL_FORMULAS])
 

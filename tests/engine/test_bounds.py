@@ -1,0 +1,76 @@
+"""Bounds of sweep columns (engine/compile/bounds.py): an axis's bounds hold every value it
+builds; a cell proven finite gets no guard and no error column, and its values are exactly those
+of the guarded plan; where the proof fails (overflow, a divisor that may be 0) the errors are
+still found. (The differential test compares bounded programs with the Python reference.)"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from supersheet.engine.compile import bounds as B
+from supersheet.engine.scenarios import sweep as S
+from supersheet.engine.scenarios.axes import cli_axis
+from supersheet.engine.workbook import open_workbook
+
+TP_STEP = Path(__file__).resolve().parents[2] / "bench" / "tp-step.yaml"
+TP_VARY = ["tp=1,2,4,8", "context=1024token..131072token:25", "batch=1..10"]
+
+
+def test_widening_and_limits():
+    lo, hi = B.bounded(1.0, 2.0)  # type: ignore[misc]
+    assert lo < 1.0 and hi > 2.0 and hi - 2.0 < 1e-8
+    assert B.bounded(0.0, 1e201) is None and B.bounded(float("nan"), 1.0) is None
+    assert B.multiply((1e150, 1e150), (1e60, 1e60)) is None   # 1e210: no claim beyond LIMIT
+    assert not B.excludes_zero(B.bounded(0.0, 1.0)) and not B.excludes_zero(B.bounded(1e-250, 1.0))
+    assert B.excludes_zero(B.bounded(0.5, 1.0)) and B.excludes_zero(B.negate(B.bounded(0.5, 1.0)))  # type: ignore[arg-type]
+    assert B.divide((1.0, 2.0), B.bounded(-1.0, 1.0)) is None   # type: ignore[arg-type]
+    assert B.absolute((-3.0, 2.0)) == (0.0, 3.0) and B.smallest([(1.0, 5.0), (2.0, 3.0)]) == (1.0, 3.0)
+
+
+@pytest.mark.parametrize("vary", ["x=0.1..0.7+0.1", "x=-3..9+0.25", "x=1..1000*3", "x=1e-3..7:50log",
+                                  "x=-2.5..1e6:1001", "x=1KiB..1GiB:40log", "x=1 GB..3 GB+0.1 GB", "x=5,-2,0.5"])
+def test_an_axis_lies_within_its_bounds(vary, write_sheet):
+    workbook = open_workbook(write_sheet("cells:\n  x: 1 GB\n  y: = x * 2\n" if "GB" in vary or "KiB" in vary
+                                         else "cells:\n  x: 1\n  y: = x * 2\n"))
+    axis = cli_axis(workbook, vary)
+    lo, hi = axis.bounds()  # type: ignore[misc]
+    assert lo <= axis.values.min() and axis.values.max() <= hi
+    assert hi - lo <= (axis.values.max() - axis.values.min()) * (1 + 1e-8) + 1e-100
+
+
+def _unbounded(plan_inputs):
+    return {k: dataclasses.replace(v, bounds=None) for k, v in plan_inputs.items()}
+
+
+def test_a_proven_sweep_has_no_guard_and_the_same_values(monkeypatch):
+    workbook = open_workbook(TP_STEP)
+    spec = S.SweepSpec("t", S.Grid([cli_axis(workbook, v) for v in TP_VARY]), None)
+    plan = S.plans_for(workbook, spec.grid, spec.show, None, None)[0]
+    assert not [c.header for c in plan.columns if c.is_error]      # every cell proven finite, every divisor nonzero
+    assert "when" not in plan.program.apply(pl.LazyFrame({"tp": [1.0], "context": [1.0], "batch": [1.0]}),
+                                            errors=True).explain()
+    proven = S.run_in_memory(workbook, spec)
+    real = S.axis_source
+    monkeypatch.setattr(S, "axis_source", lambda axis: dataclasses.replace(real(axis), bounds=None))
+    guarded = S.plans_for(workbook, spec.grid, spec.show, None, None)[0]
+    assert [c.header for c in guarded.columns if c.is_error]        # without bounds: the error columns are back ...
+    assert S.run_in_memory(workbook, spec).equals(proven)          # ... and hold nothing: the same table
+
+
+def test_overflow_beyond_the_bounds_is_still_num(write_sheet):
+    workbook = open_workbook(write_sheet("cells:\n  x: 1\n  y: = x * x * x\n  z: = 1 / (x - 2)\n"))
+    frame = S.run_in_memory(workbook, S.SweepSpec("t", S.Grid([cli_axis(workbook, "x=1e90..1e110*10")]), None))
+    assert frame["y [error]"].to_list()[-2:] == ["#NUM", "#NUM"] and frame["y [error]"][0] is None
+    frame = S.run_in_memory(workbook, S.SweepSpec("t", S.Grid([cli_axis(workbook, "x=1..3+0.5")]), None))
+    assert frame["z [error]"].to_list() == [None, None, "#DIV/0", None, None]
+
+
+def test_bounds_survive_a_cancelling_divisor(write_sheet):
+    """x - 1 over x = 1..2 is 0 at x = 1 however the ends round: the divisor stays guarded."""
+    workbook = open_workbook(write_sheet("cells:\n  x: 1\n  y: = 1 / (x * 3 / 3 - 1)\n"))
+    frame = S.run_in_memory(workbook, S.SweepSpec("t", S.Grid([cli_axis(workbook, "x=1..2:3")]), None))
+    assert frame["y [error]"][0] == "#DIV/0" and np.isclose(frame["y"][2], 1.0)
