@@ -450,4 +450,11 @@ class Document(StructureEdits):
     def run_sweep(self, name: str | None = None, axis: str | None = None,
                   max_rows: int = editsweep.MAX_ROWS) -> SweepRun:
         """A sweep of the sheet, or over `axis`, on the current (unsaved) values."""
-        return editsweep.run_sweep(self.workbook, name, axis, max_rows)
+        return self.sweeper(name, axis, max_rows)()
+
+    def sweeper(self, name: str | None = None, axis: str | None = None,
+                max_rows: int = editsweep.MAX_ROWS) -> Callable[[], SweepRun]:
+        """The sweep of the sheet as it is now, to run off the UI thread: like
+        `sampler`, it runs this document's workbook, which no edit changes."""
+        workbook = self.workbook
+        return lambda: editsweep.run_sweep(workbook, name, axis, max_rows)

@@ -54,12 +54,17 @@ def suggest_axis(workbook: Workbook, key: str, value: Value) -> str:
     return f"{key}={_plain_number(number / 8)}{suffix}..{_plain_number(number * 8)}{suffix}*2"
 
 
+def run_title(name: str | None, axis: str | None) -> str:
+    """What a run is called in the sweep view: `sweep NAME` or `ad hoc AXIS`."""
+    return f"sweep {name}" if name else f"ad hoc {axis or ''}".strip()
+
+
 def run_sweep(workbook: Workbook, name: str | None = None, axis: str | None = None,
               max_rows: int = MAX_ROWS) -> SweepRun:
     """The sweep `name` of the sheet, or an ad hoc one over `axis`."""
     from supersheet.engine.scenarios.axes import AxisError, cli_axis
     from supersheet.engine.scenarios.sweep import Grid, SweepSpec, load_sweep, run_in_memory
-    title = f"sweep {name}" if name else f"ad hoc {axis or ''}".strip()
+    title = run_title(name, axis)
     if not workbook.ok:
         return SweepRun(title, None, [], [], "the sheet has problems; fix them first (see the diagnostics)")
     try:

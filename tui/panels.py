@@ -136,6 +136,8 @@ class PanelActions:
         self.rerun_sweep()
 
     def rerun_sweep(self) -> None:
+        """Run the sweep view's sweep on the current values, off the UI thread; its
+        table is marked stale until the new rows arrive."""
         document = self.document
         if document is None:
             return
@@ -143,7 +145,11 @@ class PanelActions:
         if sweep.choice == ADHOC and not sweep.axis_text and self.grid.current_key:
             # an ad hoc sweep starts around the selected cell
             sweep.configure(document, axis=document.suggest_axis(self.grid.current_key))
-        sweep.run(document)
+        sweeper = sweep.request(document)
+        if sweeper is None:
+            return
+        sweep.pending()
+        self.in_background("sweep", sweeper, sweep.show)
 
     # the diff against the saved file or git HEAD ---------------------------------------
     def action_toggle_diff(self) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets import Button, DataTable, Input, OptionList, Static
 
 from supersheet.tui.app import SupersheetApp
 from supersheet.tui.commands import SheetCommands
@@ -29,6 +29,12 @@ async def edit(pilot, key: str, text: str) -> None:
     assert pilot.app.focused is field
     field.value = text
     await pilot.press("enter")
+    await pilot.pause()
+
+
+async def settled(pilot) -> None:
+    """Wait for the work done off the UI thread (sweeps, samples, checks) and its showing."""
+    await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
 
@@ -266,16 +272,78 @@ async def test_the_sweep_view_reruns_when_an_input_changes(example: Path) -> Non
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         app.open_sweep("experiment_6_1a")
-        await pilot.pause()
+        await settled(pilot)
         assert app.sweep.display and app.sweep.last.frame["max_sessions"].to_list() == [95.0, 47.0, 23.0]
         assert app.sweep.y == "max_sessions" and app.sweep.x == "context [token]"
         await edit(pilot, "workspace", "10 GiB")
-        await pilot.pause()
+        await settled(pilot)
         assert app.sweep.last.frame["max_sessions"].to_list() == [52.0, 26.0, 13.0]
         app.go_to("workspace")
         app.action_adhoc_sweep()
-        await pilot.pause()
+        await settled(pilot)
         assert app.sweep.last.title == "ad hoc workspace=1.25 GiB..80 GiB*2"
+
+
+def sweep_status(app: SupersheetApp) -> str:
+    return str(app.query_one("#sweep-status", Static).render())
+
+
+def table_column(app: SupersheetApp, column: str) -> list[str]:
+    table = app.query_one("#sweep-table", DataTable)
+    return [str(v) for v in table.get_column(column)]
+
+
+async def test_the_sweep_table_is_marked_stale_while_it_reruns(example: Path, monkeypatch) -> None:
+    """An edit makes the rows on screen old: from the edit until the rerun's rows
+    arrive they are marked stale (dimmed, `…`, "found before the last edit"),
+    never shown as current; the new rows clear the mark."""
+    import threading
+
+    from supersheet.editor import sweep as editsweep
+    run, gate = editsweep.run_sweep, threading.Event()
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_sweep("experiment_6_1a")
+        await settled(pilot)
+        assert table_column(app, "max_sessions") == ["95", "47", "23"] and not app.sweep.has_class("-stale")
+        assert sweep_status(app) == "sweep experiment_6_1a: 3 rows"
+        monkeypatch.setattr(editsweep, "run_sweep", lambda *a: (gate.wait(5), run(*a))[1])
+        await edit(pilot, "workspace", "10 GiB")
+        await pilot.pause()
+        assert app.sweep.stale and app.sweep.has_class("-stale")
+        assert sweep_status(app) == "… sweep experiment_6_1a: 3 rows found before the last edit; running again"
+        assert table_column(app, "max_sessions") == ["95", "47", "23"]    # the old rows, marked
+        gate.set()
+        await settled(pilot)
+        assert not app.sweep.stale and not app.sweep.has_class("-stale")
+        assert table_column(app, "max_sessions") == ["52", "26", "13"]
+        assert sweep_status(app) == "sweep experiment_6_1a: 3 rows"
+
+
+async def test_a_sweep_that_cannot_run_again_leaves_its_old_rows_marked_stale(example: Path, monkeypatch) -> None:
+    from supersheet.editor import sweep as editsweep
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_sweep("experiment_6_1a")
+        await settled(pilot)
+        run, failing = editsweep.run_sweep, [True]
+
+        def fail_once(workbook, name, axis, rows):
+            if failing.pop():
+                return editsweep.SweepRun(editsweep.run_title(name, axis), None, [], [],
+                                          "cannot run sweep experiment_6_1a: MemoryError: ")
+            return run(workbook, name, axis, rows)
+        monkeypatch.setattr(editsweep, "run_sweep", fail_once)
+        await edit(pilot, "workspace", "10 GiB")
+        await settled(pilot)
+        assert app.sweep.stale and app.sweep.has_class("-stale")
+        assert table_column(app, "max_sessions") == ["95", "47", "23"]
+        assert sweep_status(app) == ("… sweep experiment_6_1a: 3 rows found before the last edit; "
+                                     "cannot run it again: cannot run sweep experiment_6_1a: MemoryError: ")
+        failing.append(False)
+        await edit(pilot, "workspace", "12 GiB")     # it runs again: the mark goes
+        await settled(pilot)
+        assert not app.sweep.stale and table_column(app, "max_sessions") != ["95", "47", "23"]
 
 
 async def test_help_screen(example: Path) -> None:
@@ -331,3 +399,12 @@ async def test_a_failing_expectation_marks_its_cell_until_undone(example: Path) 
         await pilot.pause()
         assert app.grid.texts("kv_total")[0].plain.startswith("  ")
         assert not [d for d in app.document.diagnostics if d.code == "E-EXPECT"]
+
+
+async def test_an_ad_hoc_axis_that_does_not_parse_says_why_and_clears_the_table(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_sweep(axis="nope=1,2")
+        await settled(pilot)
+        assert sweep_status(app).startswith("E-NAME") and not app.sweep.stale
+        assert app.query_one("#sweep-table", DataTable).row_count == 0

@@ -61,9 +61,38 @@ def test_sweep_view_with_plot(snap_compare) -> None:
         await _steady(pilot)
         pilot.app.go_to("context")
         pilot.app.open_sweep("experiment_6_1a")
+        await pilot.app.workers.wait_for_complete()
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_sweep_table_stale_while_it_reruns(snap_compare, monkeypatch) -> None:
+    """After an edit the sweep's old rows are dimmed and said to be from before
+    it ("… found before the last edit; running again") until the rerun ends."""
+    import threading
+
+    from supersheet.editor import sweep as editsweep
+    run, gate = editsweep.run_sweep, threading.Event()
+
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        app = pilot.app
+        app.go_to("context")
+        app.open_sweep("experiment_6_1a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        monkeypatch.setattr(editsweep, "run_sweep", lambda *a: (gate.wait(5), run(*a))[1])
+        app.go_to("workspace")
+        await pilot.press("enter")
+        app.query_one("#editor-input", Input).value = "3 GiB"
+        await pilot.press("enter")
+        await pilot.pause()
+
+    try:
+        assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+    finally:
+        gate.set()
 
 
 def test_help_screen(snap_compare) -> None:

@@ -3,6 +3,9 @@ a plot of a chosen cell against a chosen axis. The app reruns it after every
 edit while it is open."""
 from __future__ import annotations
 
+from typing import Callable
+
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -10,7 +13,7 @@ from textual.widgets import DataTable, Input, Select, Static
 from textual_plotext import PlotextPlot
 
 from supersheet.editor.document import Document, SweepRun
-from supersheet.editor.sweep import column_name
+from supersheet.editor.sweep import column_name, run_title
 from supersheet.units import format_number
 
 ADHOC = "\0adhoc"
@@ -30,6 +33,7 @@ class SweepView(Vertical):
         self.y: str | None = None
         self.x: str | None = None
         self.last: SweepRun | None = None
+        self.stale = False                # the rows shown are from before the last edit (pending)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="sweep-controls"):
@@ -62,19 +66,43 @@ class SweepView(Vertical):
             axis_input.value = self.axis_text
             axis_input.display = self.choice == ADHOC
 
-    def run(self, document: Document) -> None:
-        """Run the configured sweep on the document's current values and show it."""
+    def request(self, document: Document) -> Callable[[], SweepRun] | None:
+        """The configured sweep on the document's current values, to run off the UI
+        thread (None: there is nothing to run; the view says what to do)."""
         if self.choice == ADHOC:
             if not self.axis_text:
                 self._show_error("type an axis and press Enter, e.g. context=1024 token..65536 token*2")
-                return
-            result = document.run_sweep(axis=self.axis_text)
-        else:
-            result = document.run_sweep(name=self.choice)
-        self.last = result
+                return None
+            return document.sweeper(axis=self.axis_text)
+        return document.sweeper(name=self.choice)
+
+    def pending(self) -> None:
+        """A rerun is on its way: the rows shown were computed before the last edit,
+        so they are marked stale (dimmed, `…`) until the new ones arrive, never shown
+        as current (the grid's look for its verdicts being checked again)."""
+        if self.last is None or self.last.frame is None:
+            self.query_one("#sweep-status", Static).update(Text("running…", style="dim"))
+            return
+        self.stale = True
+        self.add_class("-stale")
+        coming = run_title(None if self.choice == ADHOC else self.choice, self.axis_text)
+        now = "found before the last edit; running again" if coming == self.last.title else f"shown; running {coming}"
+        self.query_one("#sweep-status", Static).update(Text(f"… {self._rows(self.last)} {now}", style="dim"))
+
+    def show(self, result: SweepRun) -> None:
+        """Show a run's rows; a run that failed leaves the rows before it marked stale."""
         if result.frame is None:
+            if self.stale and self.last is not None and self.last.title == result.title:
+                self.query_one("#sweep-status", Static).update(
+                    Text(f"… {self._rows(self.last)} found before the last edit; "
+                         f"cannot run it again: {result.error}", style="dim"))
+                return
+            self.last = result
+            self._fresh()
             self._show_error(result.error)
             return
+        self.last = result
+        self._fresh()
         self._fill_choices(result)
         self._fill_table(result)
         self.draw()
@@ -86,6 +114,15 @@ class SweepView(Vertical):
         plot.plt.clear_data()
         plot.plt.clear_figure()
         plot.refresh()
+
+    def _fresh(self) -> None:
+        self.stale = False
+        self.remove_class("-stale")
+
+    @staticmethod
+    def _rows(result: SweepRun) -> str:
+        rows = result.frame.height
+        return f"{result.title}: {rows} row{'s' if rows != 1 else ''}"
 
     def _fill_choices(self, result: SweepRun) -> None:
         frame = result.frame
@@ -115,7 +152,7 @@ class SweepView(Vertical):
         for row in frame.head(MAX_TABLE_ROWS).iter_rows():
             table.add_row(*(_cell(v) for v in row))
         more = f", first {MAX_TABLE_ROWS} shown" if frame.height > MAX_TABLE_ROWS else ""
-        self.query_one("#sweep-status", Static).update(f"{result.title}: {frame.height} rows{more}")
+        self.query_one("#sweep-status", Static).update(f"{self._rows(result)}{more}")
 
     def draw(self) -> None:
         plot = self.query_one("#sweep-plot", PlotextPlot)
