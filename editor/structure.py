@@ -22,6 +22,7 @@ from supersheet.engine.load.model import CONDITIONS
 if TYPE_CHECKING:
     from supersheet.editor.history import History
     from supersheet.editor.roundtrip import SheetText
+    from supersheet.engine.load.sheetfile import CellSpec
     from supersheet.engine.workbook import Workbook
 
 
@@ -117,10 +118,21 @@ class StructureEdits:
         """The unit (a formula's `-> unit` or `unit:`), digits, doc and source of one of
         this sheet's own cells, as text ("" for none)."""
         self.own_line(key)
-        spec = self.workbook.model.cells[key].spec
-        unit = (spec.formula.display_unit if spec.formula is not None else None) or spec.unit
-        values = {"unit": unit, "digits": spec.digits, "doc": spec.doc, "source": spec.source}
-        return {prop: "" if values[prop] is None else str(values[prop]).strip() for prop in PROPERTIES}
+        return written_properties(self.workbook.model.cells[key].spec)
+
+    def home_properties(self, key: str) -> dict[str, str]:
+        """The same of a cell of another sheet (`home_of`), as written there: read-only
+        here, since an importing sheet can override a cell's value, not these."""
+        return written_properties(self.workbook.model.cells[key].spec)
+
+    def override_how(self, key: str) -> str:
+        """Where this sheet writes a value it gives a cell of another sheet: a `set:` of
+        its import, or (inherited with `extends`) a cell of its own of the same name."""
+        cell = self.workbook.model.cells[key]
+        if cell.scope.prefix:
+            return f"`use: {cell.scope.prefix[:-1]} … set: {cell.name}`"
+        return (f"`cells: {cell.name}` in this sheet, replacing the base's (its unit and digits kept; "
+                "then Ctrl+E here edits all of its properties)")
 
     def set_properties(self, key: str, values: dict[str, str]) -> EditResult:
         """Set some of a cell's unit, digits, doc and source ("" removes one) as one
@@ -144,3 +156,10 @@ class StructureEdits:
             self.source.restore(new_text)
             self.history.push(Step(key, label, label, text_before=before, text_after=new_text))
         return result
+
+
+def written_properties(spec: CellSpec) -> dict[str, str]:
+    """A cell's unit (a formula's `-> unit` or `unit:`), digits, doc and source as written, "" for none."""
+    unit = (spec.formula.display_unit if spec.formula is not None else None) or spec.unit
+    values = {"unit": unit, "digits": spec.digits, "doc": spec.doc, "source": spec.source}
+    return {prop: "" if values[prop] is None else str(values[prop]).strip() for prop in PROPERTIES}

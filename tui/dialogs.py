@@ -210,3 +210,67 @@ class PropertiesScreen(FieldsDialog["dict[str, str] | None"]):
 
     def answer(self, texts: list[str]) -> dict[str, Any]:
         return dict(zip(self.names, texts))
+
+
+class ImportedPropertiesScreen(FieldsDialog["tuple[str, str] | None"]):
+    """Ctrl+E on a cell written in another sheet: its unit, digits, doc and source
+    as written there (read-only: an importing sheet cannot change them), the one
+    change this sheet may make — its value, as an override written here — and a
+    button that opens that sheet at the cell for the rest. The value field has the
+    focus (Enter with it unchanged changes nothing); ↓ or Tab goes to the button.
+    Answers ("set", text), ("open", ""), or None (Escape)."""
+
+    def __init__(self, key: str, home: str, name: str, properties: dict[str, str], value: str, how: str) -> None:
+        super().__init__([value])
+        self.key, self.home, self.cell_name, self.how = key, home, name, how
+        self.where = f"{home} (as {name})"
+        self.properties = properties
+        self.on_open = False          # the button has the focus, not the field
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(f"Properties of {self.key}", id="dialog-title")
+            yield Static(f"Written in {self.where}; read-only here:", id="dialog-message")
+            for prop, value in self.properties.items():
+                with Horizontal(classes="property read-only"):
+                    yield Label(prop, classes="property-name")
+                    yield Static(value or "(none)", classes="property-value")
+            yield Static(f"This sheet can override its value, as {self.how}: Enter applies it (one undo "
+                         "step, written in this file only); Esc cancels.", classes="dialog-note")
+            with Horizontal(classes="property"):
+                yield Label("value", classes="property-name")
+                yield Input(self.texts[0], id="property-value", select_on_focus=False, compact=True)
+            with Vertical(id="dialog-buttons"):
+                yield Button(f"Open {self.home} at {self.cell_name} to change the rest", id="answer-open",
+                             compact=True)
+
+    def answer(self, texts: list[str]) -> tuple[str, str]:
+        return ("set", texts[0])
+
+    def take_key(self, event: events.Key) -> bool:
+        if self.focused is not None:
+            self.on_open = isinstance(self.focused, Button)
+        key = event.key
+        if not self.on_open and key not in NEXT + PREVIOUS:
+            return super().take_key(event)
+        if key in NEXT + PREVIOUS:
+            self.on_open = not self.on_open
+            self._focus_current()
+        elif key in ("enter", "space"):
+            self.dismiss(("open", ""))
+        elif key == "escape":
+            self.dismiss(None)
+        elif event.is_printable and event.character:    # typing goes to the value
+            self.on_open = False
+            self._focus_current()
+            self.take_paste(event.character)
+        return True
+
+    def _focus_current(self) -> None:
+        targets = list(self.query(Button)) if self.on_open else self.fields()
+        if targets:
+            self.set_focus(targets[0])
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(("open", ""))

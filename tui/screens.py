@@ -10,10 +10,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from .dialogs import ChoiceScreen, PromptScreen, PropertiesScreen
+from .dialogs import ChoiceScreen, ImportedPropertiesScreen, PromptScreen, PropertiesScreen
 from .keytable import PALETTE_KEY, written
 
-__all__ = ["ChoiceScreen", "HelpScreen", "PromptScreen", "PropertiesScreen", "help_text"]
+__all__ = ["ChoiceScreen", "HelpScreen", "ImportedPropertiesScreen", "PromptScreen", "PropertiesScreen",
+           "help_text"]
 
 INTRO = """\
 A sheet is a spreadsheet whose cells have names. Change an input or a formula

@@ -13,7 +13,7 @@ from rich.text import Text
 from supersheet.editor.cells import new_sheet
 from supersheet.editor.document import Document, EditResult, StructureError
 
-from .screens import ChoiceScreen, PromptScreen, PropertiesScreen
+from .screens import ChoiceScreen, ImportedPropertiesScreen, PromptScreen, PropertiesScreen
 
 
 LISTED = 6      # importing sheets named in the question; the rest are counted
@@ -175,28 +175,54 @@ class StructureActions:
 
     def offer_home(self, key: str, path: Path, name: str) -> None:
         """Ctrl+E on a cell of another sheet (imported, or inherited): its unit, digits,
-        doc and source are written in that sheet, and a `set:` here overrides values
-        only. Say so, and offer to open that sheet at the cell with the same dialog."""
-        shown = os.path.relpath(path, self.document.path.parent)
-        message = (f"{key} is written in {shown} (as {name}): its unit, digits, doc and source are there. "
-                   f"This sheet can override its value (Enter), not these.\n\nOpen {shown} at {name} "
-                   "and edit them there? (Unsaved edits here are asked about first.)")
+        doc and source are written in that sheet and shown read-only; this sheet may
+        override its value (a `set:` of its import, or its own cell of that name),
+        written here as one undo step; the rest is changed in that sheet, which the
+        dialog offers to open at the cell. Nothing is ever written to that file."""
+        document = self.document
+        shown = os.path.relpath(path, document.path.parent)
+        where = f"{shown} (as {name})"
+        properties = document.home_properties(key)
+        reason = document.editable(key)
 
-        def answer(choice: str | None) -> None:
-            if choice != "open":
-                self.set_status(f"{key}: its properties are in {shown}; nothing changed")
-                return
-
-            def there() -> None:
-                if not self.document.has_cell(name):
-                    self.set_status(Text(f"{shown} has no cell {name}", style="yellow"))
+        def answer(choice) -> None:
+            if isinstance(choice, tuple):
+                choice, text = choice
+                if choice == "set":
+                    self.override_value(key, text, shown)
                     return
-                self.go_to(name)
-                self.set_status(f"opened {shown} at {name} · Ctrl+P → Open sheet goes back")
-                self.action_edit_properties()
-            self.open_sheet(path, then=there)
+            if choice == "open":
+                self.open_home(path, name, shown)
+            else:
+                self.set_status(f"{key}: its properties are in {shown}; nothing changed")
+        if reason is None:
+            self.push_screen(ImportedPropertiesScreen(key, shown, name, properties, document.raw_text(key),
+                                                      document.override_how(key)), answer)
+            return
+        listed = "\n".join(f"  {prop:<8}{value or '(none)'}" for prop, value in properties.items())
+        message = (f"{key} is written in {where}; there:\n{listed}\n\nThis sheet can change none of it: "
+                   f"{reason}.\n\nOpen {shown} at {name} and edit them there? (Unsaved edits here are "
+                   "asked about first.)")
         self.push_screen(ChoiceScreen(f"{key}'s properties are in {path.name}", message, [
             ("cancel", "Stay here"), ("open", f"Open {shown} at {name}")]), answer)
+
+    def override_value(self, key: str, text: str, shown: str) -> None:
+        """The value typed in the dialog of an imported cell, written here as an override."""
+        if text.strip() == self.document.raw_text(key):
+            self.set_status(f"{key}: value unchanged; nothing written (its properties are in {shown})")
+            return
+        self._structural(lambda: self.document.apply(key, text.strip()), None)
+
+    def open_home(self, path: Path, name: str, shown: str) -> None:
+        """Open the sheet a cell is written in, at the cell, with its properties dialog."""
+        def there() -> None:
+            if not self.document.has_cell(name):
+                self.set_status(Text(f"{shown} has no cell {name}", style="yellow"))
+                return
+            self.go_to(name)
+            self.set_status(f"opened {shown} at {name} · Ctrl+P → Open sheet goes back")
+            self.action_edit_properties()
+        self.open_sheet(path, then=there)
 
     def _structural(self, edit, go_to: str | None) -> bool:
         """Make a structural edit and show it; False (with the reason shown) when it was refused."""

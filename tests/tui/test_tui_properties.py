@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from supersheet.editor.document import Document, StructureError
 from supersheet.tui.app import SupersheetApp
-from supersheet.tui.screens import ChoiceScreen, PropertiesScreen
+from supersheet.tui.screens import ChoiceScreen, ImportedPropertiesScreen, PropertiesScreen
 
 SHEET = """\
 title: Properties test
@@ -157,7 +158,7 @@ async def test_escape_leaves_the_properties_unchanged(library: Path) -> None:
         assert not app.document.dirty and app.document.properties("capacity")["unit"] == "GB"
         app.go_to("hgx.cards")
         await pilot.press("ctrl+e")
-        assert isinstance(app.screen, ChoiceScreen)   # an imported cell: no dialog here, where they are
+        assert isinstance(app.screen, ImportedPropertiesScreen)   # an imported cell: its value only
         await pilot.press("escape")
         await pilot.pause()
         app.go_to("within_one_server")
@@ -167,7 +168,8 @@ async def test_escape_leaves_the_properties_unchanged(library: Path) -> None:
 
 async def test_properties_of_an_imported_cell_open_the_sheet_it_is_written_in(library: Path) -> None:
     """Ctrl+E on hgx.cards: its unit, digits, doc and source are written in the imported
-    sheet; Stay here (the default) changes nothing, Open goes there with the dialog."""
+    sheet, shown read-only; Escape changes nothing, the button opens that sheet there
+    with the same dialog, and nothing is written to it."""
     example = library / "supernodes" / "6.1.2-running-example.yaml"
     hgx = library / "hardware" / "hgx-h100.yaml"
     before = hgx.read_text(encoding="utf-8")
@@ -176,13 +178,18 @@ async def test_properties_of_an_imported_cell_open_the_sheet_it_is_written_in(li
         app.go_to("hgx.cards")
         await pilot.press("ctrl+e")
         await pilot.pause()
-        assert isinstance(app.screen, ChoiceScreen) and app.screen.focused.id == "answer-cancel"
-        assert "hgx.cards is written in ../hardware/hgx-h100.yaml (as cards)" in str(app.screen.message)
-        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, ImportedPropertiesScreen) and screen.focused.id == "property-value"
+        assert screen.where == "../hardware/hgx-h100.yaml (as cards)"
+        shown = [str(s.render()) for s in screen.query(".property-value")]
+        assert shown == ["(none)", "(none)", "H100 SXM cards per server.",
+                         "HGX H100 datasheet; DGX H100 user guide (8 H100, 640 GB GPU memory)"]
+        assert screen.query_one("#property-value", Input).value == "8"
+        await pilot.press("escape")
         await pilot.pause()
-        assert app.document.path == example and "properties are in ../hardware/hgx-h100.yaml" in \
-            str(app.query_one("#status").render())
-        await pilot.press("ctrl+e", "down", "enter")    # a burst: to "Open", and open it
+        assert app.document.path == example and not app.document.dirty
+        assert "properties are in ../hardware/hgx-h100.yaml" in str(app.query_one("#status").render())
+        await pilot.press("ctrl+e", "down", "enter")    # a burst: to the button, and open it
         await pilot.pause()
         await pilot.pause()
         assert app.document.path.resolve() == hgx.resolve() and app.grid.current_key == "cards"
@@ -191,3 +198,75 @@ async def test_properties_of_an_imported_cell_open_the_sheet_it_is_written_in(li
         await pilot.pause()
         assert not isinstance(app.screen, PropertiesScreen)
     assert hgx.read_text(encoding="utf-8") == before
+
+
+async def test_the_value_of_an_imported_cell_is_overridden_from_its_properties(library: Path) -> None:
+    """The one change the format lets an importing sheet make: the value, written as
+    `use: hgx … set: cards` in this sheet (one undo step, comments kept), never in
+    the imported file; Enter with the value unchanged writes nothing."""
+    example = library / "supernodes" / "6.1.2-running-example.yaml"
+    hgx = library / "hardware" / "hgx-h100.yaml"
+    before, hgx_before = example.read_text(encoding="utf-8"), hgx.read_text(encoding="utf-8")
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.go_to("hgx.cards")
+        await pilot.press("ctrl+e", "enter")             # unchanged: nothing written
+        await pilot.pause()
+        assert not app.document.dirty and "value unchanged" in str(app.query_one("#status").render())
+        await pilot.press("ctrl+e", "ctrl+u", *"4", "enter")    # one burst
+        await pilot.pause()
+        assert not isinstance(app.screen, ImportedPropertiesScreen)
+        assert app.document.raw_text("hgx.cards") == "4" and app.document.cell("hgx.cards").set_by is not None
+        assert app.document.text() != before
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert app.document.text() == before
+        await pilot.press("ctrl+y", "ctrl+s")
+        await pilot.pause()
+    after = example.read_text(encoding="utf-8")
+    assert [b for a, b in zip(before.splitlines(), after.splitlines()) if a != b] == \
+        ["  hgx: {sheet: ../hardware/hgx-h100.yaml, set: {cards: 4}}"]
+    assert len(after.splitlines()) == len(before.splitlines())
+    assert hgx.read_text(encoding="utf-8") == hgx_before
+
+
+async def test_an_inherited_cell_is_overridden_in_the_variant(library: Path) -> None:
+    """A cell a variant inherits with `extends`: the override is the variant's own
+    cell of that name (the base's unit and digits kept); the base file is untouched."""
+    variant = library / "supernodes" / "6.1.2-running-example-32k.yaml"
+    base = library / "supernodes" / "6.1.2-running-example.yaml"
+    base_before = base.read_text(encoding="utf-8")
+    app = SupersheetApp(variant, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.go_to("workspace")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedPropertiesScreen)
+        assert screen.where == "6.1.2-running-example.yaml (as workspace)" and "`cells: workspace`" in screen.how
+        await pilot.press("ctrl+u", *"3 GiB", "enter")
+        await pilot.pause()
+        assert app.document.raw_text("workspace") == "3 GiB" and app.document.home_of("workspace") is None
+        assert "  workspace:" in app.document.text()
+        await pilot.press("ctrl+e")                      # its own cell now: every property editable
+        await pilot.pause()
+        assert isinstance(app.screen, PropertiesScreen)
+        await pilot.press("escape")
+    assert base.read_text(encoding="utf-8") == base_before
+
+
+async def test_a_cell_of_an_import_of_an_import_can_change_nothing_here(library: Path) -> None:
+    """hgx.gpu.hbm_capacity: `set:` reaches only hgx's own cells, so this sheet can
+    change nothing about it; the dialog says so and offers only to open its sheet."""
+    example = library / "supernodes" / "6.1.2-running-example.yaml"
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        key = next(k for k in app.document.keys() if k.startswith("hgx.gpu."))
+        app.go_to(key)
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and app.screen.focused.id == "answer-cancel"
+        assert "This sheet can change none of it" in app.screen.message
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.document.path == example and not app.document.dirty

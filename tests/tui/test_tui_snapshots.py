@@ -267,8 +267,8 @@ def test_stale_marks_after_an_edit(snap_compare, monkeypatch) -> None:
 
 
 def test_properties_of_an_imported_cell_asks(snap_compare) -> None:
-    """Ctrl+E on hgx.cards: its properties are written in the imported sheet; the
-    question says where and offers to open it there (Stay here has the focus)."""
+    """Ctrl+E on hgx.cards: its properties as written in the imported sheet, read-only;
+    the value this sheet may override (focused), and the button that opens that sheet."""
     async def run_before(pilot) -> None:
         await _steady(pilot)
         pilot.app.go_to("hgx.cards")
