@@ -21,7 +21,8 @@ Two ways an edit is applied:
 Around it: roundtrip.py keeps the file's text and writes it back (three-way
 merge, atomic write, external changes), history.py the undo and redo steps,
 structure.py the structural edits (add, duplicate, rename, delete a cell),
-results.py what an edit reports, recheck.py the values and problems after the
+view.py what the UI reads of the sheet (cells, values, problems, groups,
+sweeps), results.py what an edit reports, recheck.py the values and problems after the
 text changed, sections.py the grid's groups, sweep.py the sweeps on unsaved
 values.
 Pure Python: no UI imports.
@@ -29,11 +30,11 @@ Pure Python: no UI imports.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from supersheet.editor import importers, places, sections as grouping, sweep as editsweep
+from supersheet.editor import importers
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
 from supersheet.editor.cellwrite import Refused, node_at, scalar_path, set_at, write_cell
@@ -48,21 +49,14 @@ from supersheet.editor.safesave import ExternalChange, FileDeleted, SaveRefused
 from supersheet.editor.sections import Section
 from supersheet.editor.structure import StructureEdits
 from supersheet.editor.sweep import SweepRun
-from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render, sheet_problems
-from supersheet.engine.base.span import Span
+from supersheet.editor.view import SheetView
+from supersheet.engine.base.diagnostics import render
 from supersheet.engine.check.check import with_literal
-from supersheet.engine.compile.evaluate import Scenario, Value, error_code, reevaluate
+from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
 from supersheet.engine.expect.expect import Outcome
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
-from supersheet.engine.base.types import Type
-from supersheet.engine.load.model import Cell, Model
-from supersheet.engine.present.present import Shown, show
-from supersheet.engine.verify.failing import failing_expectations
 from supersheet.engine.workbook import OverrideError, Workbook, parse_literal_for
-
-if TYPE_CHECKING:
-    from supersheet.editor.sample import Samples
 
 __all__ = ["FILE", "Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "MergeConflict", "Place",
            "SaveRefused",
@@ -78,7 +72,7 @@ class MergeConflict(Exception):
 
 
 # -- the document ---------------------------------------------------------------
-class Document(StructureEdits):
+class Document(StructureEdits, SheetView):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.history = History()
@@ -120,11 +114,6 @@ class Document(StructureEdits):
             self.history.mark_saved()
         return result
 
-    @property
-    def file(self) -> str:
-        root = self.workbook.model.root
-        return root.file.file if root is not None else str(self.path)
-
     # state --------------------------------------------------------------------
     @property
     def dirty(self) -> bool:
@@ -137,109 +126,6 @@ class Document(StructureEdits):
     @property
     def can_redo(self) -> bool:
         return bool(self.history.redo_stack)
-
-    @property
-    def title(self) -> str:
-        return self.workbook.model.title
-
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        """The sheet's problems, the assumptions its current values violate (E-ASSUME)
-        and the expectations they fail (E-EXPECT)."""
-        from supersheet.engine.expect.assume import diagnostics as outside_the_model
-        return sheet_problems(self.workbook.diagnostics) + outside_the_model(
-            self.workbook, self.scenario) + [o.diagnostic() for found in self.failing().values() for o in found]
-
-    def failing(self) -> dict[str, list[Outcome]]:
-        """Cell key -> its expectations the current values fail; recomputed only when the values change."""
-        if self._failing is None or self._failing[0] is not self.workbook or self._failing[1] is not self.scenario:
-            self._failing = (self.workbook, self.scenario, failing_expectations(self.workbook, self.scenario))
-        return self._failing[2]
-
-    def diagnostic_cell(self, diagnostic: Diagnostic) -> str | None:
-        """The cell a diagnostic is about: for E-EXPECT the expected cell, not the `expect:` line."""
-        if diagnostic.is_failed_expectation:
-            for key, found in self.failing().items():
-                if any(o.expectation.span == diagnostic.span for o in found):
-                    return key
-        return self.cell_at(diagnostic.span)
-
-    def place_of(self, diagnostic: Diagnostic, key: str | None = None) -> Place:
-        """Where choosing `diagnostic` goes (places.py): its cell (`key` when the
-        caller knows it, as a verdict does), a block entry, or its file and line."""
-        cell = key if key is not None and self.has_cell(key) else self.diagnostic_cell(diagnostic)
-        return places.place_of(diagnostic, cell, self.workbook.model, self.source.known_text().splitlines(),
-                               self.render)
-
-    def text(self) -> str:
-        """The sheet as it would be saved (newlines normalised to \\n)."""
-        return self.source.text()
-
-    def sources(self, text: str | None = None) -> SourceCache:
-        """Source lines for rendering diagnostics against the unsaved text."""
-        return SourceCache({self.file: (text if text is not None else self.text()).splitlines()})
-
-    def render(self, diagnostic: Diagnostic) -> str:
-        return render(diagnostic, self.sources())
-
-    # cells ----------------------------------------------------------------------
-    def cell(self, key: str) -> Cell:
-        return self.workbook.model.cells[key]
-
-    def raw_text(self, key: str) -> str:
-        """What the editor shows: the value or formula as written."""
-        cell = self.cell(key)
-        return (cell.set_by or cell.spec).text.strip()
-
-    def value(self, key: str) -> Value:
-        return self.scenario.values.get(key)
-
-    # what the UI reads of the sheet, so that it never reaches into the workbook ----------
-    @property
-    def model(self) -> Model:
-        """The model the grid's rows are built from: a new object once an edit re-checked the text."""
-        return self.workbook.model
-
-    def keys(self) -> list[str]:
-        """Every cell's key (`name`, `alias.name` for an imported cell), in the model's order."""
-        return list(self.workbook.model.cells)
-
-    def has_cell(self, key: str) -> bool:
-        return key in self.workbook.model.cells
-
-    def shown(self, key: str, value: Value) -> Shown:
-        """`value` as `key` shows it: in its display unit, to its digits."""
-        return show(self.workbook.checked, key, value)
-
-    def type_of(self, key: str) -> Type | None:
-        """The cell's checked type (None when it does not check)."""
-        cell = self.workbook.checked.cells.get(key)
-        return cell.type if cell is not None else None
-
-    def is_uncertain(self, key: str) -> bool:
-        """Whether the cell depends on random draws (its value has every draw at its mean)."""
-        return key in self.workbook.checked.uncertain
-
-    @property
-    def has_draws(self) -> bool:
-        """Whether the sheet has random draws (the grid shows their ranges)."""
-        return bool(self.workbook.checked.distributions)
-
-    def sampler(self) -> Callable[[], Samples | None]:
-        """The Monte Carlo of the sheet as it is now, to run off the UI thread
-        (sample.py). It samples this document's workbook, which no edit changes
-        (an edit makes a new one), instead of parsing and checking the text
-        again: that would hold the interpreter while the user types."""
-        from supersheet.editor.sample import sample_workbook
-        workbook = self.workbook
-        return lambda: sample_workbook(workbook)
-
-    def precedents(self, key: str) -> list[str]:
-        checked = self.workbook.checked.cells.get(key)
-        return list(checked.deps) if checked else []
-
-    def dependents(self, key: str) -> list[str]:
-        return [k for k, c in self.workbook.checked.cells.items() if key in c.deps]
 
     def editable(self, key: str) -> str | None:
         """None when the cell can be edited here, else why not."""
@@ -256,22 +142,6 @@ class Document(StructureEdits):
             what = "a check" if cell.kind == "check" else "an assumption"
             return f"{key} is {what} of an imported sheet; `set:` overrides cells only"
         return None
-
-    def sections(self) -> list[Section]:
-        """The grid's groups (see sections.py)."""
-        return grouping.sections(self.workbook.model, self._lines_of, self.file)
-
-    def cell_at(self, span: Span | None) -> str | None:
-        """The cell a diagnostic points into."""
-        return grouping.cell_at(self.workbook.model, self._lines_of, span)
-
-    def _lines_of(self, file: str) -> list[str]:
-        if file == self.file:
-            return self.source.known_text().splitlines()
-        for sheet in self.workbook.model.files.values():
-            if sheet.file == file:
-                return sheet.text.splitlines()
-        return []
 
     # editing ------------------------------------------------------------------
     def apply(self, key: str, text: str) -> EditResult:
@@ -438,23 +308,3 @@ class Document(StructureEdits):
         wrote = self.source.save(force)
         self.history.mark_saved()
         return wrote
-
-    # sweeps -----------------------------------------------------------------------
-    def sweep_names(self) -> list[str]:
-        return editsweep.sweep_names(self.workbook)
-
-    def suggest_axis(self, key: str) -> str:
-        """An ad hoc axis around a cell's current value (see editsweep.py)."""
-        return editsweep.suggest_axis(self.workbook, key, self.value(key))
-
-    def run_sweep(self, name: str | None = None, axis: str | None = None,
-                  max_rows: int = editsweep.MAX_ROWS) -> SweepRun:
-        """A sweep of the sheet, or over `axis`, on the current (unsaved) values."""
-        return self.sweeper(name, axis, max_rows)()
-
-    def sweeper(self, name: str | None = None, axis: str | None = None,
-                max_rows: int = editsweep.MAX_ROWS) -> Callable[[], SweepRun]:
-        """The sweep of the sheet as it is now, to run off the UI thread: like
-        `sampler`, it runs this document's workbook, which no edit changes."""
-        workbook = self.workbook
-        return lambda: editsweep.run_sweep(workbook, name, axis, max_rows)
