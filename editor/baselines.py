@@ -20,7 +20,7 @@ from supersheet.engine.base.diagnostics import SourceCache
 from supersheet.engine.check.check import check_model
 from supersheet.engine.diff.diff import SheetDiff, diff_workbooks
 from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root, run_git, snapshot
-from supersheet.engine.load.model import build_model
+from supersheet.engine.load.resolve import build_model
 from supersheet.engine.workbook import Workbook, open_workbook
 
 SAVED = "saved"

@@ -15,7 +15,8 @@ from supersheet.engine.check.checked import Checked
 from supersheet.engine.compile.evaluate import Scenario, evaluate
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
-from supersheet.engine.load.model import Model, build_model
+from supersheet.engine.load.model import Model
+from supersheet.engine.load.resolve import build_model
 
 
 @dataclass

@@ -206,7 +206,7 @@ def _written(sheet: Sheet) -> Workbook:
     if not sheet.inputs:
         return sheet._workbook
     from supersheet.engine.check.check import check_model
-    from supersheet.engine.load.model import build_model
+    from supersheet.engine.load.resolve import build_model
     texts = {path: file.text for path, file in sheet._base.model.files.items()}
     model = build_model(sheet._base.model.path, texts=texts, cell_overrides=dict(sheet.inputs))
     workbook = Workbook(model, check_model(model))

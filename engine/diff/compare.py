@@ -59,7 +59,7 @@ def open_side(spec: str, revisions: Revisions, as_path: str | None = None) -> tu
 def _open_as(text_file: Path, path: Path) -> Workbook:
     """Evaluate the text of `text_file` as if it were `path` (so relative imports resolve)."""
     from supersheet.engine.check.check import check_model
-    from supersheet.engine.load.model import build_model
+    from supersheet.engine.load.resolve import build_model
     model = build_model(path, texts={path: read_sheet_text(text_file)})
     return Workbook(model, check_model(model))
 

@@ -79,7 +79,7 @@ def _unambiguous_introduction(blob: str, repo_path: str, root: Path) -> str | No
 def _imported_files(commit: str, repo_path: str, root: Path) -> list[str] | None:
     """The repository paths of every file the sheet at `commit` loads besides itself."""
     from supersheet.engine.diff.gitrev import repo_path as relative, snapshot
-    from supersheet.engine.load.model import build_model
+    from supersheet.engine.load.resolve import build_model
     snap = snapshot(commit, root)
     try:
         target = snap.path_of(repo_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from supersheet.engine.load.model import build_model
+from supersheet.engine.load.resolve import build_model
 from supersheet.engine.workbook import OverrideError, apply_assignments, open_workbook
 
 

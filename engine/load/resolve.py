@@ -1,0 +1,289 @@
+"""`use` and `extends` resolution: a sheet and everything it imports, resolved
+inside the sheet root and flattened into one `Model` (model.py), the cells of
+an import under its alias (`gpu.hbm_bandwidth`), a `set:` in place of what it
+replaces.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.gcpause import without_cycle_collection
+from supersheet.engine.base.limits import current_limits
+from supersheet.engine.base.sheetroot import SheetRoot, import_problem, root_for
+from supersheet.engine.formula.ast import Formula, copy_tree
+from supersheet.engine.load.model import Cell, Merged, Model, Scope
+from supersheet.engine.load.sheet import load_sheet
+from supersheet.engine.load.sheet_reader import read_inline_values
+from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
+
+class _Loader:
+    def __init__(self, import_overrides: dict[str, str] | None, root: SheetRoot) -> None:
+        self.root = root
+        self.limits = current_limits()
+        self.cells_over_limit = False
+        self.files: dict[Path, SheetFile] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.reported: set[Path] = set()
+        self.import_overrides = import_overrides or {}
+        self.in_loop: set[Path] = set()
+        self.formulas_used: set[Formula] = set()   # by identity (formula/ast.py)
+        self.imports: dict[tuple[str, str], tuple[str | None, Path | None]] = {}
+        self.merged_imports: dict[Path, Merged | None] = {}
+        self.texts: dict[Path, str] = {}   # resolved path -> text to use instead of the file's (unsaved edits)
+
+    def report_loop(self, sheet: SheetFile, chain: tuple[Path, ...]) -> None:
+        assert sheet.extends is not None
+        loop = " -> ".join(p.name for p in chain)
+        self.diagnostics.append(Diagnostic("E-IMPORT", f"sheets extend each other: {loop}", sheet.extends.span,
+                                           hint="a sheet cannot be its own base"))
+
+    def file(self, path: Path) -> SheetFile:
+        key = path.resolve()
+        if key not in self.files:
+            self.files[key] = load_sheet(Path(os.path.normpath(path)), self.texts.get(key))
+        sheet = self.files[key]
+        if key not in self.reported:
+            self.reported.add(key)
+            self.diagnostics.extend(d for d in sheet.diagnostics if d.code != "E-IMPORT" or d.span is not None)
+        return sheet
+
+    def target(self, path: Path, shown: str) -> tuple[str | None, Path | None]:
+        """Why an import may not be read (or None) and its resolved path (None
+        when it does not exist), found once per path: a sheet imported by many
+        is resolved once."""
+        key = (str(path), shown)
+        if key not in self.imports:
+            problem = import_problem(path, self.root, shown)
+            self.imports[key] = (problem, path.resolve() if problem is None and _exists(path) else None)
+        return self.imports[key]
+
+    def imported(self, path: Path, resolved: Path) -> Merged | None:
+        if resolved not in self.merged_imports:
+            self.merged_imports[resolved] = self.merged(path, ())
+        return self.merged_imports[resolved]
+
+    def refused(self, path: Path, shown: str, span, chain: tuple[Path, ...]) -> bool:
+        """Report (at the importing entry) an import that may not be read:
+        outside the sheet root, not a regular sheet file, or too deep."""
+        problem = self.target(path, shown)[0]
+        if problem is None and len(chain) >= self.limits.max_import_depth:
+            problem = (f"imports nest deeper than the limit of {self.limits.max_import_depth} sheets; "
+                       "raise it with --max-import-depth N")
+        if problem is not None:
+            self.diagnostics.append(Diagnostic("E-IMPORT", problem, span))
+        return problem is not None
+
+    def room_for(self, model: "Model", child: Merged, entry: ImportSpec) -> bool:
+        """Whether one more copy of `child` keeps the expanded sheet under the
+        cell limit (checked before copying: a fan-out of imports doubles per level)."""
+        if self.cells_over_limit:
+            return False
+        if len(model.cells) + len(child.cells) + len(child.checks) <= self.limits.max_cells:
+            return True
+        self.cells_over_limit = True
+        self.diagnostics.append(Diagnostic(
+            "E-IMPORT", f"the imports expand the sheet past the limit of {self.limits.max_cells:,} cells "
+                        "(each import of a sheet is a copy of its cells)", entry.span,
+            hint="import fewer copies, or raise the limit with --max-cells N"))
+        return False
+
+    def merged(self, path: Path, chain: tuple[Path, ...]) -> Merged | None:
+        resolved = path.resolve()
+        if not path.exists():
+            return None
+        if resolved in chain:
+            return None
+        sheet = self.file(path)
+        merged = Merged(sheet, sheet.title, sheet.doc, dict(sheet.use), dict(sheet.cells), dict(sheet.checks),
+                        dict(sheet.assume), dict(sheet.sweeps), dict(sheet.solve), dict(sheet.choose),
+                        dict(sheet.expect), sheet.samples)
+        merged.use_files = {alias: sheet for alias in sheet.use}
+        if sheet.extends is None:
+            return merged
+        target = sheet.extends.target
+        if target is None:
+            self.diagnostics.extend(sheet.extends.problems)
+            return merged
+        base_path = path.parent / target
+        if self.refused(base_path, target, sheet.extends.span, chain + (resolved,)):
+            return merged
+        if base_path.exists() and base_path.resolve() in chain + (resolved,):
+            cycle = chain[chain.index(base_path.resolve()):] if base_path.resolve() in chain else ()
+            self.in_loop.update(cycle + (resolved,))
+            self.report_loop(sheet, chain + (resolved, base_path.resolve()))
+            return merged
+        if not base_path.exists():
+            self.diagnostics.append(Diagnostic("E-IMPORT", f"base sheet not found: {target}", sheet.extends.span,
+                                               hint=_missing_hint(base_path)))
+            return merged
+        base = self.merged(base_path, chain + (resolved,))
+        if resolved in self.in_loop:
+            self.report_loop(sheet, chain + (resolved, base_path.resolve()))
+            return merged
+        if base is None:
+            return merged
+        return Merged(sheet, sheet.title or base.title, sheet.doc or base.doc,
+                      {**base.use, **sheet.use}, _overlay(base.cells, sheet.cells), _overlay(base.checks, sheet.checks),
+                      _overlay(base.assume, sheet.assume),
+                      {**base.sweeps, **sheet.sweeps}, {**base.solve, **sheet.solve},
+                      {**base.choose, **sheet.choose}, dict(sheet.expect), sheet.samples or base.samples,
+                      {**base.use_files, **merged.use_files})
+
+
+def _first_cell_span(merged: Merged):
+    first = next(iter(merged.cells.values()), None) or next(iter(merged.checks.values()))
+    return first.span
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:         # a name too long for the OS
+        return False
+
+
+def _overlay(base: dict[str, CellSpec], own: dict[str, CellSpec]) -> dict[str, CellSpec]:
+    merged = dict(base)
+    merged.update(own)
+    return merged
+
+
+def _missing_hint(path: Path) -> str | None:
+    from supersheet.engine.base.diagnostics import did_you_mean
+    if path.parent.is_dir():
+        return did_you_mean(path.name, [p.name for p in path.parent.glob("*.yaml")])
+    return None
+
+
+@without_cycle_collection
+def build_model(path: str | Path, import_overrides: dict[str, str] | None = None,
+                texts: dict[Path, str] | None = None, cell_overrides: dict[str, str] | None = None) -> Model:
+    """Load a sheet with its bases and imports. Never raises for bad input.
+
+    `import_overrides` maps a root alias to another sheet path (an import axis);
+    `texts` maps a file to the text to read instead of its contents (the editor's unsaved sheet);
+    `cell_overrides` replaces root cells by input values before checking, like
+    `use: set:` does for an import (for values that change the sheet's shape,
+    such as the length of a `range`)."""
+    path = Path(path)
+    loader = _Loader(import_overrides, root_for(path))
+    loader.texts = {Path(p).resolve(): t for p, t in (texts or {}).items()}
+    model = Model(path=path, root=None)
+    if not _exists(path):
+        model.diagnostics.append(Diagnostic("E-IMPORT", f"no such sheet: {path}", None))
+        return model
+    root = loader.merged(path, ())
+    model.root = root
+    own = len(root.cells) + len(root.checks) if root is not None else 0
+    if own > loader.limits.max_cells:      # refused before the cells are resolved and checked
+        model.diagnostics.append(Diagnostic(
+            "E-SHEET", f"the sheet has {own:,} cells, over the limit of {loader.limits.max_cells:,} cells",
+            _first_cell_span(root), hint="raise the limit with --max-cells N"))
+        root = None
+    if root is not None:
+        root_sets: dict[str, CellSpec] = {}
+        for name, text in (cell_overrides or {}).items():
+            spec, problems = parse_override_value(text, f"<{name}>")
+            model.diagnostics.extend(problems)
+            if spec is not None:
+                root_sets[name] = spec
+        _flatten(loader, model, root, model.scope, root_sets, model.scope, (path.resolve(),),
+                 overrides=loader.import_overrides)
+    model.files = loader.files
+    model.diagnostics = loader.diagnostics + model.diagnostics
+    if root is not None and not model.cells and not model.diagnostics:
+        from supersheet.engine.base.span import Span
+        model.diagnostics.append(Diagnostic("E-SHEET", "no cells", Span(str(root.file.path), 1, 1, 2),
+                                            hint="a sheet defines at least one cell: cells: {name: value}"))
+    return model
+
+
+def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: dict[str, CellSpec],
+             set_scope: Scope, chain: tuple[Path, ...], overrides: dict[str, str] | None = None) -> None:
+    """Add `merged`'s cells under `scope`; `sets` replace some of them and are read in `set_scope`
+    (the importing sheet, format 9.1). A dotted name in `sets` (`gpu.cards`, from `--set`) is
+    passed down to that import."""
+    scope.path = merged.file.path
+    deeper = {name: spec for name, spec in sets.items() if "." in name}
+    sets = {name: spec for name, spec in sets.items() if "." not in name}
+    for name, spec in list(merged.cells.items()) + list(merged.checks.items()) + list(merged.assume.items()):
+        key = scope.key(name)
+        scope.names[name] = key
+        replaced = sets.get(name)
+        formula = replaced.formula if replaced is not None else spec.formula
+        if formula is not None:
+            # Later stages key per-node facts by node identity: a file flattened
+            # twice (two aliases, or `set:` variants) needs its own tree each time.
+            if formula in loader.formulas_used:
+                formula = copy_tree(formula)
+            loader.formulas_used.add(formula)
+        kind = ("input" if replaced.kind == "input" else "formula") if replaced is not None else spec.kind
+        model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced, set_scope)
+    for name, entry in sets.items():
+        if name not in merged.cells:
+            from supersheet.engine.base.diagnostics import did_you_mean
+            model.diagnostics.append(Diagnostic("E-NAME", f"'set' names {name!r}, which is not a cell of the imported sheet",
+                                                entry.span, hint=did_you_mean(name, merged.cells)))
+    twins: dict[tuple, Scope] = {}    # (file, set:) -> the scope of its first import by this sheet
+    for alias, entry in merged.use.items():
+        scope.broken.add(alias)  # until it loads: uses of alias.NAME must not add E-NAME to the E-IMPORT
+        base_dir = merged.use_file(alias).path.parent
+        model.diagnostics.extend(entry.problems)
+        target, set_specs = entry.target, dict(entry.sets)
+        if overrides and alias in overrides:
+            target = overrides[alias]
+        if target is None:
+            continue
+        target_path = (base_dir / target) if not Path(target).is_absolute() else Path(target)
+        if overrides and alias in overrides:
+            target_path = Path(target)
+        if loader.refused(target_path, target, entry.span, chain):
+            continue
+        resolved = loader.target(target_path, target)[1]
+        if resolved is None:
+            model.diagnostics.append(Diagnostic("E-IMPORT", f"imported sheet not found: {target}", entry.span,
+                                                hint=_missing_hint(target_path)))
+            continue
+        if resolved in chain:
+            loop = " -> ".join(p.name for p in chain + (resolved,))
+            model.diagnostics.append(Diagnostic("E-IMPORT", f"imports form a loop: {loop}", entry.span))
+            continue
+        child = loader.imported(target_path, resolved)
+        if child is None:
+            continue
+        passed = {name[len(alias) + 1:]: spec for name, spec in deeper.items() if name.startswith(alias + ".")}
+        twin = None if passed or (overrides and alias in overrides) else (resolved, _set_signature(set_specs))
+        if twin in twins:       # the same sheet with the same set: read in the same scope: the same values
+            scope.aliases[alias] = twins[twin]
+            scope.broken.discard(alias)
+            model.twins[scope.prefix + alias] = twins[twin].prefix[:-1]
+            continue
+        if not loader.room_for(model, child, entry):
+            continue
+        child_scope = Scope(scope.prefix + alias + ".")
+        if twin is not None:
+            twins[twin] = child_scope
+        scope.aliases[alias] = child_scope
+        scope.broken.discard(alias)
+        _flatten(loader, model, child, child_scope, {**set_specs, **passed}, scope, chain + (resolved,))
+
+
+def _set_signature(sets: dict[str, CellSpec]) -> tuple:
+    """What a `set:` says, as written: two imports whose set: read the same in one sheet get the same values."""
+    return tuple(sorted((name, spec.kind, spec.text, spec.unit or "", spec.digits or 0) for name, spec in sets.items()))
+
+
+def parse_override_value(text: str, origin_file: str = "<--set>") -> tuple[CellSpec | None, list[Diagnostic]]:
+    """A `--set NAME=VALUE` value as a cell spec (an input literal or `= formula`)."""
+    from ruamel.yaml.comments import CommentedMap as _Map
+
+    fake = SheetFile(path=Path(origin_file))
+    fake.text = text
+    holder = _Map()
+    holder["v"] = text
+    holder.lc.add_kv_line_col("v", [0, 0, 0, 0])
+    specs, problems = read_inline_values(fake, holder, [text])
+    return specs.get("v"), problems
