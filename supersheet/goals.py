@@ -136,7 +136,7 @@ def rank_choice(sheet: Sheet, name: str, top: int | None = None, show: list[str]
         except (RayUnavailable, TaskFailed) as e:
             raise RequestError(str(e)) from None
     else:
-        from supersheet.engine.scenarios.solve import choice_entry
+        from supersheet.engine.scenarios.choice import choice_entry
         choice, _ = choice_entry(workbook, name, top, show=show)
     return Ranking(name, choice.objective, choice.minimize, [r.values for r in choice.ranked],
                    [r.values for r in choice.excluded], choice.feasible, dict(choice.reasons), choice.top)

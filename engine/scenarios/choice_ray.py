@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from supersheet.engine.scenarios.choice_tally import Tally, merge, tally_rows
 from supersheet.engine.scenarios.sheetbundle import SheetBundle
-from supersheet.engine.scenarios.solve import Choice, bind_choice, choice_block, choice_entry
+from supersheet.engine.scenarios.choice import Choice, bind_choice, choice_block, choice_entry
 from supersheet.engine.scenarios.sweep_parts import Part, SweepJob, compiled_plan, split
 from supersheet.engine.workbook import Workbook
 

@@ -67,7 +67,8 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
     # what running each block would refuse, found without building a Polars plan (check never
     # loads Polars): plans checked, not compiled; a goal seek evaluated in floats
     from supersheet.engine.scenarios.grid import parse_vary
-    from supersheet.engine.scenarios.solve import SolveError, bind_choice, choice_block, solve_entry
+    from supersheet.engine.scenarios.choice import bind_choice, choice_block
+    from supersheet.engine.scenarios.solve import SolveError, solve_entry
     from supersheet.engine.scenarios.sweep import check_plan, checked_sweep, plans_for
     for kind, name, block in _blocks(workbook):
         try:
@@ -233,7 +234,7 @@ def _solve(workbook, name: str, block: SolveBlock, report) -> None:
 
 
 def _choice(workbook, name: str, block: ChoiceBlock, report) -> None:
-    from supersheet.engine.scenarios.solve import choice_entry
+    from supersheet.engine.scenarios.choice import choice_entry
     choice, _ = choice_entry(workbook, name)
     if block.expect is None:
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from supersheet.engine.scenarios.choice_tally import ChoiceRow
-from supersheet.engine.scenarios.solve import choice_entry
+from supersheet.engine.scenarios.choice import choice_entry
 from supersheet.engine.workbook import open_workbook
 
 PARTITION = Path(__file__).resolve().parents[2] / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"

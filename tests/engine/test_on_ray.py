@@ -260,7 +260,7 @@ CHOICE = IMPORTING + """
 
 def test_choose_on_ray_ranks_as_the_local_path(run_cli, ray_runtime, import_axis_sheet, write_sheet):
     from supersheet.engine.scenarios.choice_ray import choose_on_ray
-    from supersheet.engine.scenarios.solve import choice_entry
+    from supersheet.engine.scenarios.choice import choice_entry
     from supersheet.engine.workbook import open_workbook
     sheet = write_sheet(CHOICE, "choice.yaml")
     workbook = open_workbook(sheet)
