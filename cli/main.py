@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import os
 import sys
 from pathlib import Path
@@ -69,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"supersheet: internal error: {type(e).__name__}: {e}\n"
               "(this is a bug in supersheet; rerun with SUPERSHEET_DEBUG=1 for details)", file=sys.stderr)
         return 70
+    finally:
+        gc.unfreeze()   # the heap a batch command froze (support.open_valid), given back to a caller in process
 
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}

@@ -3,6 +3,7 @@ diagnostics, finding sheets, --set overrides and sampling options."""
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import re
 import sys
@@ -104,8 +105,16 @@ def sheet_paths(paths: Sequence[str]) -> list[Path]:
 
 
 def open_valid(path: str) -> Sheet | None:
-    """The sheet loaded and checked (not evaluated), or None after printing why it does not check."""
+    """The sheet loaded and checked (not evaluated), or None after printing why it does not check.
+
+    The batch commands call this once their modules are imported (Polars, NumPy, the
+    engine), so the heap is frozen first: a command's process ends with the command,
+    those objects live until then, and a full collection of the cycle collector, which
+    the allocations of loading trigger, would only walk them all again and free none
+    (18 ms of CPU on a quiet machine, 60-90 ms under load, per `sweep` of a small sheet;
+    bench/bench_sweep.py). What the command allocates from here on is collected as usual."""
     from supersheet.loading import open_checked
+    gc.freeze()
     try:
         return open_checked(path)
     except SheetError as e:

@@ -74,3 +74,27 @@ def test_help_loads_no_checker_compiler_or_workbook():
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_batch_command_loads_its_sheet_with_the_heap_frozen(run_cli, monkeypatch):
+    """The objects a batch command imported live until it ends: the sheet is loaded with them
+    frozen (out of the cycle collector's full walks), and the heap is given back when the command
+    returns, so a caller running the command in process (these tests) is left as it was."""
+    import gc
+
+    import supersheet.loading
+
+    frozen_while_loading = []
+    real = supersheet.loading.open_checked
+
+    def watched(path):
+        frozen_while_loading.append(gc.get_freeze_count())
+        return real(path)
+
+    monkeypatch.setattr(supersheet.loading, "open_checked", watched)
+    sheet = REPO / "bench" / "tp-step.yaml"
+    assert gc.get_freeze_count() == 0
+    result = run_cli("sweep", str(sheet), "--vary", "tp=1,2", "--format", "csv")
+    assert result.code == 0, result.err
+    assert len(frozen_while_loading) == 1 and frozen_while_loading[0] > 10_000   # Polars and the engine among them
+    assert gc.get_freeze_count() == 0
