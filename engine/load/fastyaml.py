@@ -21,6 +21,13 @@ order while it is converted, and the one that passes a limit is reported at
 the same position as the bounded loader reports it.
 libyaml's own work before that is bounded by the file-size and line-length
 limits (checked on the text) and its own nesting limit.
+
+Importing PyYAML costs ~11 ms of CPU, more than the round-trip loader spends on
+a small sheet (a 1 kB sheet: 3.4 ms; libyaml saves ~1.9 µs a byte: 2.3 against
+0.4 µs over the library's sheets). So a process reads its first sheets with the
+round-trip loader until they add up to BREAK_EVEN bytes, and imports libyaml
+only then (`worth_it`): a `run` or `sweep` of a small sheet never pays the
+import, and a process that reads much pays at most the import twice over.
 """
 from __future__ import annotations
 
@@ -32,11 +39,26 @@ from ruamel.yaml.tag import Tag
 
 from supersheet.engine.load.yamlguard import YamlLimitError, too_many_cells, too_many_nodes
 
-try:   # optional: without PyYAML's C parser every sheet is read by the round-trip loader
-    import yaml as _pyyaml
-    _CLoader = _pyyaml.CSafeLoader
-except (ImportError, AttributeError):   # pragma: no cover - depends on the installation
-    _pyyaml, _CLoader = None, None
+BREAK_EVEN = 6_000   # bytes: what the round-trip loader reads in the time importing PyYAML takes
+
+_pyyaml: Any = None     # PyYAML, imported on first use (_libyaml)
+_CLoader: Any = None
+_tried = False
+_read_round_trip = 0    # bytes of sheets `worth_it` sent to the round-trip loader so far
+
+
+def _libyaml() -> Any:
+    """PyYAML's C loader, or None without one (every sheet is then read by the round-trip loader)."""
+    global _pyyaml, _CLoader, _tried
+    if not _tried:
+        _tried = True
+        try:
+            import yaml
+            _pyyaml = yaml
+            _CLoader = _pyyaml.CSafeLoader
+        except (ImportError, AttributeError):   # pragma: no cover - depends on the installation
+            _pyyaml, _CLoader = None, None
+    return _CLoader
 
 
 # an explicit tag ('!' not in '!='), a merge key, a directive line, an anchor
@@ -44,13 +66,24 @@ _UNLIKE = re.compile(r"!(?!=)|<<|^%|&", re.MULTILINE)
 
 
 def available() -> bool:
-    return _CLoader is not None
+    return _libyaml() is not None
+
+
+def worth_it(text: str) -> bool:
+    """Whether to try libyaml on `text`: once it is imported, or once the sheets this process
+    read (this one included) reach BREAK_EVEN bytes; below that the round-trip loader is quicker
+    than the import, and the bytes it reads are counted."""
+    global _read_round_trip
+    if _CLoader is not None or _read_round_trip + len(text) >= BREAK_EVEN:
+        return True
+    _read_round_trip += len(text)
+    return False
 
 
 def load_fast(text: str, yaml: Any) -> Any | None:
     """The document `yaml` (a ruamel round-trip YAML) would load from `text`, or
     None when this path does not apply or fails (the caller then loads it with `yaml`)."""
-    if _CLoader is None or not text.strip() or _UNLIKE.search(text):
+    if not text.strip() or _UNLIKE.search(text) or _libyaml() is None:
         return None
     try:
         loader = _CLoader(text)

@@ -22,7 +22,7 @@ from supersheet.engine.base.diagnostics import Diagnostic, escaped, excerpt
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_text
 from supersheet.engine.base.span import Span
-from supersheet.engine.load.fastyaml import load_fast
+from supersheet.engine.load.fastyaml import load_fast, worth_it
 from supersheet.engine.load.sheet_reader import SheetReader
 from supersheet.engine.load.sheetfile import SheetFile
 from supersheet.engine.load.yamlguard import YamlLimitError, guarded_loader, long_line
@@ -70,7 +70,8 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
         return sheet
     sheet.text = text
     try:
-        document = load_fast(text, yaml_loader())   # libyaml when it applies (fastyaml.py)
+        # libyaml when it applies and a small sheet does not make its import the larger cost (fastyaml.py)
+        document = load_fast(text, yaml_loader()) if worth_it(text) else None
         if document is None:
             document = yaml_loader().load(text)
     except YamlLimitError as e:

@@ -104,3 +104,29 @@ def test_every_sheet_in_the_repository_reads_the_same():
 ])
 def test_declines_what_the_round_trip_loader_must_read(text):
     assert fastyaml.load_fast(text, yaml_loader()) is None
+
+
+def test_small_sheets_are_read_without_importing_pyyaml_until_they_add_up(tmp_path):
+    """A process reads its first sheets with the round-trip loader until they reach BREAK_EVEN
+    bytes (importing PyYAML costs more than that); then libyaml reads this one and every later one."""
+    import json
+    import subprocess
+    import sys
+    small = "cells:\n  a: 1 GB\n  b: = a * 2 -> GB\n" + "".join(f"  c{i}: {i} s\n" for i in range(40))
+    (tmp_path / "small.yaml").write_text(small, encoding="utf-8")
+    probe = (
+        "import json, sys\n"
+        "from supersheet.engine.load import fastyaml\n"
+        "from supersheet.engine.load.sheet import load_sheet\n"
+        "seen, read = [], 0\n"
+        f"while read < fastyaml.BREAK_EVEN + {len(small)}:\n"
+        f"    sheet = load_sheet({str(tmp_path / 'small.yaml')!r})\n"
+        "    assert not sheet.diagnostics and len(sheet.cells) == 42\n"
+        f"    read += {len(small)}\n"
+        "    seen.append([read, 'yaml' in sys.modules])\n"
+        "print(json.dumps(seen))\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert [imported for read, imported in seen] == [read >= fastyaml.BREAK_EVEN for read, _ in seen]
+    assert seen[0] == [len(small), False] and seen[-1][1] is True
