@@ -77,6 +77,7 @@ class Document(StructureEdits, SheetView):
         self.path = Path(path)
         self.history = History()
         self._failing: tuple[Workbook, Scenario, dict[str, list[Outcome]]] | None = None
+        self._unchecked = None      # the expectations that cannot be checked, per workbook (view.py)
         self._read()
 
     # loading ------------------------------------------------------------------

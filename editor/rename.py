@@ -104,6 +104,28 @@ def rename_references(text: str, target: Target, new: str, own: bool = False, do
     return "\n".join(out)
 
 
+def references(text: str, name: str) -> list[tuple[str, int]]:
+    """Where this sheet names its cell `name` outside formulas and conditions, which are
+    cells themselves (their dependents): `expect`, sweeps, solves, choices, an import's
+    `set:`, as (the top-level key, 1-based line), in order. Found as a rename finds them."""
+    document = make_yaml(2, 0).load(text)
+    if not isinstance(document, CommentedMap):
+        return []
+    lines, target, found = text.split("\n"), Target(name), []
+    for key, value in document.items():
+        try:
+            if key == "use":
+                edits = _imports(lines, value, target)
+            elif key in FORMULA_SECTIONS and key not in ("checks", "assume"):
+                edits = _section(lines, value, target, keys=key not in NAMED_ENTRIES)
+            else:
+                continue
+        except StructureError:      # named where a rename could not say the column: the key's line will do
+            edits = [(document.lc.key(key)[0], 0, 0)]
+        found += sorted({(key, line + 1) for line, _, _ in edits}, key=lambda f: f[1])
+    return found
+
+
 def _key_edit(lines: list[str], node: CommentedMap, key: str, target: Target) -> Edit:
     line, col = node.lc.key(key)
     if lines[line][col:col + len(key)] != key:

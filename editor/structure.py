@@ -105,11 +105,19 @@ class StructureEdits:
                            "the updated sheets stay as they are")
         return written, skipped
 
+    def users(self, key: str) -> list[str]:
+        """What names one of this sheet's cells: the cells computed from it, then each
+        other place that names it (`expect (line 103)`, `sweeps (line 40)`); deleting the
+        cell leaves each of them a diagnostic."""
+        self.own_line(key)
+        elsewhere = [f"{section} (line {line})" for section, line in editrename.references(self.text(), key)]
+        return self.dependents(key) + elsewhere
+
     def delete_cell(self, key: str, force: bool = False) -> EditResult:
-        """Delete a cell; refused (with its dependents) unless `force`, which
-        leaves them as diagnostics."""
+        """Delete a cell; refused (with what names it) unless `force`, which
+        leaves those as diagnostics."""
         line = self.own_line(key)
-        users = self.dependents(key)
+        users = self.users(key)
         if users and not force:
             return EditResult(False, key, "", message=f"{key} is used by {', '.join(users)}")
         return self.restructure(key, f"deleted {key}", editcells.delete(self.text(), line), check=not force)

@@ -36,6 +36,7 @@ class SheetView:
     scenario: Scenario
     source: SheetText
     _failing: tuple[Workbook, Scenario, dict[str, list[Outcome]]] | None
+    _unchecked: tuple[Workbook, list[Diagnostic]] | None
 
     @property
     def file(self) -> str:
@@ -48,11 +49,23 @@ class SheetView:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """The sheet's problems, the assumptions its current values violate (E-ASSUME)
-        and the expectations they fail (E-EXPECT)."""
+        """The sheet's problems, its expectations that cannot be checked (a cell that is
+        not there, a value that cannot match: as `supersheet check` reports them), the
+        assumptions its current values violate (E-ASSUME) and the expectations they
+        fail (E-EXPECT)."""
         from supersheet.engine.expect.assume import diagnostics as outside_the_model
-        return sheet_problems(self.workbook.diagnostics) + outside_the_model(
+        return sheet_problems(self.workbook.diagnostics) + self.unchecked_expectations() + outside_the_model(
             self.workbook, self.scenario) + [o.diagnostic() for found in self.failing().values() for o in found]
+
+    def unchecked_expectations(self) -> list[Diagnostic]:
+        """The top-level expectations that cannot be checked; found once per workbook
+        (they depend on the text, not on the values)."""
+        if not self.workbook.ok or self.workbook.model.root is None:
+            return []
+        if self._unchecked is None or self._unchecked[0] is not self.workbook:
+            from supersheet.engine.verify.blocks import top_level_expectation_problems
+            self._unchecked = (self.workbook, top_level_expectation_problems(self.workbook))
+        return self._unchecked[1]
 
     def failing(self) -> dict[str, list[Outcome]]:
         """Cell key -> its expectations the current values fail; recomputed only when the values change."""

@@ -144,7 +144,7 @@ class StructureActions:
         key = self._selected_own()
         if key is None:
             return
-        users = self.document.dependents(key)
+        users = self.document.users(key)
 
         def answer(choice: str | None) -> None:
             if choice == "delete":

@@ -61,7 +61,7 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
     root = workbook.model.root
     if root is None or not workbook.ok:
         return diagnostics
-    diagnostics.extend(_unknown_expectations(workbook))
+    diagnostics.extend(top_level_expectation_problems(workbook))
     if not (root.sweeps or root.solve or root.choose):
         return diagnostics
     # what running each block would refuse, found without building a Polars plan (check never
@@ -100,8 +100,9 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
     return diagnostics
 
 
-def _unknown_expectations(workbook: "Workbook") -> list[Diagnostic]:
-    """Top-level expectations that name no cell or cannot hold (`check` reports them, not only `test`)."""
+def top_level_expectation_problems(workbook: "Workbook") -> list[Diagnostic]:
+    """Top-level expectations that name no cell or cannot hold (`check` reports them, not
+    only `test`, and the editor lists them), found without evaluating."""
     from supersheet.engine.base.diagnostics import did_you_mean
     out = []
     for name, expected in workbook.model.root.expect.items():  # type: ignore[union-attr]

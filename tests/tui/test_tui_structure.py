@@ -100,3 +100,42 @@ async def test_edit_a_new_sheet_asks_its_title_and_creates_it(tmp_path: Path) ->
         assert app.document is not None and app.document.title == "Ring vs tree: my notes"
         assert app.grid.current_key == "x"
     assert path.read_text(encoding="utf-8") == "title: 'Ring vs tree: my notes'\ncells:\n  x: 1\n"
+
+
+def test_what_names_a_cell_outside_formulas_is_listed_and_a_forced_delete_leaves_it_a_diagnostic(
+        library: Path) -> None:
+    """`expect:` and sweeps name cells too: deleting `skew_after` (no formula uses it,
+    an expectation does) is refused with where it is named; forced, the expectation
+    that names no cell any more is a diagnostic, as `supersheet check` reports it."""
+    document = Document(library / "questions" / "q9-rank-completion-times.yaml")
+    line = document.text().splitlines().index("  skew_after: 1.367") + 1
+    assert document.users("skew_after") == [f"expect (line {line})"]
+    example = Document(library / "supernodes" / "6.1.2-running-example.yaml")
+    assert example.users("context")[0] == "kv_total" and example.users("context")[1].startswith("sweeps (line ")
+    refused = document.delete_cell("skew_after")
+    assert not refused.ok and refused.message == f"skew_after is used by expect (line {line})"
+    assert document.diagnostics == []
+    assert document.delete_cell("skew_after", force=True).ok
+    found = [(d.code, d.message, d.span.line) for d in document.diagnostics]
+    assert found == [("E-NAME", "expectation names unknown cell 'skew_after'", line - 1)]   # one line less now
+    document.undo()
+    assert document.diagnostics == []
+
+
+async def test_the_delete_question_lists_the_expectation_and_f4_shows_what_it_left(library: Path) -> None:
+    path = library / "questions" / "q9-rank-completion-times.yaml"
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("skew_after")
+        await pilot.press("delete")
+        assert isinstance(app.screen, ChoiceScreen) and app.screen.focused.id == "answer-cancel"
+        assert "skew_after is used by expect (line " in app.screen.message
+        assert "Deleting it leaves them as diagnostics" in app.screen.message
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert not app.document.has_cell("skew_after")
+        await pilot.press("f4")
+        await pilot.pause()
+        panel = app.diagnostics_panel
+        rows = [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
+        assert any("expectation names unknown cell 'skew_after'" in row for row in rows)
