@@ -13,7 +13,6 @@ never a plural of a one-letter unit, as in Pint, so ``GBs`` is unknown.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import re
@@ -90,6 +89,7 @@ _AMBIGUOUS_FLOPS = re.compile(r"(.*)(FLOPs|flops|Flops)")
 
 @dataclass(frozen=True, slots=True)
 class _Token:
+    """One token of a unit expression: its kind, text and offset."""
     kind: str
     text: str
     offset: int
@@ -256,6 +256,7 @@ def _lookup(ureg: pint.UnitRegistry, name: str) -> tuple[str, str, str] | None:
 
 def _hint(ureg: pint.UnitRegistry, token: _Token, text: str) -> str | None:
     """'did you mean "GB/s"?': the whole unit with the bad name replaced by a close known one."""
+    import difflib   # here, not at every start of the command (~1 ms): only an unknown unit needs it
     name = token.text
     cased = next((c for c in (name.lower(), name[:1].lower() + name[1:]) if c != name and _lookup(ureg, c)), None)
     if cased is not None:   # `Gigabytes`: the unit in lower case, not a near spelling of another (`byte`)

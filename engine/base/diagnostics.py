@@ -5,7 +5,6 @@ of its problems at once and the UI can keep its last good values.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
@@ -21,12 +20,14 @@ CODES = (
 
 @dataclass(frozen=True, slots=True)
 class Label:
+    """A secondary place a diagnostic points at, with what to say there."""
     span: Span
     text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """One problem: its code, message, place, labels and hint."""
     code: str
     message: str
     span: Span | None
@@ -98,6 +99,7 @@ class Problem(Exception):
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate to a misspelt word, as a hint, or None."""
+    import difflib   # here, not at every start of the command (~1 ms): only a misspelling needs it
     pool = sorted(set(candidates))
     match = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
     if not match:
