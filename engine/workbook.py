@@ -21,6 +21,7 @@ from supersheet.engine.load.resolve import build_model
 
 @dataclass
 class Workbook:
+    """A sheet loaded and checked, with its diagnostics."""
     model: Model
     checked: Checked
     _baseline: Scenario | None = field(default=None, init=False, repr=False, compare=False)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True)
 class Limits:
+    """The load limits in force (`set_limits`; the command's --max-* flags)."""
     max_file_size: int = 1_000_000       # bytes of one sheet file
     max_line_length: int = 10_000        # characters of one line (the YAML scanner slows on long lines)
     max_yaml_nodes: int = 100_000        # YAML nodes after expanding aliases (`*x`)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Span:
+    """A place in a sheet file: line and columns (1-based), `end_col` exclusive."""
     file: str
     line: int
     col: int

@@ -8,6 +8,7 @@ from supersheet.units import DIMENSIONLESS, Dimensions, describe
 
 @dataclass(frozen=True, slots=True)
 class Type:
+    """The static type of a value: number or boolean, its dimensions, scalar or array."""
     kind: str                   # "number" | "bool"
     dims: Dimensions = DIMENSIONLESS
     length: int | None = None   # None for a scalar, n for an array of n elements

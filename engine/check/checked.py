@@ -28,6 +28,7 @@ from supersheet.engine.load.model import Model
 
 @dataclass(frozen=True)
 class CheckedCell:
+    """What the checker found of a cell: its type, precedents and display unit."""
     type: Type | None
     deps: tuple[str, ...] = ()
     display_unit: str | None = None

@@ -35,6 +35,7 @@ __all__ = ["ErrorValue", "Scalar", "Value", "error_code", "Program", "Scenario",
 
 @dataclass
 class Program:
+    """A checked sheet compiled to Polars expressions, in dependency layers."""
     checked: Checked
     compiled: dict[str, CompiledCell]
     layers: list[list[str]]

@@ -35,6 +35,7 @@ Z_95 = 1.6448536269514722   # as distributions.Z_95 (not imported: that module n
 
 @dataclass(frozen=True, slots=True)
 class ErrorValue:
+    """An error value a cell holds (`#DIV/0`, `#NUM`, `#ERROR`)."""
     code: str
 
     def __str__(self) -> str:

@@ -140,6 +140,7 @@ class Sites(list):
 
 @dataclass
 class CompiledCell:
+    """A cell compiled: its value columns, its error-code column, whether it can be null."""
     key: str
     columns: list[tuple[str, pl.Expr]]     # output column name -> expression
     nullable: bool

@@ -29,6 +29,7 @@ OUTSIDE_HINT = "the results are outside the model this sheet describes: change t
 
 @dataclass(frozen=True)
 class Violation:
+    """An assumption that does not hold (or holds in only a share of the samples)."""
     key: str                           # the assumption (alias.name for an imported sheet's)
     condition: str                     # its formula as written
     operands: tuple[tuple[str, str], ...]   # (cell, displayed value) of every cell it reads

@@ -14,6 +14,7 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Number:
+    """A number literal, with its unit as written."""
     value: float
     unit: str | None
     span: tuple[int, int]
@@ -22,12 +23,14 @@ class Number:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Bool:
+    """`true` or `false`."""
     value: bool
     span: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Array:
+    """An array literal `[a, b, ...]`, with a unit applying to every element."""
     items: tuple["Node", ...]
     unit: str | None
     span: tuple[int, int]
@@ -36,6 +39,7 @@ class Array:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Name:
+    """A cell name, `alias.name` for an imported cell."""
     name: str
     alias: str | None
     span: tuple[int, int]
@@ -47,6 +51,7 @@ class Name:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Call:
+    """A call of a built-in function."""
     func: str
     args: tuple["Node", ...]
     span: tuple[int, int]
@@ -55,6 +60,7 @@ class Call:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Unary:
+    """`-x` or `not x`."""
     op: str          # "-" or "not"
     operand: "Node"
     span: tuple[int, int]
@@ -62,6 +68,7 @@ class Unary:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Binary:
+    """An operator between two operands (arithmetic, comparison, `and`/`or`)."""
     op: str          # + - * / ^ < <= > >= == != and or
     left: "Node"
     right: "Node"
@@ -73,6 +80,7 @@ Node = Union[Number, Bool, Array, Name, Call, Unary, Binary]
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Formula:
+    """A whole formula: its expression and the display unit after `->`."""
     expr: Node
     display_unit: str | None = None
     display_span: tuple[int, int] | None = None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Function:
+    """A built-in function: its arity, signature, summary and unit rule."""
     name: str
     min_args: int
     max_args: int | None     # None: any number

@@ -38,6 +38,7 @@ class Scope:
 
 @dataclass
 class Cell:
+    """A cell of the model: its spec, its effective formula and where its names are read."""
     key: str
     name: str
     spec: CellSpec                 # as written in its own file
@@ -82,6 +83,7 @@ class Merged:
 
 @dataclass
 class Model:
+    """A sheet with its imports resolved: one namespace of cells keyed `alias.name`."""
     path: Path
     root: Merged | None
     cells: dict[str, Cell] = field(default_factory=dict)

@@ -53,6 +53,7 @@ class ImportSpec:
 
 @dataclass
 class SheetFile:
+    """One sheet file as written, with the diagnostics of reading it."""
     path: Path
     title: str = ""
     doc: str = ""

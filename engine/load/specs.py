@@ -80,6 +80,7 @@ class AxisSpec:
 
 @dataclass(frozen=True)
 class RowValue:
+    """One axis value of an explicit row of `vary:`."""
     name: str
     span: Span
     value: Written
@@ -116,6 +117,7 @@ class ExpectMap:
 
 @dataclass(frozen=True)
 class SweepBlock:
+    """A sweep of `sweeps:` as written."""
     name: str
     span: Span
     vary: VarySpec | None
@@ -127,6 +129,7 @@ class SweepBlock:
 
 @dataclass(frozen=True)
 class SolveBlock:
+    """A goal seek of `solve:` as written."""
     name: str
     span: Span
     vary: str = ""
@@ -138,6 +141,7 @@ class SolveBlock:
 
 @dataclass(frozen=True)
 class ChoiceBlock:
+    """A choice of `choose:` as written."""
     name: str
     span: Span
     vary: VarySpec | None = None

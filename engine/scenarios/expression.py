@@ -23,6 +23,7 @@ from supersheet.engine.workbook import Workbook
 
 @dataclass
 class Bound:
+    """A free formula (a where, goal, requirement) typed over a sheet."""
     text: str
     formula: A.Formula
     type: Type

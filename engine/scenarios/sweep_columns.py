@@ -24,6 +24,7 @@ if TYPE_CHECKING:   # Polars is imported where a column is built, not with this 
 
 @dataclass
 class Column:
+    """One output column of a sweep: its header, source column and unit factor."""
     header: str          # "name [unit]"
     source: str          # frame column (base units)
     factor: float
