@@ -14,20 +14,18 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from supersheet.cli import batch as cli_batch, versions as cli_compare
+from supersheet.cli import batch as cli_batch, parser as cli_parser, versions as cli_compare
 from supersheet.cli.support import (
     EXIT_FINDING,
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
     configure_loading,
-    loading_options,
     override_usage,
     print_diagnostics,
     sampling,
-    sampling_options,
     sheet_paths,
 )
 from supersheet.errors import OverrideError, RequestError, SheetError, SourceCache, render_diagnostic
@@ -37,7 +35,8 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = cli_parser.build_parser(COMMANDS, argv[0] if argv else None)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
@@ -85,159 +84,6 @@ def _silence_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="supersheet",
-        description="Declarative spreadsheet-style scenarios with real units: sheets are YAML files of named "
-                    "cells (inputs and formulas), checked for dimensions and evaluated with Polars.",
-        epilog="Exit codes: 0 ok, 1 a finding (error value, failed expectation, difference, nothing feasible), "
-               "2 invalid sheet or usage. See README.md and docs/format.md.")
-    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
-
-    def command(name: str, handler: Callable[[argparse.Namespace], int], help: str, description: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=description)
-        p.set_defaults(handler=handler)
-        if name != "calc":
-            loading_options(p)
-        return p
-
-    run = command("run", _run, "evaluate a sheet and print every cell",
-                  "Evaluate SHEET and print every cell with its value, unit and formula, and every check with "
-                  "pass/fail. Exit 0, 1 when a cell holds an error value (#DIV/0, #NUM), 2 for an invalid sheet.")
-    run.add_argument("sheet", metavar="SHEET", help="the sheet (a YAML file)")
-    run.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
-                     help="override a cell for this run, e.g. --set context=32768token or --set gpu.hbm_capacity=141GB "
-                          "(repeatable)")
-    run.add_argument("--format", choices=("text", "json", "csv", "markdown"), default="text",
-                     help="output format (default: text)")
-    sampling_options(run)
-    on_options(run, "the samples of a sheet with random draws are split over Ray tasks (the same samples "
-                    "and percentiles as locally)")
-
-    check = command("check", _check, "report every diagnostic of sheets",
-                    "Load and check sheets without evaluating them: every diagnostic (file:line:col: CODE: message, "
-                    "the line, a hint). Directories are searched recursively for *.yaml. Exit 2 when any sheet is invalid.")
-    check.add_argument("paths", metavar="PATH", nargs="+", help="sheet files or directories")
-
-    test = command("test", _test, "check every expectation of sheets",
-                   "Evaluate sheets and check every `expect` (top level, and inside sweeps, solves and choices), "
-                   "each reported pass/fail with the computed value and the tolerance used. Ends with "
-                   "'N passed, M failed'. Exit 1 when any expectation fails, 2 when a sheet is invalid.")
-    test.add_argument("paths", metavar="PATH", nargs="+", help="sheet files or directories")
-    test.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
-    sampling_options(test)
-
-    explain = command("explain", _explain, "why a cell has its value",
-                      "Print CELL's formula, value and unit, and the tree of its precedents down to the inputs, "
-                      "each with its value.")
-    explain.add_argument("sheet", metavar="SHEET")
-    explain.add_argument("cell", metavar="CELL", help="a cell name (alias.name for an imported cell)")
-    explain.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[])
-    explain.add_argument("--sensitivity", action="store_true",
-                         help="rank the random draws CELL depends on by how strongly each moves it "
-                              "(Spearman rank correlation over the samples)")
-    sampling_options(explain)
-
-    sweep = command("sweep", cli_batch.sweep, "evaluate a grid of scenarios (a sweep)",
-                    "Run the sweep NAME of SHEET, or an ad hoc sweep from --vary axes (which add to or replace the "
-                    "named sweep's axes). Axis values: a list 'tp=1,2,4,8'; a geometric range "
-                    "'context=4096token..131072token*2'; a linear range 'message=10KiB..30KiB+10KiB'; a count "
-                    "'message=1KiB..1GiB:50log' (or :50lin); an import axis 'model=a.yaml,b.yaml' swaps the sheet "
-                    "an alias points to. Rows are the Cartesian product, first axis slowest (import axes slowest of "
-                    "all). Columns are headed 'name [unit]' in display units. With -o the rows stream to a CSV or "
-                    "Parquet file in chunks (bounded memory); otherwise a table goes to stdout.")
-    sweep.add_argument("sheet", metavar="SHEET")
-    sweep.add_argument("name", metavar="NAME", nargs="?", help="a sweep defined in the sheet")
-    sweep.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
-                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
-    sweep.add_argument("--vary", metavar="AXIS=VALUES", action="append", default=[], help="an axis (repeatable)")
-    sweep.add_argument("--show", metavar="CELLS", help="comma-separated cells to output (default: the sweep's "
-                                                      "'show', else every cell of the sheet)")
-    sweep.add_argument("--where", metavar="COND", help="keep only rows where this condition holds, e.g. 'fits'")
-    sweep.add_argument("-o", "--output", metavar="FILE", help="write to FILE (.csv or .parquet)")
-    sweep.add_argument("--format", choices=("csv", "parquet", "json", "text", "markdown"),
-                       help="output format (default: from -o's extension, else text)")
-    sweep.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
-                       help="refuse grids larger than N rows (default 10,000,000)")
-    sweep.add_argument("--chunk-rows", type=int, default=1_000_000, metavar="N", help=argparse.SUPPRESS)
-    on_options(sweep, "row ranges of the grid run as Ray tasks, each writing one file of the Parquet dataset "
-                      "directory -o DIR/")
-    sweep.add_argument("--rows-per-task", type=int, metavar="N", help=argparse.SUPPRESS)
-    sampling_options(sweep)
-
-    solve = command("solve", cli_batch.solve, "goal seek: find the input value that meets a goal",
-                    "Run the solve NAME of SHEET, or an ad hoc one: --vary CELL --goal 'A == B' --between LO,HI. "
-                    "Prints the solution and the value of every cell there; E-SOLVE with the difference at both "
-                    "ends when the goal has no sign change in the bracket.")
-    solve.add_argument("sheet", metavar="SHEET")
-    solve.add_argument("name", metavar="NAME", nargs="?")
-    solve.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
-                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
-    solve.add_argument("--vary", metavar="CELL")
-    solve.add_argument("--goal", metavar="'A == B'")
-    solve.add_argument("--between", metavar="LO,HI")
-    solve.add_argument("--format", choices=("text", "json"), default="text")
-
-    choose = command("choose", cli_batch.choose, "choose the best row under requirements",
-                     "Run the choice NAME of SHEET: every row of its grid, the rows that fail a requirement "
-                     "(with the requirement), and the feasible rows ranked by the objective, the answer first. "
-                     "Exit 1 when no row is feasible.")
-    choose.add_argument("sheet", metavar="SHEET")
-    choose.add_argument("name", metavar="NAME")
-    choose.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
-                       help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
-    choose.add_argument("--show", metavar="CELLS", help="comma-separated cells to show beside each row (the values "
-                                                       "behind the ranking)")
-    choose.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    choose.add_argument("--top", type=int, metavar="N",
-                        help="rank only the N best feasible rows and count the excluded rows per reason "
-                             "(for large grids; default: every row, or 10 with --on ray)")
-    on_options(choose, "row ranges of the grid are reduced by Ray tasks; only the N best rows of each travel back")
-
-    diff = command("diff", cli_compare.diff, "compare scenarios: two sheets, git revisions, or a variant and its base",
-                   "Compare two versions of a sheet: `diff OLD NEW` (paths or git specs REV:path, e.g. "
-                   "HEAD~1:sheets/hardware/h100-sxm.yaml); `diff --rev [REV] [PATH...]` compares the working tree with "
-                   "REV (default HEAD) over every changed sheet and every sheet that imports or extends one; "
-                   "`diff --base VARIANT` compares a variant with the base it extends. Reports inputs changed, "
-                   "formulas changed, cells added/removed/renamed, results changed (old -> new, delta, delta %, "
-                   "largest first), checks flipped, expectations that now fail. Exit 0 no differences, 1 differences, "
-                   "2 error.")
-    diff.add_argument("sides", metavar="OLD NEW", nargs="*", help="two sheets (paths or REV:path)")
-    diff.add_argument("--rev", metavar="REV", nargs="?", const="HEAD", help="compare the working tree with REV "
-                                                                            "(default HEAD); PATHs limit the search")
-    diff.add_argument("--base", metavar="VARIANT", help="compare VARIANT with the sheet it extends")
-    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    diff.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                      help="colour the text format (default: when stdout is a terminal)")
-
-    textconv = command("textconv", cli_compare.textconv, "a sheet as evaluated text, for git's diff driver",
-                       "Print a sheet's YAML followed by its evaluated cells as comments. Used as git's textconv: "
-                       "`git config diff.supersheet.textconv 'supersheet textconv'` with `*.yaml diff=supersheet` "
-                       "in .gitattributes makes `git diff` show evaluated values.")
-    textconv.add_argument("file", metavar="FILE")
-
-    calc = command("calc", _calc, "evaluate one formula without a sheet",
-                   'Evaluate one formula, e.g. supersheet calc "470.2 GB -> GiB" or '
-                   'supersheet calc "2 * 94 * 4 * 128 * 2 B -> KiB".')
-    calc.add_argument("expression", metavar="EXPR")
-
-    edit = command("edit", _edit, "edit a sheet in the terminal UI",
-                   "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
-                   "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "
-                   "value that changed shows its old value and the change. Ctrl+S saves (comments and layout "
-                   "kept), Ctrl+Z/Ctrl+Y undo/redo, ? shows every key. Without SHEET, opens the bundled running "
-                   "example (sheets/supernodes/6.1.2-running-example.yaml).")
-    edit.add_argument("sheet", metavar="SHEET", nargs="?", help="the sheet (a YAML file); default: the running example")
-    return parser
-
-
-def on_options(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--on", choices=("local", "ray"), default="local",
-                   help=f"where to evaluate: this process (local, the default) or Ray: {what}")
-    p.add_argument("--address", metavar="ray://HOST:PORT|auto",
-                   help="with --on ray: the Ray cluster to use (default: start a local Ray runtime)")
 
 
 # -- commands -----------------------------------------------------------------
@@ -374,6 +220,72 @@ def _calc(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     print(result.text)
     return EXIT_FINDING if result.has_errors else EXIT_OK
+
+
+# name -> (handler, help, description, its options), in the order `--help` lists them
+COMMANDS: dict[str, cli_parser.Command] = {
+    "run": (_run, "evaluate a sheet and print every cell",
+        "Evaluate SHEET and print every cell with its value, unit and formula, and every check with "
+        "pass/fail. Exit 0, 1 when a cell holds an error value (#DIV/0, #NUM), 2 for an invalid sheet.",
+        cli_parser.run_options),
+    "check": (_check, "report every diagnostic of sheets",
+        "Load and check sheets without evaluating them: every diagnostic (file:line:col: CODE: message, "
+        "the line, a hint). Directories are searched recursively for *.yaml. Exit 2 when any sheet is invalid.",
+        cli_parser.check_options),
+    "test": (_test, "check every expectation of sheets",
+        "Evaluate sheets and check every `expect` (top level, and inside sweeps, solves and choices), "
+        "each reported pass/fail with the computed value and the tolerance used. Ends with "
+        "'N passed, M failed'. Exit 1 when any expectation fails, 2 when a sheet is invalid.",
+        cli_parser.test_options),
+    "explain": (_explain, "why a cell has its value",
+        "Print CELL's formula, value and unit, and the tree of its precedents down to the inputs, "
+        "each with its value.",
+        cli_parser.explain_options),
+    "sweep": (cli_batch.sweep, "evaluate a grid of scenarios (a sweep)",
+        "Run the sweep NAME of SHEET, or an ad hoc sweep from --vary axes (which add to or replace the "
+        "named sweep's axes). Axis values: a list 'tp=1,2,4,8'; a geometric range "
+        "'context=4096token..131072token*2'; a linear range 'message=10KiB..30KiB+10KiB'; a count "
+        "'message=1KiB..1GiB:50log' (or :50lin); an import axis 'model=a.yaml,b.yaml' swaps the sheet "
+        "an alias points to. Rows are the Cartesian product, first axis slowest (import axes slowest of "
+        "all). Columns are headed 'name [unit]' in display units. With -o the rows stream to a CSV or "
+        "Parquet file in chunks (bounded memory); otherwise a table goes to stdout.",
+        cli_parser.sweep_options),
+    "solve": (cli_batch.solve, "goal seek: find the input value that meets a goal",
+        "Run the solve NAME of SHEET, or an ad hoc one: --vary CELL --goal 'A == B' --between LO,HI. "
+        "Prints the solution and the value of every cell there; E-SOLVE with the difference at both "
+        "ends when the goal has no sign change in the bracket.",
+        cli_parser.solve_options),
+    "choose": (cli_batch.choose, "choose the best row under requirements",
+        "Run the choice NAME of SHEET: every row of its grid, the rows that fail a requirement "
+        "(with the requirement), and the feasible rows ranked by the objective, the answer first. "
+        "Exit 1 when no row is feasible.",
+        cli_parser.choose_options),
+    "diff": (cli_compare.diff, "compare scenarios: two sheets, git revisions, or a variant and its base",
+        "Compare two versions of a sheet: `diff OLD NEW` (paths or git specs REV:path, e.g. "
+        "HEAD~1:sheets/hardware/h100-sxm.yaml); `diff --rev [REV] [PATH...]` compares the working tree with "
+        "REV (default HEAD) over every changed sheet and every sheet that imports or extends one; "
+        "`diff --base VARIANT` compares a variant with the base it extends. Reports inputs changed, "
+        "formulas changed, cells added/removed/renamed, results changed (old -> new, delta, delta %, "
+        "largest first), checks flipped, expectations that now fail. Exit 0 no differences, 1 differences, "
+        "2 error.",
+        cli_parser.diff_options),
+    "textconv": (cli_compare.textconv, "a sheet as evaluated text, for git's diff driver",
+        "Print a sheet's YAML followed by its evaluated cells as comments. Used as git's textconv: "
+        "`git config diff.supersheet.textconv 'supersheet textconv'` with `*.yaml diff=supersheet` "
+        "in .gitattributes makes `git diff` show evaluated values.",
+        cli_parser.textconv_options),
+    "calc": (_calc, "evaluate one formula without a sheet",
+        'Evaluate one formula, e.g. supersheet calc "470.2 GB -> GiB" or '
+        'supersheet calc "2 * 94 * 4 * 128 * 2 B -> KiB".',
+        cli_parser.calc_options),
+    "edit": (_edit, "edit a sheet in the terminal UI",
+        "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
+        "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "
+        "value that changed shows its old value and the change. Ctrl+S saves (comments and layout "
+        "kept), Ctrl+Z/Ctrl+Y undo/redo, ? shows every key. Without SHEET, opens the bundled running "
+        "example (sheets/supernodes/6.1.2-running-example.yaml).",
+        cli_parser.edit_options),
+}
 
 
 if __name__ == "__main__":

@@ -98,3 +98,36 @@ def test_a_batch_command_loads_its_sheet_with_the_heap_frozen(run_cli, monkeypat
     assert result.code == 0, result.err
     assert len(frozen_while_loading) == 1 and frozen_while_loading[0] > 10_000   # Polars and the engine among them
     assert gc.get_freeze_count() == 0
+
+
+def _parsed(parser, argv):
+    import contextlib
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            parser.parse_args(argv)
+            code = None
+        except SystemExit as e:
+            code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("command", ["run", "check", "test", "explain", "sweep", "solve", "choose", "diff",
+                                     "textconv", "calc", "edit"])
+def test_a_command_line_builds_only_its_command_with_the_same_help_and_errors(command, monkeypatch):
+    """argparse spends ~0.5 ms on each subcommand it builds: a command line builds only its own,
+    and what it prints for --help or a bad option is what the parser of every command prints."""
+    from supersheet.cli.main import COMMANDS
+    from supersheet.cli.parser import build_parser
+
+    monkeypatch.setenv("COLUMNS", "100")
+    assert list(COMMANDS) == ["run", "check", "test", "explain", "sweep", "solve", "choose", "diff", "textconv",
+                              "calc", "edit"]   # the order --help lists them
+    alone, every = build_parser(COMMANDS, command), build_parser(COMMANDS)
+    for argv in ([command, "--help"], [command, "--no-such-option"]):
+        assert _parsed(alone, argv) == _parsed(every, argv)
+    other = "calc" if command != "calc" else "run"
+    assert _parsed(alone, [other, "--help"])[0] == 2      # not built: an invalid choice here
+    assert _parsed(every, [other, "--help"])[0] == 0
+    assert _parsed(build_parser(COMMANDS, "--help"), ["--help"]) == _parsed(every, ["--help"])
