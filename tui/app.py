@@ -244,6 +244,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
             self.show_selected(grid.current_key)
         self.verdicts_outdated()
         if self.sweep.display:
+            self.sweep.pending()    # from the first frame that shows the new values: its rows are old
             self.call_after_refresh(self.rerun_sweep)
         if self.diff_view.display:
             self.call_after_refresh(self.refresh_diff)

@@ -308,11 +308,19 @@ async def test_the_sweep_table_is_marked_stale_while_it_reruns(example: Path, mo
         assert table_column(app, "max_sessions") == ["95", "47", "23"] and not app.sweep.has_class("-stale")
         assert sweep_status(app) == "sweep experiment_6_1a: 3 rows"
         monkeypatch.setattr(editsweep, "run_sweep", lambda *a: (gate.wait(5), run(*a))[1])
+        app.go_to("workspace")
+        assert app.commit_edit("workspace", "3 GiB")
+        assert app.sweep.stale, "marked with the edit itself, before the screen shows its new values"
+        await pilot.pause()
+        gate.set()
+        await settled(pilot)
+        assert table_column(app, "max_sessions") == ["90", "45", "22"] and not app.sweep.stale
+        gate.clear()
         await edit(pilot, "workspace", "10 GiB")
         await pilot.pause()
         assert app.sweep.stale and app.sweep.has_class("-stale")
         assert sweep_status(app) == "… sweep experiment_6_1a: 3 rows found before the last edit; running again"
-        assert table_column(app, "max_sessions") == ["95", "47", "23"]    # the old rows, marked
+        assert table_column(app, "max_sessions") == ["90", "45", "22"]    # the rows at 3 GiB, marked
         gate.set()
         await settled(pilot)
         assert not app.sweep.stale and not app.sweep.has_class("-stale")
