@@ -26,8 +26,11 @@ Importing PyYAML costs ~11 ms of CPU, more than the round-trip loader spends on
 a small sheet (a 1 kB sheet: 3.4 ms; libyaml saves ~1.9 µs a byte: 2.3 against
 0.4 µs over the library's sheets). So a process reads its first sheets with the
 round-trip loader until they add up to BREAK_EVEN bytes, and imports libyaml
-only then (`worth_it`): a `run` or `sweep` of a small sheet never pays the
-import, and a process that reads much pays at most the import twice over.
+only then (`worth_it`) — or at once for a sheet that names other sheets
+(`use:`, `extends:`), since it will read them too (3 files, 16 kB for the
+median library sheet that imports). A `run` or `sweep` of a small sheet never
+pays the import; a process reading many small sheets pays at most its cost
+once more.
 """
 from __future__ import annotations
 
@@ -63,6 +66,8 @@ def _libyaml() -> Any:
 
 # an explicit tag ('!' not in '!='), a merge key, a directive line, an anchor
 _UNLIKE = re.compile(r"!(?!=)|<<|^%|&", re.MULTILINE)
+# a top-level `use:` or `extends:`: the sheet's imports will be read next
+_NAMES_SHEETS = re.compile(r"^(?:use|extends)[ \t]*:", re.MULTILINE)
 
 
 def available() -> bool:
@@ -70,11 +75,11 @@ def available() -> bool:
 
 
 def worth_it(text: str) -> bool:
-    """Whether to try libyaml on `text`: once it is imported, or once the sheets this process
-    read (this one included) reach BREAK_EVEN bytes; below that the round-trip loader is quicker
-    than the import, and the bytes it reads are counted."""
+    """Whether to try libyaml on `text`: once it is imported, once the sheets this process read
+    (this one included) reach BREAK_EVEN bytes, or when this sheet names others; otherwise the
+    round-trip loader is quicker than the import, and the bytes it reads are counted."""
     global _read_round_trip
-    if _CLoader is not None or _read_round_trip + len(text) >= BREAK_EVEN:
+    if _CLoader is not None or _read_round_trip + len(text) >= BREAK_EVEN or _NAMES_SHEETS.search(text):
         return True
     _read_round_trip += len(text)
     return False

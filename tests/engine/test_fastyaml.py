@@ -130,3 +130,21 @@ def test_small_sheets_are_read_without_importing_pyyaml_until_they_add_up(tmp_pa
     seen = json.loads(result.stdout)
     assert [imported for read, imported in seen] == [read >= fastyaml.BREAK_EVEN for read, _ in seen]
     assert seen[0] == [len(small), False] and seen[-1][1] is True
+
+
+@pytest.mark.parametrize("head, imported", [("use:\n  b: base.yaml\n", True), ("extends: base.yaml\n", True),
+                                            ("title: uses\n", False)])
+def test_a_small_sheet_that_names_others_is_read_by_libyaml_at_once(head, imported, tmp_path):
+    """A sheet with `use:` or `extends:` will have its imports read too: libyaml is imported for it
+    at once instead of after BREAK_EVEN bytes (the same document either way)."""
+    import json
+    import subprocess
+    import sys
+    (tmp_path / "s.yaml").write_text(head + "cells:\n  a: 1 GB\n", encoding="utf-8")
+    probe = ("import json, sys\n"
+             "from supersheet.engine.load.sheet import load_sheet\n"
+             f"sheet = load_sheet({str(tmp_path / 's.yaml')!r})\n"
+             "print(json.dumps([len(sheet.cells), 'yaml' in sys.modules]))\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [1, imported]
