@@ -77,11 +77,15 @@ class Grid:
 def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.ndarray:
     """Rows [start, stop) of the column values[(row // stride) % len(values)]."""
     period = len(values) * stride
-    if period <= stop - start:   # a short period: tile it (a memory copy)
-        offset = start % period
-        reps = -(-(offset + stop - start) // period)
-        return np.tile(np.repeat(values, stride), reps)[offset:offset + stop - start]
-    first, last = start // stride, (stop - 1) // stride
+    first_period, last_period = start // period, (stop - 1) // period
+    periods = last_period - first_period + 1
+    if periods * period <= 2 * (stop - start):
+        # whole periods as one broadcast view (periods x values x stride), copied once, as
+        # np.meshgrid(...).ravel() does; tile(repeat(...)) copied twice
+        offset = start - first_period * period
+        whole = np.broadcast_to(values[None, :, None], (periods, len(values), stride)).reshape(-1)
+        return whole[offset:offset + stop - start]
+    first, last = start // stride, (stop - 1) // stride   # a few long blocks: each value repeated
     blocks = np.arange(first, last + 1, dtype=np.int64)
     lengths = np.full(len(blocks), stride, dtype=np.int64)
     lengths[0] = min((first + 1) * stride, stop) - start

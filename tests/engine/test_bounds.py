@@ -1,7 +1,8 @@
-"""Bounds of sweep columns (engine/compile/bounds.py): an axis's bounds hold every value it
-builds; a cell proven finite gets no guard and no error column, and its values are exactly those
-of the guarded plan; where the proof fails (overflow, a divisor that may be 0) the errors are
-still found. (The differential test compares bounded programs with the Python reference.)"""
+"""Bounds of sweep columns (engine/compile/bounds.py) and the axis columns they describe: an
+axis's bounds hold every value it builds (and Grid.chunk builds the right ones); a cell proven
+finite gets no guard and no error column, and its values are exactly those of the guarded plan;
+where the proof fails (overflow, a divisor that may be 0) the errors are still found. (The
+differential test compares bounded programs with the Python reference.)"""
 from __future__ import annotations
 
 import dataclasses
@@ -74,3 +75,18 @@ def test_bounds_survive_a_cancelling_divisor(write_sheet):
     workbook = open_workbook(write_sheet("cells:\n  x: 1\n  y: = 1 / (x * 3 / 3 - 1)\n"))
     frame = S.run_in_memory(workbook, S.SweepSpec("t", S.Grid([cli_axis(workbook, "x=1..2:3")]), None))
     assert frame["y [error]"][0] == "#DIV/0" and np.isclose(frame["y"][2], 1.0)
+
+
+@pytest.mark.parametrize("n, stride", [(1, 1), (3, 1), (4, 250), (25, 10), (100, 1), (7, 13), (5, 1000)])
+def test_a_grid_chunk_is_its_rows_of_the_axis_column(n, stride):
+    """Grid.chunk's column for rows [start, stop): values[(row // stride) % n], wherever the chunk starts and
+    ends (whole periods broadcast and copied once, or a few long blocks)."""
+    from supersheet.engine.scenarios.grid import _axis_chunk
+    values = np.random.default_rng(n * stride).random(n)
+    total = n * stride * 3 + 17
+    for start, stop in [(0, total), (5, 6), (0, 1), (stride - 1, stride + 1), (13, total - 3),
+                        (n * stride, 2 * n * stride), (999, 5000)]:
+        stop = min(stop, total)
+        if start < stop:
+            want = values[(np.arange(start, stop) // stride) % n]
+            assert np.array_equal(_axis_chunk(values, stride, start, stop), want)
