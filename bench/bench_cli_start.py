@@ -51,8 +51,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         sites = {rev: install(rev, Path(folder)) for rev in (options.old, options.new)}
         command = [sys.executable, "-m", "supersheet", *args]
-        sides = {rev: (lambda site=site: child(command, ok=(0, 1), env={**CHILD_ENV, "PYTHONPATH": str(site)},
-                                               cwd=tempfile.gettempdir()))
+        # each revision keeps its own disk cache, as an installation does: the resolved unit names
+        # are fingerprinted by the code that resolves them, so one shared folder would have each
+        # side discard the other's and import Pint again on alternate runs
+        sides = {rev: (lambda site=site, rev=rev: child(
+                     command, ok=(0, 1), cwd=tempfile.gettempdir(),
+                     env={**CHILD_ENV, "PYTHONPATH": str(site), "SUPERSHEET_CACHE_DIR": str(Path(folder) / f"cache-{rev}")}))
                  for rev, site in sites.items()}
         print(f"supersheet {' '.join(args)}; {options.rounds} rounds each, interleaved; {load_average()}")
         print(table(interleave(sides, options.rounds), baseline=options.old))
