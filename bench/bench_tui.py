@@ -14,16 +14,20 @@
 3. The same on the largest sheet of the library (most cells, imports included).
 4. A keystroke in the cell editor while a Monte Carlo resample runs in a
    worker: from the key to the first screen update showing it (target: <= 30 ms),
-   and the UI thread's CPU time in between (its own work apart from the load).
-   `--only-echo` measures this part alone.
-5. With --stress N: 1-4 again with N busy-loop processes running; the load
-   average is printed before and after each part.
+   and the UI thread's CPU time in between (its own work apart from the load),
+   on the generated sheet with draws and on the library's Monte Carlo sheet.
+   `--only-echo ROUNDS` measures this part alone; `--floor` adds the echo with
+   no resample running under the same load (what no change to the resample can beat).
+5. With --load 0,2,4: all of that under each synthetic load in turn: that many
+   busy-loop processes (bench/paired.py's busy_load) started before and killed
+   after, with the share of the CPUs they took and the load average printed,
+   so that "under load" is a figure anyone can rerun.
 6. Opening the running example: from starting `supersheet edit` (no argument) in a
    pseudo-terminal of 120x36 to the first full screen (the grid with values
-   and the footer drawn), median of 5 runs (target: <= 1.5 s).
+   and the footer drawn), median of 5 runs (target: <= 1.5 s), as the machine is.
 
 Run: .venv/bin/python bench/bench_tui.py [--edits 50] [--cells 300] [--draw-cells 50] [--opens 5]
-                                         [--keys 30] [--stress N] [--only-echo ROUNDS]
+                                         [--keys 30] [--load 0,2,4] [--only-echo ROUNDS [--floor]]
 """
 from __future__ import annotations
 
@@ -40,7 +44,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from paired import busy_load, load_average  # noqa: E402
 from pty_screen import first_screen  # noqa: E402
+
+MONTE_CARLO_SHEET = REPO / "sheets" / "questions" / "q4-ep-skew-monte-carlo.yaml"   # the library's draws
 
 
 def generate_sheet(cells: int = 300, draws: int = 0, samples: int = 10_000) -> str:
@@ -186,9 +193,11 @@ def largest_library_sheet() -> tuple[Path, str, int]:
     return best
 
 
-async def echo_latency(path: Path, keys: int) -> dict[str, float]:
+async def echo_latency(path: Path, keys: int, key: str = "x0", resampling: bool = True) -> dict[str, float]:
     """A key typed into the editor while a Monte Carlo resample runs in a worker:
-    from sending the key to the first screen update after it was typed."""
+    from sending the key to the first screen update after it was typed. Without
+    `resampling`, the same keys with nothing else running in the editor: the
+    floor of the echo under the machine's load."""
     from textual import events
 
     from supersheet.tui.app import SupersheetApp
@@ -208,10 +217,11 @@ async def echo_latency(path: Path, keys: int) -> dict[str, float]:
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
-        app.go_to("x0")
-        app.start_edit("x0")
+        app.go_to(key)
+        app.start_edit(key)
         for i in range(keys):
-            app.resample()                      # a fresh resample in a worker thread
+            if resampling:
+                app.resample()                  # a fresh resample in a worker thread
             await asyncio.sleep(0.005)          # ... and under way
             running = any(w.is_running for w in app.workers)
             busy += running
@@ -230,16 +240,6 @@ async def echo_latency(path: Path, keys: int) -> dict[str, float]:
     return {"median": statistics.median(echoes), "p95": sorted(echoes)[max(int(len(echoes) * 0.95) - 1, 0)],
             "max": max(echoes), "busy": busy / keys,
             "cpu_median": statistics.median(cpu), "cpu_p95": sorted(cpu)[max(int(len(cpu) * 0.95) - 1, 0)]}
-
-
-def stress(processes: int) -> list:
-    """CPU-bound processes (each a busy loop) to measure under load; the caller stops them."""
-    import subprocess
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
-
-
-def load_average() -> str:
-    return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 
 def open_time(runs: int) -> list[float]:
@@ -269,35 +269,37 @@ def main() -> None:
     parser.add_argument("--draw-cells", type=int, default=50)
     parser.add_argument("--opens", type=int, default=5)
     parser.add_argument("--keys", type=int, default=30, help="keystrokes for the echo measurement")
-    parser.add_argument("--stress", type=int, default=0,
-                        help="also measure with this many busy-loop processes running (under load)")
+    parser.add_argument("--load", default="0", metavar="N,N,...",
+                        help="measure under each of these synthetic loads in turn: that many busy-loop "
+                             "processes running (0: the machine as found)")
     parser.add_argument("--only-echo", type=int, default=0, metavar="ROUNDS",
-                        help="only the keystroke echo during a resample, this many rounds (each --keys keys)")
+                        help="only the keystroke echo during a resample, this many rounds of the loads "
+                             "in turn (each --keys keys)")
+    parser.add_argument("--floor", action="store_true",
+                        help="with --only-echo: also the echo with no resample running, under the same load")
     args = parser.parse_args()
     os.environ.pop("NO_COLOR", None)
+    loads = [int(n) for n in args.load.split(",")]
     print(f"cpus {os.cpu_count()}, {load_average()} at start")
     if args.only_echo:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "draws.yaml"
             path.write_text(generate_sheet(args.draw_cells, draws=5), encoding="utf-8")
             for _ in range(args.only_echo):
-                print(f"-- {args.draw_cells} cells, 5 of them random draws, 10,000 samples; {load_average()}")
-                echo_report(path, args.keys)
+                for processes in loads:
+                    with busy_load(processes) as load:
+                        print(f"-- {args.draw_cells} cells, 5 of them random draws, 10,000 samples")
+                        echo_report(path, args.keys)
+                        if args.floor:
+                            echo_report(path, args.keys, resampling=False)
+                        print(f"   {load.said()}")
         return
     largest, key, count = largest_library_sheet()
-    for label, processes in [("as found", 0)] + ([(f"with {args.stress} busy processes", args.stress)]
-                                                if args.stress else []):
-        workers = stress(processes)
-        try:
-            if workers:
-                time.sleep(3)
-            print(f"-- {label}: {load_average()}")
+    for processes in loads:
+        with busy_load(processes) as load:
+            print(f"== {load.said()} at the start")
             run_all(args, largest, key, count)
-            print(f"   {load_average()} at the end")
-        finally:
-            for worker in workers:
-                worker.kill()
-                worker.wait()
+            print(f"== {load.said()} at the end")
     times = open_time(args.opens)
     print(f"open the running example -> first full screen ({args.opens} runs, pty 120x36): "
           f"median {statistics.median(times):.2f} s, max {max(times):.2f} s  (target: <= 1.5 s); {load_average()}")
@@ -326,11 +328,18 @@ def run_all(args, largest: Path, key: str, count: int) -> None:
         figures = asyncio.run(edit_latency(path, args.edits))
         report(f"{args.draw_cells} cells, 5 of them random draws, 10,000 samples", args.edits, figures)
         echo_report(path, args.keys)
+        if args.cells != args.draw_cells:
+            path.write_text(generate_sheet(args.cells, draws=5), encoding="utf-8")
+            print(f"{args.cells} cells, 5 of them random draws, 10,000 samples:")
+            echo_report(path, args.keys)
+        print(f"library Monte Carlo sheet {MONTE_CARLO_SHEET.relative_to(REPO)}:")
+        echo_report(MONTE_CARLO_SHEET, args.keys, "batch")
 
 
-def echo_report(path: Path, keys: int) -> None:
-    echo = asyncio.run(echo_latency(path, keys))
-    print(f"  keystroke in the editor -> echoed on screen while a Monte Carlo resample runs ({keys} keys, "
+def echo_report(path: Path, keys: int, key: str = "x0", resampling: bool = True) -> None:
+    echo = asyncio.run(echo_latency(path, keys, key, resampling))
+    during = "while a Monte Carlo resample runs" if resampling else "with nothing else running (the floor)"
+    print(f"  keystroke in the editor -> echoed on screen {during} ({keys} keys, "
           f"a resample running for {echo['busy']:.0%} of them): median {echo['median']:.1f} ms, "
           f"p95 {echo['p95']:.1f} ms, max {echo['max']:.1f} ms  (target: <= 30 ms)")
     print(f"  CPU time of the UI thread from the key to that echo: median {echo['cpu_median']:.1f} ms, "

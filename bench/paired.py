@@ -7,9 +7,11 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 
 @dataclass
@@ -31,6 +33,63 @@ class Series:
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+class BusyLoad:
+    """`processes` busy loops (`while True: pass` in Python, each wanting a whole CPU,
+    at the same priority as the benchmark) running beside a measurement: a load that
+    anyone can reproduce, unlike whatever else the machine happens to run. `said()`
+    tells what they took of the machine so far, with the load average."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self.children: list[subprocess.Popen] = []
+        self.started = 0.0
+        self.cpu = 0.0
+
+    def start(self, settle: float) -> None:
+        self.children = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                         for _ in range(self.processes)]
+        time.sleep(settle if self.children else 0)   # running, not still starting
+        self.started = time.perf_counter()
+        self.cpu = self.children_cpu()
+
+    def children_cpu(self) -> float:
+        """CPU seconds the busy loops used so far (from /proc: they still run)."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for child in self.children:
+            with open(f"/proc/{child.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])    # utime, stime
+        return total / ticks
+
+    def said(self) -> str:
+        if not self.children:
+            return f"no synthetic load; {load_average()}"
+        wall = time.perf_counter() - self.started
+        if wall < 1:
+            return f"{self.processes} busy processes running; {load_average()}"
+        share = (self.children_cpu() - self.cpu) / wall if wall > 0 else 0.0
+        return (f"{self.processes} busy processes using {share:.2f} of {os.cpu_count()} CPUs "
+                f"over {wall:.0f} s; {load_average()}")
+
+    def stop(self) -> None:
+        for child in self.children:
+            child.kill()
+            child.wait()
+        self.children = []
+
+
+@contextmanager
+def busy_load(processes: int, settle: float = 2.0) -> Iterator[BusyLoad]:
+    """`processes` busy loops for the block (none: the machine as found), always stopped after it."""
+    load = BusyLoad(processes)
+    try:
+        load.start(settle)
+        yield load
+    finally:
+        load.stop()
 
 
 def in_process(fn: Callable[[], object]) -> Sample:
