@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from paired import busy_load, load_average  # noqa: E402
+from paired import busy_load, load_average, wake_and_work  # noqa: E402
 from pty_screen import first_screen  # noqa: E402
 
 MONTE_CARLO_SHEET = REPO / "sheets" / "questions" / "q4-ep-skew-monte-carlo.yaml"   # the library's draws
@@ -260,6 +260,14 @@ def report(sheet: str, edits: int, figures: dict) -> None:
           f"{figures['changed_per_edit']} values changed per edit")
     if figures["sampled_median"] is not None:
         print(f"  edit -> new sampled ranges shown (worker): median {figures['sampled_median']:.1f} ms")
+    floor_report(figures["cpu_median"])
+
+
+def floor_report(cpu_ms: float) -> None:
+    """The same CPU, spent by a thread that does nothing else, under the same load."""
+    floor = sorted(wake_and_work(cpu_ms))
+    print(f"  floor under this load: {cpu_ms:.1f} ms of CPU right after a wake-up, in a thread doing nothing else, "
+          f"takes median {statistics.median(floor):.1f} ms, p95 {floor[max(int(len(floor) * 0.95) - 1, 0)]:.1f} ms")
 
 
 def main() -> None:
@@ -344,6 +352,7 @@ def echo_report(path: Path, keys: int, key: str = "x0", resampling: bool = True)
           f"p95 {echo['p95']:.1f} ms, max {echo['max']:.1f} ms  (target: <= 30 ms)")
     print(f"  CPU time of the UI thread from the key to that echo: median {echo['cpu_median']:.1f} ms, "
           f"p95 {echo['cpu_p95']:.1f} ms (its own work, whatever else the machine runs)")
+    floor_report(echo["cpu_median"])
 
 
 if __name__ == "__main__":

@@ -92,6 +92,21 @@ def busy_load(processes: int, settle: float = 2.0) -> Iterator[BusyLoad]:
         load.stop()
 
 
+def wake_and_work(cpu_ms: float, times: int = 40, sleep_ms: float = 30.0) -> list[float]:
+    """Wall milliseconds, each time, from waking after `sleep_ms` to having spent `cpu_ms` of CPU
+    in a pure Python loop: what the machine's load alone makes of a task that needs that much
+    CPU when an event comes (a keystroke's echo, an edit's repaint), with no other thread in
+    the way: the floor under which no change to the editor's own work can bring its figure."""
+    out = []
+    for _ in range(times):
+        time.sleep(sleep_ms / 1000)
+        start, cpu = time.perf_counter(), time.thread_time()
+        while (time.thread_time() - cpu) * 1000 < cpu_ms:
+            pass
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
 def in_process(fn: Callable[[], object]) -> Sample:
     wall, cpu = time.perf_counter(), time.process_time()
     fn()
