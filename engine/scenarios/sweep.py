@@ -232,7 +232,9 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     error_columns = [c for c in plan.columns if c.is_error]
     if not error_columns:
         return result
-    if not any(_has_error(result[c.header]) for c in values if not c.is_outside):
+    # only a cell with an error column can hold one (an axis, a condition, a cell proven finite cannot)
+    fallible = {name for c in error_columns for name in c.of}
+    if not any(_has_error(result[c.header]) for c in values if c.source in fallible and not c.is_outside):
         return result.with_columns(pl.lit(None, pl.String).alias(c.header) for c in error_columns).select(
             [*plan.imports, *(c.header for c in plan.columns)])
     frame = plan.program.apply(axes, errors=True)
