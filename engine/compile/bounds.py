@@ -1,7 +1,8 @@
 """What a sweep column's values are known to lie between, before any row is computed.
 
 A sweep's axes have known ends, and most sheets combine them with + - * / min
-max by constants: every cell is then bounded by plain interval arithmetic. A
+max abs, roundings (floor, ceil, round), `if` and whole powers, with constants:
+every such cell is then bounded by plain interval arithmetic. A
 cell whose bounds are proven finite can never be #NUM, and a divisor whose
 bounds exclude 0 never #DIV/0: the compiler then emits neither the guard, nor
 the #NUM check, nor the error column — the rows' values are the same, without
@@ -79,6 +80,26 @@ def absolute(a: Bounds) -> Bounds:
     if a[1] <= 0:
         return negate(a)
     return 0.0, max(-a[0], a[1])
+
+
+def whole(a: Bounds) -> Optional[Bounds]:
+    """Of a rounding to whole numbers (floor, ceil, round)."""
+    return bounded(float(math.floor(a[0])), float(math.ceil(a[1])))
+
+
+def power(a: Bounds, exponent: int) -> Optional[Bounds]:
+    """Of a ^ n for a whole n >= 0 (the only exponents that need no guard)."""
+    try:
+        ends = [a[0] ** exponent, a[1] ** exponent]
+    except OverflowError:
+        return None
+    if a[0] < 0 < a[1] and exponent % 2 == 0:
+        ends.append(0.0)
+    return bounded(min(ends), max(ends))
+
+
+def union(a: Bounds, b: Bounds) -> Bounds:
+    return min(a[0], b[0]), max(a[1], b[1])
 
 
 def smallest(items: list[Bounds]) -> Bounds:

@@ -160,10 +160,16 @@ class Compiler(CallCompiler):
 
     def binary(self, node: A.Binary, left: Val, right: Val) -> Val:
         result = self._binary(node, left, right)
+        if result.is_array:
+            return result
+        a, b = bounds_of(left), bounds_of(right)
+        if a is None or b is None:
+            return result
         combine = B.BINARY.get(node.op)
-        if combine is not None and not result.is_array:
-            a, b = bounds_of(left), bounds_of(right)
-            result.bounds = combine(a, b) if a is not None and b is not None else None
+        if combine is not None:
+            result.bounds = combine(a, b)
+        elif node.op in ("^", "**") and _whole_exponent(right) is not None:
+            result.bounds = B.power(a, _whole_exponent(right))  # type: ignore[arg-type]
         return result
 
     def _binary(self, node: A.Binary, left: Val, right: Val) -> Val:
@@ -291,6 +297,14 @@ def divisor_column(value: float) -> str:
 def _exact_reciprocal(value: float) -> bool:
     """1/value is exact for powers of two: multiplying by it is exact division."""
     return math.frexp(value)[0] == 0.5
+
+
+def _whole_exponent(val: Val) -> int | None:
+    """A constant exponent 0, 1, 2 … 64 (a ^ n then needs no guard: compile.power)."""
+    c = val.constant
+    if isinstance(c, float) and c.is_integer() and 0 <= c <= 64:
+        return int(c)
+    return None
 
 
 def _finite_constant(val: Val) -> bool:

@@ -111,11 +111,11 @@ class CallCompiler:
 
     def _round_to(self, args, rounder: Callable[[pl.Expr], pl.Expr]) -> Val:
         if len(args) == 1:
-            return elementwise(rounder, args[0])
+            return _with_bounds(elementwise(rounder, args[0]), args, lambda b: B.whole(b[0]))
         value, step = args
         if isinstance(step.constant, float) and step.constant != 0:
             ratio = self.divide(value, step, safe=True)   # exact division by a constant step
-            return elementwise(lambda r, s: rounder(r) * s, ratio, step)
+            return _with_bounds(elementwise(lambda r, s: rounder(r) * s, ratio, step), args, _stepped_bounds)
 
         def stepped(x: pl.Expr, step: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(step == 0).then(pl.lit(DIV0)))
@@ -163,12 +163,21 @@ class CallCompiler:
         # only the chosen branch's error counts: a #NUM cell in a branch is masked where it stands
         cond, a, b = (guarded(v) for v in args)
         if cond.nullable:
-            return elementwise(lambda c, x, y: pl.when(c.is_null()).then(None).when(c).then(x).otherwise(y),
-                               cond, a, b, nullable=True)
-        return elementwise(lambda c, x, y: pl.when(c).then(x).otherwise(y), cond, a, b)
+            chosen = elementwise(lambda c, x, y: pl.when(c.is_null()).then(None).when(c).then(x).otherwise(y),
+                                 cond, a, b, nullable=True)
+        else:
+            chosen = elementwise(lambda c, x, y: pl.when(c).then(x).otherwise(y), cond, a, b)
+        return _with_bounds(chosen, [a, b], lambda branches: B.union(*branches))
 
 
-def _with_bounds(result: Val, args: list[Val], combine: Callable[[list[B.Bounds]], B.Bounds]) -> Val:
+def _stepped_bounds(known: list[B.Bounds]) -> B.Bounds | None:
+    """Of round(x, step), ceil or floor: a whole number of steps."""
+    ratio = B.divide(*known)
+    steps = B.whole(ratio) if ratio is not None else None
+    return B.multiply(steps, known[1]) if steps is not None else None
+
+
+def _with_bounds(result: Val, args: list[Val], combine: Callable[[list[B.Bounds]], B.Bounds | None]) -> Val:
     """`result` with the bounds `combine` makes of its scalar arguments' (bounds.py), where each has some."""
     known = [bounds_of(a) for a in args]
     if not result.is_array and all(b is not None for b in known):

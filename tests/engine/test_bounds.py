@@ -90,3 +90,26 @@ def test_a_grid_chunk_is_its_rows_of_the_axis_column(n, stride):
         if start < stop:
             want = values[(np.arange(start, stop) // stride) % n]
             assert np.array_equal(_axis_chunk(values, stride, start, stop), want)
+
+
+def test_roundings_branches_and_powers_keep_zero_in_their_bounds(write_sheet):
+    """Each rule's bounds include the 0 its rows reach: the division by it stays guarded."""
+    workbook = open_workbook(write_sheet("""
+        cells:
+          x: 1
+          by_floor: = 1 / floor(x)
+          by_round_step: = 1 / round(x, 2)
+          by_branch: = 1 / if(x > 1, x, x - 0.5)
+          by_square: = 1 / (x - 1) ^ 2
+          proven: = floor(x) + round(x, 0.5) * if(x > 1, x, 2) + (x + 1) ^ 3
+        """))
+    spec = S.SweepSpec("t", S.Grid([cli_axis(workbook, "x=0.5..3+0.5")]), None)
+    plan = S.plans_for(workbook, spec.grid, None, None, None)[0]
+    assert [c.header for c in plan.columns if c.is_error] == [f"{n} [error]" for n in
+                                                              ("by_floor", "by_round_step", "by_branch", "by_square")]
+    frame = S.run_in_memory(workbook, spec)
+    for name, zero_at in (("by_floor", 0.5), ("by_round_step", 0.5), ("by_branch", 0.5), ("by_square", 1.0)):
+        errors = dict(zip(frame["x"], frame[f"{name} [error]"]))
+        assert errors.pop(zero_at) == "#DIV/0" and set(errors.values()) == {None}, name
+    assert frame["proven"].to_list() == [0 + 0.5 * 2 + 1.5 ** 3 * 1.0, 1 + 1 * 2 + 8.0, 1 + 1.5 * 1.5 + 2.5 ** 3,
+                                         2 + 2 * 2 + 27.0, 2 + 2.5 * 2.5 + 3.5 ** 3, 3 + 3 * 3 + 64.0]
