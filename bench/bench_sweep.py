@@ -12,9 +12,10 @@ both sides — the grid built, the same 14 columns computed in display units:
 3. the share of a large sweep to Parquet spent building axis columns
    (`Grid.chunk`), 10^7 rows (10^8 with --huge; --axes-only: this part alone).
 
-    .venv/bin/python bench/bench_sweep.py [--rounds N] [--huge] [--parts 1,2,3] [--axes-only]
+    .venv/bin/python bench/bench_sweep.py [--rounds N] [--huge] [--parts 1,2,3] [--axes-only] [--load N]
 
-(`--parts` picks the comparisons to run; `--axes-only` is `--parts 3`.)
+(`--parts` picks the comparisons to run; `--axes-only` is `--parts 3`; `--load N` runs part 2's pair
+beside N busy-loop processes, bench/paired.py's busy_load: a load anyone can reproduce.)
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ sys.path.insert(0, str(HERE))
 import hand_written_sweep  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
-from paired import Sample, child, in_process, interleave, load_average, table  # noqa: E402
+from paired import Sample, busy_load, child, in_process, interleave, load_average, table  # noqa: E402
 
 from supersheet.engine.scenarios.axes import cli_axis  # noqa: E402
 from supersheet.engine.scenarios.sweep import Grid, SweepSpec, run_in_memory  # noqa: E402
@@ -127,8 +128,11 @@ def main() -> None:
         # The pair the target is about runs alone (A B B A …): a third side between them would follow one
         # of them only (interleave flips the order), and Pint leaves ~200 ms of garbage whose collection
         # lands in whichever side allocates next. Every sample starts after a collection, on both sides.
-        pair = interleave({"hand-written lazy Polars, one select": lambda: collected(hand_written_sweep.frame),
-                           "supersheet run_in_memory": lambda: collected(lambda: ours_in_memory(workbook))}, rounds)
+        with busy_load(int(sys.argv[sys.argv.index("--load") + 1]) if "--load" in sys.argv else 0) as load:
+            pair = interleave({"hand-written lazy Polars, one select": lambda: collected(hand_written_sweep.frame),
+                               "supersheet run_in_memory": lambda: collected(lambda: ours_in_memory(workbook))},
+                              rounds)
+            print(load.said())
         print(table(pair, baseline="hand-written lazy Polars, one select"))
         print("[target: supersheet <= 1.1x hand-written lazy Polars]")
         others = interleave({"hand-written lazy Polars, one select": lambda: collected(hand_written_sweep.frame),
