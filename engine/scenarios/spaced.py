@@ -49,8 +49,12 @@ class Spaced:
     def ends(self) -> list[float]:
         """The first and last values in base units: every value lies between them (the kinds are
         monotone: a geometric range's factor is positive), up to the snapping to decimals."""
-        last = {"step": self.start + (self.count - 1) * self.by,
-                "times": self.start * self.by ** (self.count - 1)}.get(self.kind, self.stop)
+        if self.kind == "step":
+            last = self.start + (self.count - 1) * self.by
+        elif self.kind == "times":   # float ** int raises where NumPy's values would hold inf
+            last = math.inf if math.log(self.by) * (self.count - 1) > 709 else self.start * self.by ** (self.count - 1)
+        else:
+            last = self.stop
         return [self.start * self.factor, float(last) * self.factor]
 
     def finite_nonzero(self) -> tuple[bool, bool]:

@@ -113,3 +113,11 @@ def test_roundings_branches_and_powers_keep_zero_in_their_bounds(write_sheet):
         assert errors.pop(zero_at) == "#DIV/0" and set(errors.values()) == {None}, name
     assert frame["proven"].to_list() == [0 + 0.5 * 2 + 1.5 ** 3 * 1.0, 1 + 1 * 2 + 8.0, 1 + 1.5 * 1.5 + 2.5 ** 3,
                                          2 + 2 * 2 + 27.0, 2 + 2.5 * 2.5 + 3.5 ** 3, 3 + 3 * 3 + 64.0]
+
+
+def test_a_geometric_range_past_the_largest_float_has_no_bounds():
+    """Its values overflow to inf (NumPy): no bounds, and no OverflowError from computing its last value."""
+    from supersheet.engine.scenarios.axes import Axis
+    from supersheet.engine.scenarios.spaced import Spaced
+    assert Axis("x", "x", spaced=Spaced(1.0, 1e308, 2000, "times", 2.0)).bounds() is None
+    assert Axis("x", "x", spaced=Spaced(1.0, 1e3, 4, "times", 10.0)).bounds() is not None
