@@ -14,7 +14,7 @@ both sides — the grid built, the same 14 columns computed in display units:
 
     .venv/bin/python bench/bench_sweep.py [--rounds N] [--huge] [--parts 1,2,3] [--axes-only] [--load N]
 
-(`--parts` picks the comparisons to run; `--axes-only` is `--parts 3`; `--load N` runs part 2's pair
+(15 rounds unless `--rounds`; `--parts` picks the comparisons to run; `--axes-only` is `--parts 3`; `--load N` runs part 2's pair
 beside N busy-loop processes, bench/paired.py's busy_load: a load anyone can reproduce.)
 """
 from __future__ import annotations
@@ -98,7 +98,7 @@ def ours_in_memory(workbook) -> pl.DataFrame:
 
 
 def main() -> None:
-    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 5
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 15
     folder = Path(tempfile.mkdtemp())
     python = sys.executable
     supersheet = str(Path(python).parent / "supersheet")
@@ -122,7 +122,10 @@ def main() -> None:
         workbook = open_workbook(SHEET)
         assert workbook.ok, workbook.diagnostics
         frame, reference = ours_in_memory(workbook), hand_written_sweep.frame()
-        assert math.isclose(frame["step [ms]"][98765], reference["step [ms]"][98765], rel_tol=1e-12)
+        assert frame.shape == reference.shape == (1_000_000, 14)   # the same rows and columns, every value equal:
+        for ours_column, hand_column in zip(frame.columns, reference.columns):   # ("allreduce [μs]" / "[us]")
+            assert ours_column.replace("μ", "u") == hand_column
+            assert np.allclose(frame[ours_column].to_numpy(), reference[hand_column].to_numpy(), rtol=1e-12, atol=0)
         assert math.isclose(frame["step [ms]"][98765], pint_vectorised()["step"][98765], rel_tol=1e-9)
         print(f"\n2. in process, 10^6 rows in memory, axes included, {rounds} rounds interleaved; {load_average()}")
         # The pair the target is about runs alone (A B B A …): a third side between them would follow one
