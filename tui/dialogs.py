@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -228,7 +228,8 @@ class ImportedPropertiesScreen(FieldsDialog["tuple[str, str] | None"]):
         self.on_open = False          # the button has the focus, not the field
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
+        # it scrolls: a long doc or source must not push the value or the button off a small screen
+        with VerticalScroll(id="dialog", classes="scrolling"):
             yield Label(f"Properties of {self.key}", id="dialog-title")
             yield Static(f"Written in {self.where}; read-only here:", id="dialog-message")
             for prop, value in self.properties.items():

@@ -270,3 +270,27 @@ async def test_a_cell_of_an_import_of_an_import_can_change_nothing_here(library:
         await pilot.press("enter")
         await pilot.pause()
         assert app.document.path == example and not app.document.dirty
+
+
+async def test_a_long_doc_does_not_push_the_value_or_the_button_off_an_80x24_screen(tmp_path: Path, allow_path) -> None:
+    allow_path(tmp_path)
+    words = " ".join(f"word{i}" for i in range(60))
+    (tmp_path / "lib.yaml").write_text(
+        f"title: lib\ncells:\n  cards:\n    value: 8\n    doc: {words}\n    source: {words}\n", encoding="utf-8")
+    (tmp_path / "main.yaml").write_text("title: main\nuse:\n  lib: lib.yaml\ncells:\n  n: = lib.cards * 2\n",
+                                        encoding="utf-8")
+    app = SupersheetApp(tmp_path / "main.yaml", watch_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.go_to("lib.cards")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ImportedPropertiesScreen)
+        dialog = screen.query_one("#dialog")
+        assert dialog.region.bottom <= 24 and dialog.region.y >= 0
+        field = screen.query_one("#property-value", Input)
+        assert screen.focused is field and dialog.region.contains_region(field.region)
+        await pilot.press("down")
+        await pilot.pause()
+        button = screen.query_one("#answer-open")
+        assert screen.focused is button and dialog.region.contains_region(button.region)
