@@ -42,6 +42,7 @@ from supersheet.editor.history import History, Step
 from supersheet.editor.library import library_dir, running_example
 from supersheet.editor.merge import three_way
 from supersheet.editor.places import Place
+from supersheet.editor.properties import PROPERTIES, set_property
 from supersheet.editor.recheck import evaluate_dependents, new_problems, type_note
 from supersheet.editor.results import Change, EditResult, changes
 from supersheet.editor.roundtrip import SheetText, Unmergeable, detect_indent, scalar_for
@@ -56,6 +57,7 @@ from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
 from supersheet.engine.expect.expect import Outcome
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.load.model import CONDITIONS
 from supersheet.engine.workbook import OverrideError, Workbook, parse_literal_for
 
 __all__ = ["FILE", "Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "MergeConflict", "Place",
@@ -278,6 +280,42 @@ class Document(StructureEdits, SheetView):
             source.restore(text_before)
             return result, None
         return result, Step(key, before, text, text_before=text_before, text_after=text_after)
+
+    def override_inherited(self, key: str, value: str, properties: dict[str, str]) -> EditResult:
+        """A cell this sheet inherits with `extends`, written into its own `cells:` with
+        `value` and these unit, digits, doc and source ("" for none): a variant's cell
+        replaces its base's by name, all of it. One undo step; the base file is not
+        written. Nothing is written when neither differs from what the base has."""
+        cell = self.cell(key)
+        if cell.scope.prefix or cell.kind in CONDITIONS or cell.spec.span.file == self.file:
+            raise StructureError(f"{key} is not a cell this sheet inherits with extends")
+        value, before = value.strip(), self.raw_text(key)
+        wanted = {prop: properties.get(prop, "").strip() for prop in PROPERTIES}
+        if value == before and wanted == self.home_properties(key):
+            return EditResult(True, key, "", message=f"{key}: nothing changed; nothing written")
+        text_before = self.text()
+        result, _ = self._apply_structure(key, before, value)     # its own cell now, the base's unit and digits kept
+        if not result.ok:
+            return result
+        try:
+            text = self.text()
+            current = self.properties(key)
+            for prop in (p for p in PROPERTIES if wanted[p] != current[p]):
+                text = set_property(text, key, prop, wanted[prop], detect_indent(text)[0])
+            final = self.rebuild(key, value, text, check_new=True) if text != self.text() else result
+        except StructureError:
+            self.source.restore(text_before)
+            self.rebuild(key, before, text_before)
+            raise
+        if not final.ok:
+            self.source.restore(text_before)
+            self.rebuild(key, before, text_before)
+            return final
+        self.source.restore(text)
+        label = f"{key} written in this sheet (over the base's)"
+        self.history.push(Step(key, label, label, text_before=text_before, text_after=text))
+        result.text = label
+        return result
 
     def rebuild(self, key: str, text: str, new_text: str, check_new: bool = False) -> EditResult:
         old_wb, old = self.workbook, self.scenario

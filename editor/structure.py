@@ -139,8 +139,7 @@ class StructureEdits:
         cell = self.workbook.model.cells[key]
         if cell.scope.prefix:
             return f"`use: {cell.scope.prefix[:-1]} … set: {cell.name}`"
-        return (f"`cells: {cell.name}` in this sheet, replacing the base's (its unit and digits kept; "
-                "then Ctrl+E here edits all of its properties)")
+        return f"`cells: {cell.name}`, which replaces the base's"
 
     def set_properties(self, key: str, values: dict[str, str]) -> EditResult:
         """Set some of a cell's unit, digits, doc and source ("" removes one) as one

@@ -212,66 +212,86 @@ class PropertiesScreen(FieldsDialog["dict[str, str] | None"]):
         return dict(zip(self.names, texts))
 
 
-class ImportedPropertiesScreen(FieldsDialog["tuple[str, str] | None"]):
-    """Ctrl+E on a cell written in another sheet: its unit, digits, doc and source
-    as written there (read-only: an importing sheet cannot change them), the one
-    change this sheet may make — its value, as an override written here — and a
-    button that opens that sheet at the cell for the rest. The value field has the
-    focus (Enter with it unchanged changes nothing); ↓ or Tab goes to the button.
-    Answers ("set", text), ("open", ""), or None (Escape)."""
+class ImportedPropertiesScreen(FieldsDialog["tuple[str, dict[str, str]] | None"]):
+    """Ctrl+E on a cell written in another sheet, with what this sheet may change of it.
+    Imported (`use:`): its unit, digits, doc and source as written there, read-only, and
+    its value, which this sheet may override (`set:`). Inherited (`extends`): the value
+    and all four, editable, since a variant's cell replaces its base's whole. A button
+    opens that sheet at the cell. The value field has the focus (Enter with nothing
+    changed writes nothing); ↑ ↓ (Tab) go through the fields and the button.
+    Answers ("set", {field: text}), ("open", {}), or None (Escape)."""
 
-    def __init__(self, key: str, home: str, name: str, properties: dict[str, str], value: str, how: str) -> None:
-        super().__init__([value])
-        self.key, self.home, self.cell_name, self.how = key, home, name, how
+    def __init__(self, key: str, home: str, name: str, properties: dict[str, str], value: str, how: str,
+                 inherited: bool = False) -> None:
+        self.names = ["value"] + (list(properties) if inherited else [])
+        super().__init__([value] + (list(properties.values()) if inherited else []))
+        self.key, self.home, self.cell_name, self.how, self.inherited = key, home, name, how, inherited
         self.where = f"{home} (as {name})"
         self.properties = properties
-        self.on_open = False          # the button has the focus, not the field
+        self.on_open = False          # the button has the focus, not a field
 
     def compose(self) -> ComposeResult:
-        # it scrolls: a long doc or source must not push the value or the button off a small screen
+        # it scrolls: a long doc or source must not push the fields or the button off a small screen
         with VerticalScroll(id="dialog", classes="scrolling"):
             yield Label(f"Properties of {self.key}", id="dialog-title")
-            yield Static(f"Written in {self.where}; read-only here:", id="dialog-message")
-            for prop, value in self.properties.items():
-                with Horizontal(classes="property read-only"):
-                    yield Label(prop, classes="property-name")
-                    yield Static(value or "(none)", classes="property-value")
-            yield Static(f"This sheet can override its value, as {self.how}: Enter applies it (one undo "
-                         "step, written in this file only); Esc cancels.", classes="dialog-note")
-            with Horizontal(classes="property"):
-                yield Label("value", classes="property-name")
-                yield Input(self.texts[0], id="property-value", select_on_focus=False, compact=True)
+            if self.inherited:
+                yield Static(f"Inherited from {self.where} through `extends`. Enter writes it into this "
+                             f"sheet as {self.how}, with these (one undo step; the base file is not "
+                             "written); unchanged, nothing is written. Esc cancels.", id="dialog-message")
+            else:
+                yield Static(f"Written in {self.where}; read-only here:", id="dialog-message")
+                for prop, value in self.properties.items():
+                    with Horizontal(classes="property read-only"):
+                        yield Label(prop, classes="property-name")
+                        yield Static(value or "(none)", classes="property-value")
+                yield Static(f"This sheet can override its value, as {self.how}: Enter applies it (one undo "
+                             "step, written in this file only); Esc cancels.", classes="dialog-note")
+            for name, text in zip(self.names, self.texts):
+                with Horizontal(classes="property"):
+                    yield Label(name, classes="property-name")
+                    yield Input(text, id=f"property-{name}", placeholder=PROPERTY_HINTS.get(name, ""),
+                                select_on_focus=False, compact=True)
             with Vertical(id="dialog-buttons"):
-                yield Button(f"Open {self.home} at {self.cell_name} to change the rest", id="answer-open",
-                             compact=True)
+                rest = "change it there" if self.inherited else "change the rest"
+                yield Button(f"Open {self.home} at {self.cell_name} to {rest}", id="answer-open", compact=True)
 
-    def answer(self, texts: list[str]) -> tuple[str, str]:
-        return ("set", texts[0])
+    def answer(self, texts: list[str]) -> tuple[str, dict[str, str]]:
+        return ("set", dict(zip(self.names, texts)))
 
     def take_key(self, event: events.Key) -> bool:
+        fields = self.fields()
         if self.focused is not None:
             self.on_open = isinstance(self.focused, Button)
-        key = event.key
-        if not self.on_open and key not in NEXT + PREVIOUS:
-            return super().take_key(event)
-        if key in NEXT + PREVIOUS:
-            self.on_open = not self.on_open
+            if self.focused in fields:
+                self.current = fields.index(self.focused)
+        key, last = event.key, len(self.texts) - 1
+        if key in NEXT + PREVIOUS:      # through the fields, then the button, and round
+            forward = key in NEXT
+            if self.on_open:
+                self.on_open, self.current = False, 0 if forward else last
+            elif self.current == (last if forward else 0):
+                self.on_open = True
+            else:
+                self.current += 1 if forward else -1
             self._focus_current()
-        elif key in ("enter", "space"):
-            self.dismiss(("open", ""))
+            return True
+        if not self.on_open:
+            return super().take_key(event)
+        if key in ("enter", "space"):
+            self.dismiss(("open", {}))
         elif key == "escape":
             self.dismiss(None)
-        elif event.is_printable and event.character:    # typing goes to the value
+        elif event.is_printable and event.character:    # typing goes to the field it left
             self.on_open = False
             self._focus_current()
             self.take_paste(event.character)
         return True
 
     def _focus_current(self) -> None:
-        targets = list(self.query(Button)) if self.on_open else self.fields()
+        targets = list(self.query(Button)) if self.on_open else self.fields()[self.current:self.current + 1]
         if targets:
             self.set_focus(targets[0])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(("open", ""))
+        self.dismiss(("open", {}))

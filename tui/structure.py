@@ -174,22 +174,24 @@ class StructureActions:
         self.push_screen(PropertiesScreen(key, self.document.properties(key)), answer)
 
     def offer_home(self, key: str, path: Path, name: str) -> None:
-        """Ctrl+E on a cell of another sheet (imported, or inherited): its unit, digits,
-        doc and source are written in that sheet and shown read-only; this sheet may
-        override its value (a `set:` of its import, or its own cell of that name),
-        written here as one undo step; the rest is changed in that sheet, which the
-        dialog offers to open at the cell. Nothing is ever written to that file."""
+        """Ctrl+E on a cell of another sheet: what this sheet may change of it, written
+        here as one undo step — an imported cell's value (a `set:` of its import; its
+        unit, digits, doc and source are shown read-only), an inherited cell whole (its
+        own cell of that name, which replaces the base's) — and the offer to open that
+        sheet at the cell. Nothing is ever written to that file from here."""
         document = self.document
         shown = os.path.relpath(path, document.path.parent)
         where = f"{shown} (as {name})"
         properties = document.home_properties(key)
         reason = document.editable(key)
 
+        inherited = not document.cell(key).scope.prefix
+
         def answer(choice) -> None:
             if isinstance(choice, tuple):
-                choice, text = choice
+                choice, values = choice
                 if choice == "set":
-                    self.override_value(key, text, shown)
+                    self.override(key, values, shown, inherited)
                     return
             if choice == "open":
                 self.open_home(path, name, shown)
@@ -197,7 +199,7 @@ class StructureActions:
                 self.set_status(f"{key}: its properties are in {shown}; nothing changed")
         if reason is None:
             self.push_screen(ImportedPropertiesScreen(key, shown, name, properties, document.raw_text(key),
-                                                      document.override_how(key)), answer)
+                                                      document.override_how(key), inherited), answer)
             return
         listed = "\n".join(f"  {prop:<8}{value or '(none)'}" for prop, value in properties.items())
         message = (f"{key} is written in {where}; there:\n{listed}\n\nThis sheet can change none of it: "
@@ -206,12 +208,19 @@ class StructureActions:
         self.push_screen(ChoiceScreen(f"{key}'s properties are in {path.name}", message, [
             ("cancel", "Stay here"), ("open", f"Open {shown} at {name}")]), answer)
 
-    def override_value(self, key: str, text: str, shown: str) -> None:
-        """The value typed in the dialog of an imported cell, written here as an override."""
-        if text.strip() == self.document.raw_text(key):
-            self.set_status(f"{key}: value unchanged; nothing written (its properties are in {shown})")
+    def override(self, key: str, values: dict[str, str], shown: str, inherited: bool) -> None:
+        """What the dialog of a cell of another sheet answered, written here: an imported
+        cell's value as a `set:`, an inherited cell whole as this sheet's own."""
+        document = self.document
+        value = values.pop("value").strip()
+        if value == document.raw_text(key) and (not inherited or all(
+                values[p].strip() == v for p, v in document.home_properties(key).items())):
+            self.set_status(f"{key}: unchanged; nothing written (it is written in {shown})")
             return
-        self._structural(lambda: self.document.apply(key, text.strip()), None)
+        if inherited:
+            self._structural(lambda: document.override_inherited(key, value, values), None)
+        else:
+            self._structural(lambda: document.apply(key, value), None)
 
     def open_home(self, path: Path, name: str, shown: str) -> None:
         """Open the sheet a cell is written in, at the cell, with its properties dialog."""

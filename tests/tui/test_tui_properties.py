@@ -212,7 +212,7 @@ async def test_the_value_of_an_imported_cell_is_overridden_from_its_properties(l
         app.go_to("hgx.cards")
         await pilot.press("ctrl+e", "enter")             # unchanged: nothing written
         await pilot.pause()
-        assert not app.document.dirty and "value unchanged" in str(app.query_one("#status").render())
+        assert not app.document.dirty and "unchanged; nothing written" in str(app.query_one("#status").render())
         await pilot.press("ctrl+e", "ctrl+u", *"4", "enter")    # one burst
         await pilot.pause()
         assert not isinstance(app.screen, ImportedPropertiesScreen)
@@ -230,28 +230,42 @@ async def test_the_value_of_an_imported_cell_is_overridden_from_its_properties(l
     assert hgx.read_text(encoding="utf-8") == hgx_before
 
 
-async def test_an_inherited_cell_is_overridden_in_the_variant(library: Path) -> None:
-    """A cell a variant inherits with `extends`: the override is the variant's own
-    cell of that name (the base's unit and digits kept); the base file is untouched."""
+async def test_an_inherited_cell_is_written_in_the_variant_with_its_properties(library: Path) -> None:
+    """A cell a variant inherits with `extends`: the format lets the variant replace it
+    whole, so every field is editable, prefilled with the base's; Enter writes it into
+    the variant's `cells:` as one undo step; the base file is untouched."""
     variant = library / "supernodes" / "6.1.2-running-example-32k.yaml"
     base = library / "supernodes" / "6.1.2-running-example.yaml"
-    base_before = base.read_text(encoding="utf-8")
+    base_before, before = base.read_text(encoding="utf-8"), variant.read_text(encoding="utf-8")
     app = SupersheetApp(variant, watch_seconds=0)
     async with app.run_test(size=(120, 36)) as pilot:
         app.go_to("workspace")
+        await pilot.press("ctrl+e", "enter")             # nothing changed: nothing written
+        await pilot.pause()
+        assert not app.document.dirty and "unchanged; nothing written" in str(app.query_one("#status").render())
         await pilot.press("ctrl+e")
         await pilot.pause()
         screen = app.screen
-        assert isinstance(screen, ImportedPropertiesScreen)
+        assert isinstance(screen, ImportedPropertiesScreen) and screen.focused.id == "property-value"
         assert screen.where == "6.1.2-running-example.yaml (as workspace)" and "`cells: workspace`" in screen.how
-        await pilot.press("ctrl+u", *"3 GiB", "enter")
+        fields = {f.id: f.value for f in screen.query(Input)}
+        assert fields["property-value"] == "2 GiB" and fields["property-digits"] == ""
+        assert fields["property-doc"].startswith("Activations and remaining workspace")
+        await pilot.press("ctrl+u", *"3 GiB", "down", "down", *"3", "enter")    # value, then digits: one burst
         await pilot.pause()
-        assert app.document.raw_text("workspace") == "3 GiB" and app.document.home_of("workspace") is None
-        assert "  workspace:" in app.document.text()
-        await pilot.press("ctrl+e")                      # its own cell now: every property editable
+        document = app.document
+        assert document.raw_text("workspace") == "3 GiB" and document.home_of("workspace") is None
+        assert document.properties("workspace")["digits"] == "3"
+        assert document.properties("workspace")["doc"].startswith("Activations and remaining workspace")
+        await pilot.press("ctrl+z")                      # one undo step takes all of it back
         await pilot.pause()
-        assert isinstance(app.screen, PropertiesScreen)
-        await pilot.press("escape")
+        assert document.text() == before and document.home_of("workspace") is not None
+        await pilot.press("ctrl+y", "ctrl+s")
+        await pilot.pause()
+    lines = variant.read_text(encoding="utf-8").splitlines()
+    at = lines.index("  workspace:")
+    assert lines[at + 1:at + 3] == ["    value: 3 GiB", "    digits: 3"]
+    assert lines[:at] == before.splitlines()[:at] and lines[at + 5:] == before.splitlines()[at:]
     assert base.read_text(encoding="utf-8") == base_before
 
 

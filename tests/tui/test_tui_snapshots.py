@@ -292,3 +292,19 @@ def test_a_wide_grid_after_an_edit(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=(200, 40), run_before=run_before)
+
+
+def test_properties_of_an_inherited_cell(snap_compare) -> None:
+    """Ctrl+E on a cell the 32K variant inherits with `extends`: the variant may replace
+    it whole, so value, unit, digits, doc and source are fields, prefilled with the base's."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        pilot.app.go_to("workspace")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+        await pilot.pause()
+
+    app = SupersheetApp("sheets/supernodes/6.1.2-running-example-32k.yaml", watch_seconds=0)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
