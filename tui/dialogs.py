@@ -188,6 +188,15 @@ PROPERTY_HINTS = {
 }
 
 
+def property_fields(names: list[str], texts: list[str]) -> ComposeResult:
+    """One labelled field a property (`#property-unit` …), with its hint as placeholder."""
+    for name, text in zip(names, texts):
+        with Horizontal(classes="property"):
+            yield Label(name, classes="property-name")
+            yield Input(text, id=f"property-{name}", placeholder=PROPERTY_HINTS.get(name, ""),
+                        select_on_focus=False, compact=True)
+
+
 class PropertiesScreen(FieldsDialog["dict[str, str] | None"]):
     """A cell's unit, digits, doc and source, one field each; Enter answers
     every field at once (a dict), Escape answers None."""
@@ -202,11 +211,7 @@ class PropertiesScreen(FieldsDialog["dict[str, str] | None"]):
             yield Label(f"Properties of {self.key}", id="dialog-title")
             yield Static("Enter applies them (one undo step; only their lines change on save), Esc cancels.\n"
                          "An empty field removes the key.", id="dialog-message")
-            for prop, value in zip(self.names, self.texts):
-                with Horizontal(classes="property"):
-                    yield Label(prop, classes="property-name")
-                    yield Input(value, id=f"property-{prop}", placeholder=PROPERTY_HINTS.get(prop, ""),
-                                select_on_focus=False, compact=True)
+            yield from property_fields(self.names, self.texts)
 
     def answer(self, texts: list[str]) -> dict[str, Any]:
         return dict(zip(self.names, texts))
@@ -246,11 +251,7 @@ class ImportedPropertiesScreen(FieldsDialog["tuple[str, dict[str, str]] | None"]
                         yield Static(value or "(none)", classes="property-value")
                 yield Static(f"This sheet can override its value, as {self.how}: Enter applies it (one undo "
                              "step, written in this file only); Esc cancels.", classes="dialog-note")
-            for name, text in zip(self.names, self.texts):
-                with Horizontal(classes="property"):
-                    yield Label(name, classes="property-name")
-                    yield Input(text, id=f"property-{name}", placeholder=PROPERTY_HINTS.get(name, ""),
-                                select_on_focus=False, compact=True)
+            yield from property_fields(self.names, self.texts)
             with Vertical(id="dialog-buttons"):
                 rest = "change it there" if self.inherited else "change the rest"
                 yield Button(f"Open {self.home} at {self.cell_name} to {rest}", id="answer-open", compact=True)
