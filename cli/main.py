@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a command line: `argv`, or (None) this process's own, as the program `supersheet`
     does (its process exits when the command returns); the exit code."""
     program = argv is None
+    caller_froze = gc.get_freeze_count() > 0   # a caller's own frozen heap (the editor's) stays frozen
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = cli_parser.build_parser(COMMANDS, argv[0] if argv else None)
     args = parser.parse_args(argv)
@@ -79,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # after a sweep, to free memory the exit returns anyway. Frozen, the heap is out of it;
             # files are closed and streams flushed by then (the exit flushes stdout and stderr).
             gc.freeze()
-        else:
+        elif not caller_froze:
             gc.unfreeze()   # the heap a batch command froze (support.open_valid), given back to the caller
 
 

@@ -100,6 +100,21 @@ def test_a_batch_command_loads_its_sheet_with_the_heap_frozen(run_cli, monkeypat
     assert gc.get_freeze_count() == 0
 
 
+def test_a_batch_command_leaves_a_callers_frozen_heap_frozen(run_cli):
+    """A caller that froze its own heap (the editor's QuietHeap) keeps it frozen: the command
+    gives back only what it froze itself."""
+    import gc
+
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        result = run_cli("sweep", str(REPO / "bench" / "tp-step.yaml"), "--vary", "tp=1,2", "--format", "csv")
+        assert result.code == 0, result.err
+        assert gc.get_freeze_count() >= before
+    finally:
+        gc.unfreeze()
+
+
 def _parsed(parser, argv):
     import contextlib
     import io
