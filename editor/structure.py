@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from supersheet.editor import cells as editcells, importers, rename as editrename
+from supersheet.editor import cells as editcells, expectations, importers, rename as editrename
 from supersheet.editor.properties import PROPERTIES, set_property
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
@@ -22,6 +22,7 @@ from supersheet.engine.load.model import CONDITIONS
 if TYPE_CHECKING:
     from supersheet.editor.history import History
     from supersheet.editor.roundtrip import SheetText
+    from supersheet.engine.base.span import Span
     from supersheet.engine.load.sheetfile import CellSpec
     from supersheet.engine.workbook import Workbook
 
@@ -113,14 +114,42 @@ class StructureEdits:
         elsewhere = [f"{section} (line {line})" for section, line in editrename.references(self.text(), key)]
         return self.dependents(key) + elsewhere
 
-    def delete_cell(self, key: str, force: bool = False) -> EditResult:
+    def delete_cell(self, key: str, force: bool = False, expectations_too: bool = False) -> EditResult:
         """Delete a cell; refused (with what names it) unless `force`, which
-        leaves those as diagnostics."""
+        leaves those as diagnostics. `expectations_too`: the entries of `expect`
+        (the sheet's, its sweeps' and choices') about the cell go with it, in the
+        same undo step (`expectations_of` lists them)."""
         line = self.own_line(key)
         users = self.users(key)
         if users and not force:
             return EditResult(False, key, "", message=f"{key} is used by {', '.join(users)}")
-        return self.restructure(key, f"deleted {key}", editcells.delete(self.text(), line), check=not force)
+        text = editcells.delete(self.text(), line)
+        label = f"deleted {key}"
+        if expectations_too:
+            gone = expectations.naming(text, key)
+            text = expectations.remove(text, gone)
+            if gone:
+                label += f" and {_entries(len(gone))} about it"
+        return self.restructure(key, label, text, check=not force)
+
+    def expectations_of(self, key: str) -> list[expectations.ExpectEntry]:
+        """The entries of `expect` (the sheet's, its sweeps' and choices') about a cell."""
+        return expectations.naming(self.text(), key)
+
+    def expectation_at(self, span: Span | None) -> expectations.ExpectEntry | None:
+        """The `expect` entry a diagnostic points into (in this sheet), if any."""
+        if span is None or span.file != self.file:
+            return None
+        return expectations.entry_at(self.text(), span.line, span.col)
+
+    def remove_expectations(self, removed: list[expectations.ExpectEntry]) -> EditResult:
+        """Remove entries of `expect` as one undo step; a mapping left empty goes with its key."""
+        text = expectations.remove(self.text(), removed)
+        cells = {e.cell for e in removed}
+        key = next(iter(cells)) if len(cells) == 1 and self.has_cell(next(iter(cells))) else ""
+        label = (f"removed {removed[0].label}" if len(removed) == 1
+                 else f"removed {_entries(len(removed))}")
+        return self.restructure(key, label, text)
 
     def properties(self, key: str) -> dict[str, str]:
         """The unit (a formula's `-> unit` or `unit:`), digits, doc and source of one of
@@ -163,6 +192,10 @@ class StructureEdits:
             self.source.restore(new_text)
             self.history.push(Step(key, label, label, text_before=before, text_after=new_text))
         return result
+
+
+def _entries(count: int) -> str:
+    return f"{count} expect entr{'y' if count == 1 else 'ies'}"
 
 
 def written_properties(spec: CellSpec) -> dict[str, str]:

@@ -24,6 +24,7 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("Rename cell", "rename the selected cell and every reference to it; offers to update the sheets that import it", "rename_cell"),
     ("Cell properties", "the selected cell's unit, digits, doc and source", "edit_properties"),
     ("Delete cell", "delete the selected cell; asks, and lists what uses it", "delete_cell"),
+    ("Remove expectation", "an expect entry: the one of the diagnostic selected in F4 (Del there), or one about the selected cell", "remove_expectation"),
     ("Copy value", "the selected cell's value with its unit, to the clipboard", "copy_value"),
     ("Copy formula", "the selected cell's formula or value as written, to the clipboard", "copy_formula"),
     ("Toggle inspector", "doc, unit, precedents and dependents of the selected cell", "toggle_inspector"),

@@ -61,6 +61,7 @@ GRID_KEYS = (
     Key("delete", "app.delete_cell", "Delete cell", "Del", show=False),
     Key("ctrl+r", "app.rename_cell", "Rename cell", "Ctrl+R", show=False),
     Key("ctrl+e", "app.edit_properties", "Cell properties", "Ctrl+E", show=False),
+    Key("ctrl+k", "app.remove_expectation", "Remove expectation", "Ctrl+K", show=False),
 )
 
 EDITOR_KEYS = (       # while a cell is being edited (also the cell editor's bindings)
@@ -80,6 +81,7 @@ PANEL_KEYS = (        # while the diagnostics list or the diff table has the foc
     Key("pageup", "page_up", "Page up", show=False),
     Key("pagedown", "page_down", "Page down", show=False),
     Key("enter", "app.choose_place", "Go there", show=False),
+    Key("delete", "app.remove_expectation", "Remove expect entry", show=False),   # on a diagnostic of one
 )
 
 PALETTE_KEY = "Ctrl+P"    # Textual's command palette (App.COMMAND_PALETTE_BINDING)

@@ -32,6 +32,7 @@ KEYS = [
     (written("copy_value"), "copy the cell's value (the palette also copies its formula)"),
     (written("add_cell", "duplicate_cell", "delete_cell"), "add a cell after this one / duplicate it / delete it"),
     (written("rename_cell", "edit_properties"), "rename (every reference follows) / unit, digits, doc, source"),
+    (written("remove_expectation") + "; F4: Del", "remove an expect entry about the cell / the one a diagnostic is in"),
     (written("undo", "redo"), "undo / redo an edit"),
     (written("save"), "save; comments and layout are kept"),
     (written("toggle_inspector"), "inspector: doc, source, unit, what the cell uses and what uses it"),
@@ -56,8 +57,9 @@ p5 … p95, and in the inspector a histogram and the draws that drive it."""
 def help_text() -> Text:
     text = Text("supersheet edit\n\n", style="bold")
     text.append(INTRO + "\n\n")
+    width = max(len(keys) for keys, _ in KEYS) + 2      # the keys never run into their words
     for keys, action in KEYS:
-        text.append(f"  {keys:<17}", style="bold cyan")
+        text.append(f"  {keys:<{width}}", style="bold cyan")
         text.append(action + "\n")
     text.append("\n" + OUTRO + "\n\n")
     text.append("Esc closes this help", style="dim")

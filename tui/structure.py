@@ -145,10 +145,12 @@ class StructureActions:
         if key is None:
             return
         users = self.document.users(key)
+        expected = self.document.expectations_of(key)
 
         def answer(choice: str | None) -> None:
-            if choice == "delete":
-                self._structural(lambda: self.document.delete_cell(key, force=bool(users)), None)
+            if choice in ("delete", "delete_expectations"):
+                self._structural(lambda: self.document.delete_cell(
+                    key, force=bool(users), expectations_too=choice == "delete_expectations"), None)
         if users:
             message = (f"{key} is used by {', '.join(users)}. Deleting it leaves them as diagnostics "
                        "(Ctrl+Z undoes it).")
@@ -156,7 +158,65 @@ class StructureActions:
         else:
             message = f"Nothing uses {key}. Ctrl+Z undoes the deletion."
             choices = [("cancel", "Cancel"), ("delete", f"Delete {key}")]
+        if expected:
+            count = f"{len(expected)} expect entr{'y' if len(expected) == 1 else 'ies'}"
+            message += (f"\n\nThe expectations about it can go with it, in the same undo step: "
+                        + ", ".join(e.label for e in expected) + ".")
+            choices.insert(1, ("delete_expectations", f"Delete {key} and the {count} about it"))
+            choices[2] = ("delete", f"Delete {key}, keep the expectations (they become diagnostics)")
         self.push_screen(ChoiceScreen(f"Delete {key}?", message, choices), answer)
+
+    def action_remove_expectation(self) -> None:
+        """Del on a diagnostic in F4 that points into an `expect` entry (a stale one that
+        names no cell, a failing one): remove that entry. Ctrl+K on a cell: the entries
+        about it are listed, to remove one or all. Each removal is one undo step."""
+        document = self.document
+        if document is None:
+            return
+        if self._in_a_panel() and self.focused is not self.diagnostics_panel:
+            self.set_status("the diff lists no expect entries: Del removes one on its diagnostic in F4")
+            return
+        if self.focused is self.diagnostics_panel:
+            diagnostic = self._diagnostic_at_cursor()
+            entry = document.expectation_at(diagnostic.span) if diagnostic is not None else None
+            if entry is None:
+                self.set_status("this diagnostic is not in an expect entry: Del here removes only those")
+                return
+            self._remove_expectations([entry])
+            return
+        key = self.grid.current_key
+        if key is None:
+            self.set_status("select a cell, or a diagnostic of an expect entry in F4, to remove an expectation")
+            return
+        found = document.expectations_of(key)
+        if not found:
+            self.set_status(f"no expect entry is about {key}")
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "all":
+                self._remove_expectations(found)
+            elif choice and choice.startswith("entry"):
+                self._remove_expectations([found[int(choice.removeprefix("entry"))]])
+        listed = "\n".join(f"  {e.label}" for e in found)
+        choices = [("cancel", "Cancel")] + [(f"entry{i}", f"Remove {e.label}") for i, e in enumerate(found)]
+        if len(found) > 1:
+            choices.append(("all", f"Remove all {len(found)}"))
+        self.push_screen(ChoiceScreen(f"Expectations about {key}", f"The expect entries about {key}:\n{listed}\n\n"
+                                      "Removing one is one undo step; the rest of the file stays as it is.",
+                                      choices), answer)
+
+    def _diagnostic_at_cursor(self):
+        panel = self.diagnostics_panel
+        if panel.highlighted is None:
+            return None
+        chosen = panel.chosen.get(panel.get_option_at_index(panel.highlighted).id or "")
+        return chosen[0] if chosen is not None else None
+
+    def _remove_expectations(self, entries: list) -> None:
+        if self._structural(lambda: self.document.remove_expectations(entries), None):
+            what = entries[0].label if len(entries) == 1 else f"{len(entries)} expect entries"
+            self.set_status(f"removed {what} · unsaved · Ctrl+Z brings {'it' if len(entries) == 1 else 'them'} back")
 
     def action_edit_properties(self) -> None:
         document, key = self.document, self.grid.current_key
