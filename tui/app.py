@@ -17,6 +17,7 @@ from supersheet.editor.document import Document, EditResult
 from supersheet.editor.sample import Samples
 from supersheet.editor.verdicts import Verdict
 
+from .clipboard import in_tmux, to_tmux
 from .commands import SheetCommands
 from .files import FileActions
 from .keys import KeyRouting
@@ -278,14 +279,21 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
 
     def _copy(self, what: str) -> None:
         """Copy the selected cell's value (as shown, with its unit) or its raw text
-        to the clipboard (OSC 52: the terminal must allow it)."""
+        to the clipboard (OSC 52: the terminal must allow it), and inside tmux to
+        its paste buffer."""
         document, key = self.document, self.grid.current_key
         if document is None or key is None:
             self.set_status("select a cell to copy")
             return
         text = value_text(document, key).plain if what == "value" else document.raw_text(key)
         self.copy_to_clipboard(text)
-        self.set_status(f"copied {key}'s {'value' if what == 'value' else 'formula / text'}: {text}")
+        said = f"copied {key}'s {'value' if what == 'value' else 'formula / text'}: {text} · "
+        if not in_tmux():
+            self.set_status(said + "sent to the terminal's clipboard (OSC 52: the terminal must allow it)")
+            return
+        # tmux drops OSC 52 by default: its paste buffer too, off the UI thread (clipboard.py)
+        self.set_status(said + "putting it in tmux's paste buffer…")
+        self.in_background("clipboard", lambda: to_tmux(text), lambda where: self.set_status(Text(said) + where))
 
     def action_edit(self) -> None:
         key = self.grid.current_key
