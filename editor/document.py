@@ -80,6 +80,12 @@ class Document(StructureEdits, SheetView):
         self.history = History()
         self._failing: tuple[Workbook, Scenario, dict[str, list[Outcome]]] | None = None
         self._unchecked = None      # the expectations that cannot be checked, per workbook (view.py)
+        # what the grid's rows are drawn from besides the values — the cells, their
+        # groups, formulas, units and digits, the problems checking found: a new
+        # object whenever the text is checked again. An in-place edit of an input's
+        # value (_apply_scalar) keeps it, so the UI redraws only the rows whose texts
+        # changed instead of every row (tui/app.py's after_edit)
+        self.layout: object = object()
         self._read()
 
     # loading ------------------------------------------------------------------
@@ -88,6 +94,7 @@ class Document(StructureEdits, SheetView):
         self.history.clear()
         self.workbook = workbook_from_text(self.path, self.source.original)
         self.scenario = self.workbook.evaluate()
+        self.layout = object()
 
     def reload(self) -> None:
         """Read the file again, dropping unsaved edits and the undo history."""
@@ -328,6 +335,7 @@ class Document(StructureEdits, SheetView):
                 rendered = "\n\n".join(render(d, sources) for d in problems)
                 return EditResult(False, key, text, diagnostics=problems, rendered=rendered, message=note)
         self.workbook = wb
+        self.layout = object()
         self.source.changed(new_text)
         self.scenario, recomputed = evaluate_dependents(old_wb, old, wb, key)
         return EditResult(True, key, text, changes(old.values, self.scenario.values), recomputed)

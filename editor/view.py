@@ -114,7 +114,8 @@ class SheetView:
     # what the UI reads of the sheet, so that it never reaches into the workbook ----------
     @property
     def model(self) -> Model:
-        """The model the grid's rows are built from: a new object once an edit re-checked the text."""
+        """The sheet as loaded: a new object after every edit (an in-place edit
+        copies what holds its cell); `Document.layout` says when the rows changed."""
         return self.workbook.model
 
     def keys(self) -> list[str]:

@@ -49,7 +49,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self.document: Document | None = None
         self.watch_seconds = watch_seconds
         self._warned_disk = False
-        self._shown_model = None
+        self._shown_layout: object | None = None
         self.baselines = Baselines()
         self.samples: Samples | None = None
         self.block_verdicts: list[Verdict] = []     # (panels.py)
@@ -112,7 +112,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         """Show a newly opened (or reloaded) document."""
         self.document = document
         self.path = document.path
-        self._shown_model = document.model
+        self._shown_layout = document.layout
         self._warned_disk = False
         self.samples = None
         self.block_verdicts = []
@@ -227,12 +227,12 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         assert document is not None
         grid = self.grid
         changes = visible_changes(document, result.changes)
-        if document.model is not self._shown_model:
-            # re-checked from the text: markers and formulas may have moved too
+        if document.layout is not self._shown_layout:
+            # re-checked from the text: cells, groups, markers and formulas may have moved too
             grid.changes = changes
             grid.load(document, keep_state=True)
             self.diagnostics_panel.load(document)
-            self._shown_model = document.model
+            self._shown_layout = document.layout
         else:
             grid.show_changes(changes, also=[result.key] if document.has_cell(result.key) else [])
             self.diagnostics_panel.load(document)   # new values: assumptions and expectations may now fail

@@ -20,7 +20,7 @@ from supersheet.editor.verdicts import Verdict
 from ..keytable import GRID_KEYS
 from .messages import CellMessage
 from .render import value_text
-from .rows import HEADER, RANGE, cell_texts, columns_for, dim_column, header_texts, preferred
+from .rows import HEADER, RANGE, Measures, cell_texts, columns_for, dim_column, header_texts
 from .rowsview import Row, RowsView
 
 
@@ -75,12 +75,14 @@ class SheetGrid(RowsView, can_focus=True):
         self.folded: set[str] = set()
         self.filter_text = ""
         self.changes: dict[str, Change] = {}
-        self.problems: set[str] = set()
+        self.problems: set[str] = set()     # cells a diagnostic points into (marked !)
+        self.failing: set[str] = set()      # cells whose values their `expect` does not accept (✗)
         self.verdicts: dict[str, list[Verdict]] = {}   # by cell: what fails in sweeps, solves, samples
         self.samples: Samples | None = None
         self.samples_pending = False
         self._index: dict[str, int] = {}
         self._section_of: dict[str, Section] = {}
+        self.measures: Measures | None = None
 
     # content --------------------------------------------------------------------
     def load(self, document: Document, keep_state: bool = False) -> None:
@@ -96,7 +98,7 @@ class SheetGrid(RowsView, can_focus=True):
             self.folded = {s.id for s in self.sections if s.kind == "import"}
             self.changes = {}
             self.cursor = 0
-        self.problems = {k for k in (document.cell_at(d.span) for d in document.diagnostics) if k}
+        self.problems, self.failing = self._marks(document)
         self._measure()
         self.populate()
 
@@ -104,7 +106,8 @@ class SheetGrid(RowsView, can_focus=True):
         document = self.document
         assert document is not None
         self.columns = columns_for(document)
-        self._preferred = preferred(document, self.samples)
+        self.measures = Measures(document)
+        self._preferred = self.measures.preferred(self.samples)
         self.widths = self._fit()
         self._strips.clear()
 
@@ -149,8 +152,8 @@ class SheetGrid(RowsView, can_focus=True):
             self.repaint_rows(keys)
             return
         self.samples, self.samples_pending = samples, pending
-        if self.document is not None and not pending:
-            self._preferred = preferred(self.document, samples)   # the range column fits the new ranges
+        if self.measures is not None and not pending:   # (a document is shown)
+            self._preferred = self.measures.preferred(samples)   # the range column fits the new ranges
             self.relayout()
         self.refresh_values(keys | {row.key for row in self.rows if row.key.startswith(HEADER)})
 
@@ -160,11 +163,32 @@ class SheetGrid(RowsView, can_focus=True):
         self.refresh_values(previous | set(verdicts))
 
     def show_changes(self, changes: dict[str, Change], also: list[str] | None = None) -> None:
-        """Highlight the values an edit changed, clearing the previous edit's highlights."""
+        """After an edit that kept the rows (`Document.layout`: only values and the
+        edited cell's text changed): highlight the values it changed, clearing the
+        previous edit's highlights, and draw again the rows whose texts may differ —
+        those, the cells `also` (the edited one), the cells whose ! or ✗ came or went
+        (assumptions and expectations follow the values) and the group rows ("checks
+        3/4 pass"). The others keep their rendered lines: drawing every row again
+        would cost the UI thread most of an edit."""
+        document, measures = self.document, self.measures
+        assert document is not None and measures is not None
         previous = set(self.changes)
         self.changes = dict(changes)
-        headers = {row.key for row in self.rows if row.key.startswith(HEADER)}   # "checks 3/4 pass"
-        self.refresh_values(previous | set(changes) | set(also or ()) | headers)
+        problems, failing = self._marks(document)
+        marked = (problems ^ self.problems) | (failing ^ self.failing)
+        self.problems, self.failing = problems, failing
+        headers = {row.key for row in self.rows if row.key.startswith(HEADER)}
+        keys = previous | set(changes) | set(also or ()) | marked | headers
+        self.refresh_values(keys)
+        measures.update(set(changes) | set(also or ()))
+        self._preferred = measures.preferred(self.samples)
+        self.relayout()             # (new widths: every row is drawn again)
+
+    @staticmethod
+    def _marks(document: Document) -> tuple[set[str], set[str]]:
+        """The cells a diagnostic points into, and those failing their `expect`."""
+        problems = {k for k in (document.cell_at(d.span) for d in document.diagnostics) if k}
+        return problems, set(document.failing())
 
     # cell texts --------------------------------------------------------------------
     def row_texts(self, key: str) -> tuple[Text, ...]:

@@ -65,18 +65,38 @@ class Preferred:
     formula: int = 40               # the widest formula (or value as written)
 
 
-def preferred(document: Document, samples: Samples | None = None) -> Preferred:
-    cells = document.keys()
-    name = max(16, min(34, max((len(k) for k in cells), default=10) + 2))
-    own = max(14, min(name, max((len(k) for k in cells if "." not in k), default=10) + 2))
-    value = max(10, min(24, max((len(value_text(document, k).plain) for k in cells), default=8) + 3))
-    formula = max(MIN_FORMULA, min(80, max((len(document.raw_text(k)) for k in cells), default=10) + 6))
-    ranges = RANGE_WIDTH
-    if samples is not None and samples.sampled is not None:
-        shown = (range_text(document, k, samples).cell_len for k in samples.uncertain
-                 if k in cells)
-        ranges = max(16, min(34, max(shown, default=RANGE_WIDTH - 1) + 1))
-    return Preferred(name, value, own, ranges, max(CHANGE_WIDTH, CHANGE_WORDS + value), formula)
+class Measures:
+    """How long every cell's value and text as written are, as the grid shows
+    them: measured once when a sheet is shown, then only for the cells an edit
+    changed (measuring every value again would cost an edit as much as showing it)."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.names = [len(k) for k in document.keys()]
+        self.own = [len(k) for k in document.keys() if "." not in k]
+        self.values = {k: len(value_text(document, k).plain) for k in document.keys()}
+        self.written = {k: len(document.raw_text(k)) for k in document.keys()}
+
+    def update(self, keys) -> None:
+        """Measure these cells again (their values or texts changed)."""
+        document = self.document
+        for key in keys:
+            if document.has_cell(key):
+                self.values[key] = len(value_text(document, key).plain)
+                self.written[key] = len(document.raw_text(key))
+
+    def preferred(self, samples: Samples | None = None) -> Preferred:
+        document = self.document
+        name = max(16, min(34, max(self.names, default=10) + 2))
+        own = max(14, min(name, max(self.own, default=10) + 2))
+        value = max(10, min(24, max(self.values.values(), default=8) + 3))
+        formula = max(MIN_FORMULA, min(80, max(self.written.values(), default=10) + 6))
+        ranges = RANGE_WIDTH
+        if samples is not None and samples.sampled is not None:
+            shown = (range_text(document, k, samples).cell_len for k in samples.uncertain
+                     if document.has_cell(k))
+            ranges = max(16, min(34, max(shown, default=RANGE_WIDTH - 1) + 1))
+        return Preferred(name, value, own, ranges, max(CHANGE_WIDTH, CHANGE_WORDS + value), formula)
 
 
 def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
