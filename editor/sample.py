@@ -4,11 +4,13 @@ range beside each uncertain value, the histogram and the sensitivity ranking.
 
 The editor's values stay the deterministic ones (every draw at its mean); the
 samples are computed from the unsaved text after opening and after each
-edit, off the UI thread. Pure engine: no UI imports.
+edit, off the UI thread: in the editor's resample process (sample_worker.py,
+sample_process.py), which sends back a `SampleResult`, or in a thread when
+that process is not there. Pure engine: no UI imports.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import polars as pl
 
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.verdicts import Verdict, sample_verdicts
-from supersheet.engine.present.present import digits_of, unit_factor
+from supersheet.engine.present.present import digits_of, show, unit_factor
 from supersheet.engine.present.report import uncertain_record
 from supersheet.engine.scenarios.uncertainty import (
     Influence,
@@ -25,7 +27,7 @@ from supersheet.engine.scenarios.uncertainty import (
     SamplingError,
     Summary,
     evaluate_samples,
-    sensitivity,
+    rank_drivers,
 )
 from supersheet.engine.workbook import Workbook
 from supersheet.units import format_number
@@ -53,84 +55,94 @@ class Histogram:
         return format_number(x, self.digits)
 
 
+@dataclass(frozen=True)
+class SampleResult:
+    """What sampling a sheet found, in a form that can cross from the resample
+    process (sample_worker.py) without its workbook or compiled program: the
+    samples of the cells the editor reads (its uncertain numbers and its draws,
+    base units) and what the grid shows of each, computed where it was sampled
+    so that the UI thread only reads them while the user types."""
+
+    samples: int                      # how many (the sheet's `samples:`)
+    seed: int
+    frame: pl.DataFrame               # one row per sample; a column per cell of `columns`
+    columns: dict[str, str]           # cell key -> its column in `frame`
+    summaries: dict[str, Summary]     # uncertain numbers: mean and percentiles
+    shares: dict[str, float]          # uncertain conditions: the share of samples where they hold
+    records: dict[str, dict]          # `uncertain_record` of each summary (the grid's range)
+    reduced: dict[str, str]           # a reduction over the samples (p95, prob ...) as shown
+    verdicts: list[Verdict]           # what fails over the samples (verdicts.py)
+    uncertain: frozenset[str]         # the sheet's uncertain cells: the workbook it was sampled from
+
+
+def sample_result(sampled: Sampled) -> SampleResult:
+    """The editor's part of a sheet sampled (a `Sampled`)."""
+    workbook, sources = sampled.workbook, sampled.program.sources
+    checked = workbook.checked
+    columns: dict[str, str] = {}
+    for key in [*sampled.summaries, *(d.key for d in checked.distributions)]:
+        column = sources[key].columns if key in sources else None
+        if isinstance(column, str) and column in sampled.frame.columns:
+            columns[key] = column
+    return SampleResult(
+        sampled.samples, sampled.seed, sampled.frame.select(sorted(set(columns.values()))), columns,
+        dict(sampled.summaries), dict(sampled.shares),
+        {key: uncertain_record(workbook, key, summary) for key, summary in sampled.summaries.items()},
+        {key: show(checked, key, sampled.deterministic.values.get(key)).text for key in checked.reduced},
+        sample_verdicts(sampled), frozenset(checked.uncertain))
+
+
 @dataclass
 class Samples:
-    """A sheet evaluated over its samples, or why it could not be."""
+    """A sheet's samples as the editor shows them (`sampled`, around `workbook`:
+    the editor's own, sampled here or in the resample process from the same
+    text), or why there are none."""
 
-    sampled: Sampled | None
+    sampled: SampleResult | None
     error: str = ""
-    verdicts: list[Verdict] = field(default_factory=list)   # what fails over the samples (verdicts.py)
+    workbook: Workbook | None = None
+    note: str = ""      # how they were sampled, when the user should know (resampler.py)
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        return self.sampled.verdicts if self.sampled is not None else []
 
     def summary(self, key: str) -> Summary | None:
         return self.sampled.summaries.get(key) if self.sampled is not None else None
 
-    def prepare(self) -> Samples:
-        """Compute what the grid shows of every uncertain cell (its record, the
-        share of samples where a condition holds), in the worker that sampled
-        it: the UI thread then only reads them, and a repaint of the grid while
-        the user types costs no statistics."""
-        for key in self.uncertain:
-            self.record(key)
-            self.pass_rate(key)
-        return self
-
     @cached_property
     def uncertain(self) -> frozenset[str]:
         """The cells that depend on random draws (none when sampling failed)."""
-        return frozenset(self.sampled.workbook.checked.uncertain) if self.sampled is not None else frozenset()
-
-    @cached_property
-    def _records(self) -> dict[str, dict | None]:
-        return {}
-
-    @cached_property
-    def _pass_rates(self) -> dict[str, float | None]:
-        return {}
+        return self.sampled.uncertain if self.sampled is not None else frozenset()
 
     def is_draw(self, key: str) -> bool:
         """Whether the cell itself holds a random draw (`uniform(...)`, ...)."""
-        return self.sampled is not None and any(d.key == key for d in self.sampled.workbook.checked.distributions)
+        return self.workbook is not None and any(d.key == key for d in self.workbook.checked.distributions)
 
     def digits(self, key: str) -> int:
         """The significant digits the cell is shown with."""
-        assert self.sampled is not None
-        return digits_of(self.sampled.workbook.checked, key)
+        assert self.workbook is not None
+        return digits_of(self.workbook.checked, key)
 
     def record(self, key: str) -> dict | None:
         """`uncertain_record` of an uncertain number: mean, p5, p50, p95, display text."""
-        if key not in self._records:
-            summary = self.summary(key)
-            self._records[key] = None if summary is None or self.sampled is None \
-                else uncertain_record(self.sampled.workbook, key, summary)
-        return self._records[key]
+        return self.sampled.records.get(key) if self.sampled is not None else None
 
     def column(self, key: str) -> pl.Series | None:
-        """The cell's samples (base units), when it is one uncertain value per sample."""
+        """The cell's samples (base units), when it is one uncertain number per sample or a draw."""
         sampled = self.sampled
-        if sampled is None or key not in sampled.workbook.checked.uncertain:
-            return None
-        source = sampled.program.sources.get(key)
-        name = source.columns if source is not None else None
-        if not isinstance(name, str) or name not in sampled.frame.columns:
-            return None
-        return sampled.frame[name]
+        name = sampled.columns.get(key) if sampled is not None else None
+        return sampled.frame[name] if sampled is not None and name is not None else None
 
     def reduced_text(self, key: str) -> str | None:
         """A reduction over the samples (p95, prob …, format 9.6) as shown: the
         editor's own values hold it only at the mean of every draw."""
-        sampled = self.sampled
-        if sampled is None or key not in sampled.workbook.checked.reduced:
-            return None
-        from supersheet.engine.present.present import show
-        return show(sampled.workbook.checked, key, sampled.deterministic.values.get(key)).text
+        return self.sampled.reduced.get(key) if self.sampled is not None else None
 
     def pass_rate(self, key: str) -> float | None:
-        """The share of samples where an uncertain condition holds."""
-        if key not in self._pass_rates:
-            values = self.column(key)
-            self._pass_rates[key] = None if values is None or values.dtype != pl.Boolean \
-                or not len(values.drop_nulls()) else float(values.drop_nulls().mean())  # type: ignore[arg-type]
-        return self._pass_rates[key]
+        """The share of samples where an uncertain condition holds (None: no sample has a value)."""
+        share = self.sampled.shares.get(key) if self.sampled is not None else None
+        return None if share is None or share != share else share
 
     def histogram(self, key: str, bins: int) -> Histogram | None:
         record = self.record(key)
@@ -146,14 +158,14 @@ class Samples:
         if hi <= lo:
             lo, hi = float(numbers.min()), float(numbers.max())
         counts, edges = np.histogram(numbers, bins=bins, range=(lo, hi) if hi > lo else None)
-        digits = digits_of(self.sampled.workbook.checked, key)   # type: ignore[union-attr]
-        return Histogram([int(c) for c in counts], float(edges[0]), float(edges[-1]), unit, digits)
+        return Histogram([int(c) for c in counts], float(edges[0]), float(edges[-1]), unit, self.digits(key))
 
     def drivers(self, key: str) -> list[Influence]:
         """The draws `key` depends on, most influential first (Spearman's rho)."""
-        if self.sampled is None or key not in self.sampled.summaries:
+        sampled = self.sampled
+        if sampled is None or self.workbook is None or key not in sampled.summaries:
             return []
-        return sensitivity(self.sampled, key)
+        return rank_drivers(self.workbook.checked, sampled.frame, sampled.columns.get, key)
 
 
 def has_draws(workbook: Workbook) -> bool:
@@ -166,17 +178,24 @@ def sample_sheet(path: Path, text: str) -> Samples | None:
 
 
 def sample_workbook(workbook: Workbook) -> Samples | None:
-    """A checked sheet over its samples; None when it has no draws. The editor
-    passes its document's workbook (immutable: an edit makes a new one), so a
-    resample does not parse and check the text again while the user types."""
+    """A checked sheet over its samples; None when it has no draws. The editor's
+    fallback when its resample process is not there passes its document's
+    workbook (immutable: an edit makes a new one), so a resample does not parse
+    and check the text again."""
+    found = sampling(workbook)
+    return None if found is None else Samples(*found, workbook=workbook)
+
+
+def sampling(workbook: Workbook) -> tuple[SampleResult | None, str] | None:
+    """What sampling a checked sheet finds: its result, or why there is none;
+    None when it has no draws (for the thread here and the resample process)."""
     if not has_draws(workbook):
         return None
     if not workbook.ok:
-        return Samples(None, "the sheet has problems; no samples until they are fixed")
+        return None, "the sheet has problems; no samples until they are fixed"
     try:
-        sampled = evaluate_samples(workbook)
-        return Samples(sampled, verdicts=sample_verdicts(sampled)).prepare()
+        return sample_result(evaluate_samples(workbook)), ""
     except SamplingError as e:
-        return Samples(None, str(e))
+        return None, str(e)
     except Exception as e:  # noqa: BLE001 - a sheet that cannot be sampled is reported, never fatal
-        return Samples(None, f"cannot sample: {type(e).__name__}: {e}")
+        return None, f"cannot sample: {type(e).__name__}: {e}"

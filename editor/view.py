@@ -24,6 +24,7 @@ from supersheet.engine.verify.failing import failing_expectations
 from supersheet.engine.workbook import Workbook
 
 if TYPE_CHECKING:
+    from supersheet.editor.resampler import Resampler
     from supersheet.editor.roundtrip import SheetText
     from supersheet.editor.sample import Samples
 
@@ -143,14 +144,11 @@ class SheetView:
         """Whether the sheet has random draws (the grid shows their ranges)."""
         return bool(self.workbook.checked.distributions)
 
-    def sampler(self) -> Callable[[], Samples | None]:
-        """The Monte Carlo of the sheet as it is now, to run off the UI thread
-        (sample.py). It samples this document's workbook, which no edit changes
-        (an edit makes a new one), instead of parsing and checking the text
-        again: that would hold the interpreter while the user types."""
-        from supersheet.editor.sample import sample_workbook
-        workbook = self.workbook
-        return lambda: sample_workbook(workbook)
+    def sampler(self, resampler: Resampler) -> Callable[[], Samples | None]:
+        """The Monte Carlo of the sheet as it is now, to run off the UI thread: in
+        the editor's resample process, from this text, or on this document's
+        workbook, which no edit changes (an edit makes a new one): resampler.py."""
+        return resampler.sampler(self.workbook, self.path, self.text())
 
     def precedents(self, key: str) -> list[str]:
         checked = self.workbook.checked.cells.get(key)

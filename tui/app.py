@@ -14,6 +14,7 @@ from textual.widgets import Header, Input, Static
 
 from supersheet.editor.baselines import Baselines
 from supersheet.editor.document import Document, EditResult
+from supersheet.editor.resampler import Resampler
 from supersheet.editor.sample import Samples
 from supersheet.editor.verdicts import Verdict
 
@@ -52,6 +53,8 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self._shown_layout: object | None = None
         self.baselines = Baselines()
         self.samples: Samples | None = None
+        self.resampler = Resampler()   # its process starts with the first sheet that has draws (panels.py)
+        self.sampling_note = ""        # the last thing the status line said about how samples run
         self.block_verdicts: list[Verdict] = []     # (panels.py)
         self.blocks_stale = self.samples_stale = False   # an edit came after them: being checked again
         self._generations: dict[str, int] = {}

@@ -186,8 +186,9 @@ class PanelActions:
 
     # samples of the random draws ---------------------------------------------------------
     def resample(self) -> None:
-        """Sample the sheet's random draws (after opening and after each edit), off
-        the UI thread; the grid's ranges are dimmed until the new ones arrive."""
+        """Sample the sheet's random draws (after opening and after each edit) in the
+        editor's resample process (editor/resampler.py), waited for off the UI thread;
+        the grid's ranges are dimmed until the new ones arrive."""
         document = self.document
         if document is None:
             return
@@ -196,7 +197,7 @@ class PanelActions:
                 self.show_samples(None)
             return
         self.grid.set_samples(self.samples, pending=True)
-        sampler = document.sampler()
+        sampler = document.sampler(self.resampler)
 
         def sample() -> Samples | None:
             try:
@@ -214,7 +215,14 @@ class PanelActions:
             self.inspector.show_samples(document, self.grid.current_key, samples)
         if samples is not None and samples.error:
             self.set_status(Text(f"samples: {samples.error}", style="yellow"))
+        elif samples is not None and samples.note and samples.note != self.sampling_note:
+            self.set_status(Text(f"samples: {samples.note}", style="yellow"))   # said once
+        self.sampling_note = samples.note if samples is not None and samples.note else self.sampling_note
         self.show_verdicts()
+
+    def on_unmount(self) -> None:
+        """The app exits (or failed): its resample process stops with it."""
+        self.resampler.close()
 
     # expectations that only running the blocks (or sampling) can check ---------------------
     def recheck_blocks(self) -> None:

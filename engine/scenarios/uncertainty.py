@@ -30,6 +30,8 @@ from supersheet.engine.workbook import Workbook
 if TYPE_CHECKING:   # loaded where samples are evaluated: `check` validates sampling settings without it
     import polars as pl
 
+    from supersheet.engine.check.checked import Checked
+
 DEFAULT_SAMPLES = 10_000
 DEFAULT_SEED = 0
 PERCENTILES = (5, 50, 95)
@@ -252,19 +254,28 @@ class Influence:
 
 def sensitivity(sampled: Sampled, key: str) -> list[Influence]:
     """Which uncertain inputs drive `key` most: Spearman's rho of each draw's cell with it."""
+    if key not in sampled.summaries:
+        return []
+    sources = sampled.program.sources
+    return rank_drivers(sampled.workbook.checked, sampled.frame,
+                        lambda k: sources[k].columns if k in sources else None, key)
+
+
+def rank_drivers(checked: Checked, frame: pl.DataFrame, column_of: Callable[[str], object], key: str) -> list[Influence]:
+    """`sensitivity` over a frame of samples whose cells' columns `column_of` names
+    (a frame that crossed from another process has no compiled program)."""
     import polars as pl
-    checked = sampled.workbook.checked
-    target = sampled.program.sources[key].columns
-    if not isinstance(target, str) or key not in sampled.summaries:
+    target = column_of(key)
+    if not isinstance(target, str):
         return []
     upstream = _precedents(checked, key)
     drivers = sorted({d.key for d in checked.distributions if d.key in upstream or d.key == key})
     out = []
     for driver in drivers:
-        column = sampled.program.sources[driver].columns
+        column = column_of(driver)
         if not isinstance(column, str) or driver == key:
             continue
-        both = sampled.frame.select(pl.col(column).alias("x"), pl.col(target).alias("y")).drop_nulls()
+        both = frame.select(pl.col(column).alias("x"), pl.col(target).alias("y")).drop_nulls()
         if both.height < 3:
             continue
         rho = both.select(pl.corr("x", "y", method="spearman")).item()
@@ -272,7 +283,7 @@ def sensitivity(sampled: Sampled, key: str) -> list[Influence]:
     return sorted(out, key=lambda i: -abs(i.rank_correlation))
 
 
-def _precedents(checked, key: str) -> set[str]:
+def _precedents(checked: Checked, key: str) -> set[str]:
     seen: set[str] = set()
     stack = list(checked.cells[key].deps)
     while stack:
