@@ -5,17 +5,15 @@ it found (sample.py's `SampleResult`) or why there is none. Never a workbook:
 the editor rebuilds `Samples` around its own, checked from the same text.
 
 A message is a list of byte strings, each preceded by its length. A request is
-one part, JSON; a reply two: its small part (summaries, records, verdicts:
-pickled, and unpickled only into the classes listed below) and the samples'
-frame as Arrow IPC, which Polars reads without a copy per value. Pure: no UI
-imports.
+one part, JSON; a reply two: its small part (summaries, records, verdicts) as
+JSON, and the samples' frame as Arrow IPC, which Polars reads without a copy
+per value. Pure: no UI imports.
 """
 from __future__ import annotations
 
 import hashlib
 import io
 import json
-import pickle
 import struct
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -23,6 +21,10 @@ from typing import BinaryIO
 import polars as pl
 
 from supersheet.editor.sample import SampleResult
+from supersheet.editor.verdicts import Verdict
+from supersheet.engine.base.diagnostics import Diagnostic, Label
+from supersheet.engine.base.span import Span
+from supersheet.engine.scenarios.uncertainty import Summary
 
 LENGTH = struct.Struct(">Q")
 
@@ -75,41 +77,61 @@ class Reply:
 
     def encode(self) -> list[bytes]:
         result, error = self.found if self.found is not None else (None, "")
-        frame = b""
         small: dict = {"number": self.number, "digest": self.digest, "none": self.found is None, "error": error}
+        frame = b""
         if result is not None:
             buffer = io.BytesIO()
             result.frame.write_ipc(buffer)
             frame = buffer.getvalue()
-            small["result"] = {name: getattr(result, name) for name in RESULT_FIELDS}
-        return [pickle.dumps(small, protocol=pickle.HIGHEST_PROTOCOL), frame]
+            small["result"] = result_fields(result)
+        return [json.dumps(small).encode(), frame]
 
     @classmethod
     def decode(cls, parts: list[bytes]) -> Reply:
-        small = Trusted(io.BytesIO(parts[0])).load()
+        small = json.loads(parts[0])
         fields = small.get("result")
-        result = None if fields is None else SampleResult(frame=pl.read_ipc(io.BytesIO(parts[1])), **fields)
-        return cls(small["number"], small["digest"], None if small["none"] else (result, small["error"]))
+        result = None if fields is None else result_of(fields, pl.read_ipc(io.BytesIO(parts[1])))
+        return cls(int(small["number"]), str(small["digest"]), None if small["none"] else (result, str(small["error"])))
 
 
-RESULT_FIELDS = ("samples", "seed", "columns", "summaries", "shares", "records", "reduced", "verdicts", "uncertain")
+# the small part as JSON: plain data, read back into the classes it came from (never pickle:
+# reading a reply builds numbers, strings and these few records, nothing it names)
 
-# what a reply's small part may hold: plain data and the few classes of a result
-ALLOWED = {
-    ("builtins", "frozenset"), ("builtins", "set"), ("builtins", "slice"),
-    ("supersheet.engine.scenarios.uncertainty", "Summary"),
-    ("supersheet.editor.verdicts", "Verdict"),
-    ("supersheet.engine.base.diagnostics", "Diagnostic"),
-    ("supersheet.engine.base.diagnostics", "Label"),
-    ("supersheet.engine.base.span", "Span"),
-}
+def result_fields(result: SampleResult) -> dict:
+    return {
+        "samples": result.samples, "seed": result.seed, "columns": result.columns,
+        "summaries": {key: [s.mean, list(s.percentiles.items()), s.errors, s.count]
+                      for key, s in result.summaries.items()},
+        "shares": result.shares, "records": result.records, "reduced": result.reduced,
+        "verdicts": [[v.key, diagnostic_fields(v.diagnostic), v.stale] for v in result.verdicts],
+        "uncertain": sorted(result.uncertain),
+    }
 
 
-class Trusted(pickle.Unpickler):
-    """Unpickles only plain data and the classes in ALLOWED: a reply cannot name any other
-    callable, so reading one never runs code it chose."""
+def result_of(fields: dict, frame: pl.DataFrame) -> SampleResult:
+    return SampleResult(
+        int(fields["samples"]), int(fields["seed"]), frame, dict(fields["columns"]),
+        {key: Summary(mean, dict((q, value) for q, value in percentiles), errors, count)
+         for key, (mean, percentiles, errors, count) in fields["summaries"].items()},
+        dict(fields["shares"]), dict(fields["records"]), dict(fields["reduced"]),
+        [Verdict(key, diagnostic_of(diagnostic), stale) for key, diagnostic, stale in fields["verdicts"]],
+        frozenset(fields["uncertain"]))
 
-    def find_class(self, module: str, name: str):
-        if (module, name) not in ALLOWED:
-            raise pickle.UnpicklingError(f"a resample reply may not hold {module}.{name}")
-        return super().find_class(module, name)
+
+def diagnostic_fields(d: Diagnostic) -> list:
+    return [d.code, d.message, span_fields(d.span), [[span_fields(label.span), label.text] for label in d.labels],
+            d.hint, d.quote]
+
+
+def diagnostic_of(fields: list) -> Diagnostic:
+    code, message, span, labels, hint, quote = fields
+    return Diagnostic(code, message, span_of(span), tuple(Label(span_of(at), text) for at, text in labels),
+                      hint, quote)
+
+
+def span_fields(span: Span | None) -> list | None:
+    return None if span is None else [span.file, span.line, span.col, span.end_col]
+
+
+def span_of(fields: list | None) -> Span | None:
+    return None if fields is None else Span(*fields)

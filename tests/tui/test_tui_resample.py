@@ -72,7 +72,7 @@ async def test_the_process_shows_what_the_thread_shows_and_is_reused(tmp_path: P
         assert samples is not None and samples.note == "" and samples.workbook is document.workbook
         here = sample_workbook(document.workbook)
         assert samples.uncertain == here.uncertain and len(samples.uncertain) > 5
-        assert samples.sampled.frame.equals(here.sampled.frame)
+        assert samples.sampled.frame.equals(here.sampled.frame) and samples.verdicts == here.verdicts
         for key in sorted(samples.uncertain):
             assert shown(samples, key) == shown(here, key), key
         assert sum(samples.histogram(key, 20) is not None for key in samples.uncertain) >= 6
