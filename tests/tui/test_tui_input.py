@@ -12,8 +12,10 @@ from textual.widgets import Input
 
 from supersheet.editor.document import Document
 from supersheet.tui.app import SupersheetApp
+from supersheet.tui.screens import ChoiceScreen
 
 SIZE = (120, 36)
+Q9 = Path("questions") / "q9-rank-completion-times.yaml"
 
 
 def burst(app: SupersheetApp, *keys: str) -> None:
@@ -144,3 +146,22 @@ async def test_a_bare_number_keeps_the_cells_unit(example: Path) -> None:
         assert app.document.raw_text("workspace") == "3 GiB" and value(app, "max_sessions") == "22"
         status = str(app.query_one("#status").render())
         assert "3 has no unit: kept workspace's unit, 3 GiB" in status
+
+
+async def test_the_filter_selects_its_first_match_when_the_selected_cell_is_filtered_out(library: Path) -> None:
+    """The tmux run of issue 16: on `startup_latency` (4th row), `/skew` Enter left the
+    cursor on the 4th row's index clamped to the list — `skew_after`, the last match —
+    so Del asked to delete skew_after. The first match is selected instead; a cell that
+    still matches keeps the cursor."""
+    app = SupersheetApp(library / Q9, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("alpha")
+        burst(app, "/", *"skew", "enter", "delete")
+        await settle(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        assert app.grid.current_key == "skew" and app.screen.title_text == "Delete skew?"
+        burst(app, "escape", "escape")
+        await settle(pilot, lambda: not isinstance(app.screen, ChoiceScreen) and not app.grid.filter_text)
+        app.go_to("skew_after")
+        burst(app, "/", *"skew", "enter")
+        await settle(pilot, lambda: app.focused is app.grid and app.grid.filter_text == "skew")
+        assert app.grid.current_key == "skew_after"

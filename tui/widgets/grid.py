@@ -286,8 +286,16 @@ class SheetGrid(RowsView, can_focus=True):
         return needle in document.raw_text(key).lower() or needle in value_text(document, key).plain.lower()
 
     def set_filter(self, text: str) -> None:
+        """Show the cells that match `text`. When the selected row no longer shows, the
+        first match is selected (not whatever row its index now falls on: Del or typing
+        right after the filter would hit a cell the user did not look for)."""
+        shown = self.current_row_key
         self.filter_text = text
         self.populate()
+        if text and shown is not None and shown not in self._index:
+            first = next((i for i, row in enumerate(self.rows) if not row.key.startswith(HEADER)), None)
+            if first is not None:
+                self._set_cursor(first)
 
     def action_toggle_section(self) -> None:
         key = self.current_row_key
