@@ -111,8 +111,9 @@ class StructureEdits:
         other place that names it (`expect (line 103)`, `sweeps (line 40)`); deleting the
         cell leaves each of them a diagnostic."""
         self.own_line(key)
-        elsewhere = [f"{section} (line {line})" for section, line in editrename.references(self.text(), key)]
-        return self.dependents(key) + elsewhere
+        named = editrename.references(self.text(), key)
+        named += [(e.path[0], e.line) for e in self.expectations_of(key) if (e.path[0], e.line) not in named]
+        return self.dependents(key) + [f"{section} (line {line})" for section, line in sorted(named, key=lambda n: n[1])]
 
     def delete_cell(self, key: str, force: bool = False, expectations_too: bool = False) -> EditResult:
         """Delete a cell; refused (with what names it) unless `force`, which

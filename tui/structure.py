@@ -63,8 +63,8 @@ class StructureActions:
             name, _, text = line.partition(":")
             self._structural(lambda: self.document.add_cell(after, name.strip(), text.strip()), name.strip())
         self.push_screen(PromptScreen(
-            "Add a cell", f"After {after}, in its group. Type `name: value` or `name: = formula`\n"
-            "(busbw: = algbw * bus_factor -> GB/s). Enter adds it, Esc cancels."), answer)
+            "Add a cell", f"After {after}, in its group.\nType `name: value` or `name: = formula`, as in "
+            "`busbw: = algbw * bus_factor -> GB/s`.\nEnter adds it, Esc cancels."), answer)
 
     def action_duplicate_cell(self) -> None:
         key = self._selected_own()
@@ -86,8 +86,8 @@ class StructureActions:
             if new and new != key and self._structural(lambda: self.document.rename_cell(key, new), new):
                 self.offer_importers(key, new)
         self.push_screen(PromptScreen(
-            "Rename a cell", f"The new name of {key}. Every formula, expect, check, assumption, sweep,\n"
-            "solve and choice of this sheet that names it follows (one undo step); sheets that\n"
+            "Rename a cell", f"The new name of {key}. Every formula, expect, check, assumption, sweep, "
+            "solve and choice of this sheet that names it follows (one undo step); sheets that "
             "import or extend this one are listed next.", key), answer)
 
     def offer_importers(self, old: str, new: str) -> None:
@@ -151,19 +151,20 @@ class StructureActions:
             if choice in ("delete", "delete_expectations"):
                 self._structural(lambda: self.document.delete_cell(
                     key, force=bool(users), expectations_too=choice == "delete_expectations"), None)
-        if users:
+        if expected:
+            count = f"{len(expected)} expect entr{'y' if len(expected) == 1 else 'ies'}"
+            message = (f"{key} is used by {', '.join(users)}.\n\nThe {count} about it "
+                       f"({', '.join(e.label for e in expected)}) can go with it; whatever is left naming it "
+                       "becomes a diagnostic. Ctrl+Z undoes the deletion, in one step.")
+            choices = [("cancel", "Cancel"), ("delete_expectations", f"Delete {key} and the {count} about it"),
+                       ("delete", f"Delete {key}, keep the expectations (they become diagnostics)")]
+        elif users:
             message = (f"{key} is used by {', '.join(users)}. Deleting it leaves them as diagnostics "
                        "(Ctrl+Z undoes it).")
             choices = [("cancel", "Cancel"), ("delete", f"Delete {key} anyway")]
         else:
             message = f"Nothing uses {key}. Ctrl+Z undoes the deletion."
             choices = [("cancel", "Cancel"), ("delete", f"Delete {key}")]
-        if expected:
-            count = f"{len(expected)} expect entr{'y' if len(expected) == 1 else 'ies'}"
-            message += (f"\n\nThe expectations about it can go with it, in the same undo step: "
-                        + ", ".join(e.label for e in expected) + ".")
-            choices.insert(1, ("delete_expectations", f"Delete {key} and the {count} about it"))
-            choices[2] = ("delete", f"Delete {key}, keep the expectations (they become diagnostics)")
         self.push_screen(ChoiceScreen(f"Delete {key}?", message, choices), answer)
 
     def action_remove_expectation(self) -> None:
@@ -178,7 +179,10 @@ class StructureActions:
             return
         if self.focused is self.diagnostics_panel:
             diagnostic = self._diagnostic_at_cursor()
-            entry = document.expectation_at(diagnostic.span) if diagnostic is not None else None
+            if diagnostic is None:
+                self.set_status("no diagnostic is selected: ↓ selects one, Del then removes its expect entry")
+                return
+            entry = document.expectation_at(diagnostic.span)
             if entry is None:
                 self.set_status("this diagnostic is not in an expect entry: Del here removes only those")
                 return

@@ -225,3 +225,33 @@ def test_what_cannot_be_removed_cleanly_is_refused() -> None:
     assert (entry.path, entry.key) == (("expect",), "a")
     with pytest.raises(StructureError, match="remove them in a text editor"):
         expectations.remove(shared, [entry])     # the anchor's other use would lose it too
+
+
+def test_a_statistic_of_the_cell_is_an_expectation_about_it(library: Path) -> None:
+    """`p95(cell):` names the cell too: listed among what uses it (so a plain delete is
+    refused, not left to fail `check`), and removed with it on request."""
+    document = Document(library / "questions" / "q4-ep-skew-monte-carlo.yaml")
+    text = document.text()
+    assert "expect (line 105)" in document.users("mc_skew_uniform")
+    assert [e.label for e in document.expectations_of("mc_skew_uniform")] == [
+        "sweeps: mc_skew_vs_batch: expect: mc_skew_uniform (line 93)", "expect: mc_skew_uniform (line 104)",
+        "expect: p95(mc_skew_uniform) (line 105)"]
+    assert not document.delete_cell("mc_skew_uniform").ok
+    assert document.delete_cell("mc_skew_uniform", force=True, expectations_too=True).ok
+    assert "mc_skew_uniform" not in document.text().split("\nexpect:")[1]
+    assert document.expectations_of("mc_skew_uniform") == []
+    document.undo()
+    assert document.text() == text
+
+
+async def test_the_prompts_break_lines_between_sentences_only(library: Path) -> None:
+    """The rename prompt broke its sentence at fixed columns, so the dialog wrapped it
+    again into one-word lines (`sweep,`) in the tmux run of issue 16."""
+    app = SupersheetApp(library / ALGBW, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("time")
+        for key in ("ctrl+r", "ctrl+n"):
+            await pilot.press(key)
+            for line in app.screen.message.split("\n"):
+                assert not line or line.rstrip().endswith((".", ":")), line
+            await pilot.press("escape")

@@ -130,7 +130,7 @@ async def test_the_delete_question_lists_the_expectation_and_f4_shows_what_it_le
         await pilot.press("delete")
         assert isinstance(app.screen, ChoiceScreen) and app.screen.focused.id == "answer-cancel"
         assert "skew_after is used by expect (line " in app.screen.message
-        assert "Deleting it leaves them as diagnostics" in app.screen.message
+        assert "whatever is left naming it becomes a diagnostic" in app.screen.message
         await pilot.press("down", "down", "enter")     # keep the expectation (the second answer removes it)
         await pilot.pause()
         assert not app.document.has_cell("skew_after")
