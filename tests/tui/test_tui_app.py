@@ -363,6 +363,17 @@ async def test_help_screen(example: Path) -> None:
         assert not isinstance(app.screen, HelpScreen)
 
 
+async def test_the_help_fits_an_80_column_terminal(example: Path) -> None:
+    """In tmux at 80x24 the help was 90 columns wide: every long line was cut off at
+    the right edge (`copies its fo`). It is as wide as the screen, and wraps."""
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        box = app.screen.query_one("#help").region
+        assert box.x >= 0 and box.right <= 80
+
+
 async def test_done_when(example: Path, line_diff) -> None:
     """The issue's acceptance path: 8192 -> 32768 tokens, a context that no longer
     fits turns the check red, Ctrl+Z, save, and one line changed."""
