@@ -139,3 +139,17 @@ async def test_the_delete_question_lists_the_expectation_and_f4_shows_what_it_le
         panel = app.diagnostics_panel
         rows = [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
         assert any("expectation names unknown cell 'skew_after'" in row for row in rows)
+
+
+async def test_a_prompt_is_centred_like_the_other_questions(library: Path) -> None:
+    """In the tmux run of issue 16 the prompts (a new sheet's title, add, rename) sat in
+    the top left corner over the grid, while every other question is centred."""
+    app = SupersheetApp(sheet(library), watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("time")
+        for key in ("ctrl+r", "delete"):
+            await pilot.press(key)
+            await pilot.pause()
+            box = app.screen.query_one("#dialog").region
+            assert abs((box.x + box.right) / 2 - SIZE[0] / 2) <= 1, (key, box)
+            await pilot.press("escape")
