@@ -79,7 +79,8 @@ class Document(StructureEdits, SheetView):
         self.path = Path(path)
         self.history = History()
         self._failing: tuple[Workbook, Scenario, dict[str, list[Outcome]]] | None = None
-        self._unchecked = None      # the expectations that cannot be checked, per workbook (view.py)
+        self._unchecked = None      # the expectations that cannot be checked, per layout (view.py)
+        self._diagnostics = None    # all of them, per workbook and values (view.py)
         # what the grid's rows are drawn from besides the values — the cells, their
         # groups, formulas, units and digits, the problems checking found: a new
         # object whenever the text is checked again. An in-place edit of an input's

@@ -37,7 +37,9 @@ class SheetView:
     scenario: Scenario
     source: SheetText
     _failing: tuple[Workbook, Scenario, dict[str, list[Outcome]]] | None
-    _unchecked: tuple[Workbook, list[Diagnostic]] | None
+    layout: object
+    _unchecked: tuple[object, list[Diagnostic]] | None
+    _diagnostics: tuple[Workbook, Scenario, list[Diagnostic]] | None
 
     @property
     def file(self) -> str:
@@ -54,18 +56,24 @@ class SheetView:
         not there, a value that cannot match: as `supersheet check` reports them), the
         assumptions its current values violate (E-ASSUME) and the expectations they
         fail (E-EXPECT)."""
-        from supersheet.engine.expect.assume import diagnostics as outside_the_model
-        return sheet_problems(self.workbook.diagnostics) + self.unchecked_expectations() + outside_the_model(
-            self.workbook, self.scenario) + [o.diagnostic() for found in self.failing().values() for o in found]
+        # found once per state (the grid and the diagnostics panel both ask after an edit)
+        if self._diagnostics is None or self._diagnostics[0] is not self.workbook \
+                or self._diagnostics[1] is not self.scenario:
+            from supersheet.engine.expect.assume import diagnostics as outside_the_model
+            found = sheet_problems(self.workbook.diagnostics) + self.unchecked_expectations() + outside_the_model(
+                self.workbook, self.scenario) + [o.diagnostic() for found in self.failing().values() for o in found]
+            self._diagnostics = (self.workbook, self.scenario, found)
+        return list(self._diagnostics[2])
 
     def unchecked_expectations(self) -> list[Diagnostic]:
-        """The top-level expectations that cannot be checked; found once per workbook
-        (they depend on the text, not on the values)."""
+        """The top-level expectations that cannot be checked; found once per `layout`
+        (they depend on the text, the cells and their types, not on the values: an
+        in-place edit of an input's value keeps them)."""
         if not self.workbook.ok or self.workbook.model.root is None:
             return []
-        if self._unchecked is None or self._unchecked[0] is not self.workbook:
+        if self._unchecked is None or self._unchecked[0] is not self.layout:
             from supersheet.engine.verify.blocks import top_level_expectation_problems
-            self._unchecked = (self.workbook, top_level_expectation_problems(self.workbook))
+            self._unchecked = (self.layout, top_level_expectation_problems(self.workbook))
         return self._unchecked[1]
 
     def failing(self) -> dict[str, list[Outcome]]:
