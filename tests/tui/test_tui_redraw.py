@@ -157,6 +157,20 @@ async def test_the_last_edits_highlights_clear_on_the_next_edit(tmp_path: Path) 
         assert_every_drawn_row_current(app)
 
 
+async def test_a_filter_by_value_follows_the_new_values(tmp_path: Path) -> None:
+    app = SupersheetApp(redraw_sheet(tmp_path), watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.grid.set_filter("33")                 # no value is 33 yet
+        await pilot.pause()
+        assert app.grid.index_of("y") is None
+        assert app.commit_edit("x", "11")         # y = 33
+        await pilot.pause()
+        assert app.grid.index_of("y") is not None and re.search(r"\by +33 ", on_screen(app, "y"))
+        assert app.commit_edit("x", "2")
+        await pilot.pause()
+        assert app.grid.index_of("y") is None
+
+
 async def test_a_longer_value_widens_its_column(tmp_path: Path) -> None:
     app = SupersheetApp(redraw_sheet(tmp_path), watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:

@@ -169,7 +169,8 @@ class SheetGrid(RowsView, can_focus=True):
         those, the cells `also` (the edited one), the cells whose ! or ✗ came or went
         (assumptions and expectations follow the values) and the group rows ("checks
         3/4 pass"). The others keep their rendered lines: drawing every row again
-        would cost the UI thread most of an edit."""
+        would cost the UI thread most of an edit. With a filter, the rows are
+        filtered again (it finds values as shown)."""
         document, measures = self.document, self.measures
         assert document is not None and measures is not None
         previous = set(self.changes)
@@ -183,6 +184,8 @@ class SheetGrid(RowsView, can_focus=True):
         measures.update(set(changes) | set(also or ()))
         self._preferred = measures.preferred(self.samples)
         self.relayout()             # (new widths: every row is drawn again)
+        if self.filter_text:        # the filter finds values as shown: which rows match may have changed
+            self.populate()
 
     @staticmethod
     def _marks(document: Document) -> tuple[set[str], set[str]]:
