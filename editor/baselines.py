@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,9 +29,10 @@ HEAD = "HEAD"
 CURRENT = "unsaved"
 
 
-def workbook_from_text(path: Path, text: str) -> Workbook:
-    """The sheet `text` as if it were the file at `path` (its imports resolve from there)."""
-    model = build_model(path, texts={path: text})
+def workbook_from_text(path: Path, text: str, imported: Mapping[str, str] | None = None) -> Workbook:
+    """The sheet `text` as if it were the file at `path` (its imports resolve from
+    there; `imported` maps any of them to the text to read instead of its file)."""
+    model = build_model(path, texts={**(imported or {}), path: text})
     return Workbook(model, check_model(model))
 
 

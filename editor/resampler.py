@@ -3,11 +3,11 @@
 document's own workbook.
 
 Either way the editor gets a `Samples` around the workbook it shows: the
-process samples the same text at the same path (so the same workbook), and
+process samples the same text at the same path, with the texts the editor read
+of its imports (so the same workbook, whatever has changed on disk since), and
 sends back only numbers and texts (sample_wire.py). Its answer is used only
-when it is about that workbook (the same uncertain cells: an imported file
-changed on disk since the editor read it could make it another); else the
-thread samples the editor's workbook itself. When the process stops or cannot
+when it is about that workbook (the same uncertain cells); else the thread
+samples the editor's workbook itself. When the process stops or cannot
 start, every later resample runs in the thread and its result says why
 (`note`, for the status line). Pure: no UI imports.
 """
@@ -37,7 +37,7 @@ class Resampler:
         if not workbook.ok or not self.in_process:
             return sample_workbook(workbook)
         try:
-            found = self.process.sample(path, text)
+            found = self.process.sample(path, text, imported_texts(workbook, path))
         except WorkerClosed:
             return None            # the editor is exiting: nothing will be shown
         except WorkerFailed as e:
@@ -51,6 +51,13 @@ class Resampler:
 
     def close(self) -> None:
         self.process.close()
+
+
+def imported_texts(workbook: Workbook, path: Path) -> dict[str, str]:
+    """The text of every other file `workbook` was built from (its imports), as
+    it read them: the process loads these, not the files as they are on disk by now."""
+    sheet_itself = path.resolve()
+    return {str(file): sheet.text for file, sheet in workbook.model.files.items() if file != sheet_itself}
 
 
 def about(uncertain: frozenset[str], workbook: Workbook) -> bool:

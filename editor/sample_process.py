@@ -23,10 +23,13 @@ import sys
 import tempfile
 import threading
 import weakref
+from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO
 
 from supersheet.editor.sample import SampleResult
+from supersheet.engine.base.limits import Limits, current_limits
 from supersheet.editor.sample_wire import Reply, Request, WireClosed, digest, read_message, write_message
 
 COMMAND = [sys.executable, "-P", "-m", "supersheet.editor.sample_worker"]
@@ -57,9 +60,12 @@ class SampleProcess:
     def pid(self) -> int | None:
         return self.process.pid if self.process is not None else None
 
-    def sample(self, path: Path, text: str) -> tuple[SampleResult | None, str] | None:
+    def sample(self, path: Path, text: str, imported: Mapping[str, str] | None = None,
+               limits: Limits | None = None) -> tuple[SampleResult | None, str] | None:
         """What sampling the sheet `text` at `path` finds (sample.sampling's answer),
-        computed in the resample process; raises WorkerFailed when it cannot be."""
+        computed in the resample process from these texts (`imported`: any of its
+        imports, read from them instead of their files) under these load limits
+        (default: this process's); raises WorkerFailed when it cannot be."""
         with self._lock:
             if self.closed:
                 raise WorkerClosed()
@@ -67,7 +73,8 @@ class SampleProcess:
                 raise WorkerFailed(self.failure)
             process = self._started()
             self.requests += 1
-            request = Request(self.requests, str(path), text)
+            request = Request(self.requests, str(path), text, dict(imported or {}),
+                              asdict(limits or current_limits()))
             try:
                 write_message(process.stdin, request.encode())      # type: ignore[arg-type]
                 reply = Reply.decode(read_message(process.stdout, 2))  # type: ignore[arg-type]
@@ -77,7 +84,7 @@ class SampleProcess:
                 if isinstance(e, (WireClosed, OSError)):
                     raise self._failed(f"the resample process stopped ({self._why_stopped(process, e)})") from None
                 raise self._failed(f"the resample process sent a reply that cannot be read ({e})") from None
-            if reply.number != request.number or reply.digest != digest(request.path, request.text):
+            if reply.number != request.number or reply.digest != digest(request.path, request.text, request.imported):
                 raise self._failed("the resample process answered another request")
             return reply.found
 

@@ -1,8 +1,13 @@
 """What the editor and its resample process (sample_worker.py) say to each
 other over a pair of pipes: a request is the sheet to sample (its path, which
-its imports resolve against, and its unsaved text); a reply is what sampling
-it found (sample.py's `SampleResult`) or why there is none. Never a workbook:
-the editor rebuilds `Samples` around its own, checked from the same text.
+its imports resolve against, its unsaved text, the texts the editor read of
+its imports and the editor's load limits); a reply is what sampling it found
+(sample.py's `SampleResult`) or why there is none. Never a workbook: the
+editor rebuilds `Samples` around its own, checked from the same texts.
+
+The imports' texts go with the request so that the process samples exactly the
+sheet on screen: read from disk again there, an imported file changed since the
+editor read it would give the sampled column values of another sheet.
 
 A message is a list of byte strings, each preceded by its length. A request is
 one part, JSON; a reply two: its small part (summaries, records, verdicts) as
@@ -15,7 +20,8 @@ import hashlib
 import io
 import json
 import struct
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 import polars as pl
@@ -49,9 +55,9 @@ def _read_exactly(stream: BinaryIO, size: int) -> bytes:
     return data
 
 
-def digest(path: str, text: str) -> str:
-    """What a reply names the sheet it sampled by: the editor shows a result only for the text it sent."""
-    return hashlib.sha256(f"{path}\0{text}".encode()).hexdigest()
+def digest(path: str, text: str, imported: Mapping[str, str]) -> str:
+    """What a reply names the sheet it sampled by: the editor shows a result only for the texts it sent."""
+    return hashlib.sha256(json.dumps([path, text, sorted(imported.items())]).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -59,20 +65,25 @@ class Request:
     number: int       # the editor's count of its requests: a reply answers the one it names
     path: str
     text: str
+    imported: dict[str, str] = field(default_factory=dict)   # file -> the text the editor read of it
+    limits: dict[str, int] = field(default_factory=dict)     # the editor's load limits (limits.Limits)
 
     def encode(self) -> bytes:
-        return json.dumps({"number": self.number, "path": self.path, "text": self.text}).encode()
+        return json.dumps({"number": self.number, "path": self.path, "text": self.text,
+                           "imported": self.imported, "limits": self.limits}).encode()
 
     @classmethod
     def decode(cls, data: bytes) -> Request:
         fields = json.loads(data)
-        return cls(int(fields["number"]), str(fields["path"]), str(fields["text"]))
+        return cls(int(fields["number"]), str(fields["path"]), str(fields["text"]),
+                   {str(k): str(v) for k, v in fields["imported"].items()},
+                   {str(k): int(v) for k, v in fields["limits"].items()})
 
 
 @dataclass(frozen=True)
 class Reply:
     number: int
-    digest: str                       # of the request's path and text
+    digest: str                       # of the request's path and texts
     found: tuple[SampleResult | None, str] | None   # sample.sampling's answer; None: the sheet has no draws
 
     def encode(self) -> list[bytes]:

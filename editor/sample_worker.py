@@ -3,10 +3,12 @@ started by sample_process.py, samples the sheets the editor sends it (one at a
 time, in the order sent) and sends back what it found (sample_wire.py).
 
 It runs the same engine code as the editor's thread would (sample.py: the text
-loaded and checked as saved at its path, its imports resolved beside it, then
-sampled), in its own interpreter: the editor's UI thread never waits for the
-interpreter lock while a resample runs. It reads nothing but its pipe and the
-sheet's files, and stops when the pipe closes (the editor exited, or died).
+loaded and checked as saved at its path, its imports resolved beside it and
+read from the texts the editor read of them, under the editor's load limits,
+then sampled), in its own interpreter: the editor's UI thread never waits for the
+interpreter lock while a resample runs. It reads nothing but its pipe (and the
+files of imports the editor has not read), and stops when the pipe closes (the
+editor exited, or died).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ def main() -> None:
     from supersheet.editor.baselines import workbook_from_text
     from supersheet.editor.sample import sampling
     from supersheet.editor.sample_wire import Reply, Request, WireClosed, digest, read_message, write_message
+    from supersheet.engine.base.limits import set_limits
 
     while True:
         try:
@@ -33,11 +36,12 @@ def main() -> None:
         except WireClosed:
             return     # the editor is gone
         try:
-            found = sampling(workbook_from_text(Path(request.path), request.text))
+            set_limits(**request.limits)
+            found = sampling(workbook_from_text(Path(request.path), request.text, request.imported))
         except Exception as e:  # noqa: BLE001 - a sheet that cannot be loaded is reported, never fatal here
             found = (None, f"cannot sample: {type(e).__name__}: {e}")
         try:
-            write_message(replies, *Reply(request.number, digest(request.path, request.text), found).encode())
+            write_message(replies, *Reply(request.number, digest(request.path, request.text, request.imported), found).encode())
         except BrokenPipeError:
             return
 

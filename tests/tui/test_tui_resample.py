@@ -102,18 +102,21 @@ async def test_a_result_for_an_older_text_is_never_shown(tmp_path: Path) -> None
         process = app.resampler.process
         sample, gate, asked = process.sample, threading.Event(), []
 
-        def held(path, text):
+        def held(path, text, *imports):
             asked.append(text)
             if len(asked) == 1:
                 gate.wait(10)       # the first edit's request: answered only after the second edit
-            return sample(path, text)
+            return sample(path, text, *imports)
         process.sample = held     # type: ignore[method-assign]
         delivered: list[Samples | None] = []
         show = app.show_samples
         app.show_samples = lambda samples: (delivered.append(samples), show(samples))[1]  # type: ignore[method-assign]
         await edit(pilot, "efficiency", "= uniform(85 %, 90 %)")
-        while not asked:
+        for _ in range(1000):       # (bounded: a request that never comes fails, never hangs)
+            if asked:
+                break
             await pilot.pause(0.01)
+        assert asked, "the first edit's resample never reached the process"
         await edit(pilot, "weights", "80 GB")
         assert app.grid.samples_pending
         gate.set()
@@ -179,7 +182,7 @@ def test_a_reply_about_another_text_is_refused(tmp_path: Path, monkeypatch: pyte
     try:
         result, error = process.sample(sheet, sheet.read_text())
         assert error == "" and result is not None and "step" in result.summaries
-        monkeypatch.setattr(sample_process, "digest", lambda path, text: "another sheet")
+        monkeypatch.setattr(sample_process, "digest", lambda path, text, imported: "another sheet")
         with pytest.raises(WorkerFailed, match="answered another request"):
             process.sample(sheet, sheet.read_text())
         assert process.pid is None
@@ -199,3 +202,26 @@ def test_the_process_stops_when_the_editor_is_killed(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script, str(sheet)], capture_output=True, text=True, timeout=60)
     assert done.returncode == -signal.SIGKILL, done.stderr
     assert wait_gone(int(done.stdout.split()[0]))
+
+
+def test_the_process_samples_the_imports_as_the_editor_read_them(tmp_path: Path) -> None:
+    """An imported file changed on disk after the editor read it: the process samples
+    the texts the editor's workbook was built from (sent with the request), never the
+    file as it is now, so the sampled column is always about the values on screen."""
+    from supersheet.editor.baselines import workbook_from_text
+    base = tmp_path / "base.yaml"
+    base.write_text("title: base\ncells:\n  lo: 10 ms\n", encoding="utf-8")
+    sheet = tmp_path / "main.yaml"
+    sheet.write_text("title: main\nsamples: 2000\nuse:\n  b: base.yaml\ncells:\n"
+                     "  x: = uniform(b.lo, b.lo + 1 ms)\n  y: = 2 * x -> ms\n", encoding="utf-8")
+    workbook = workbook_from_text(sheet, sheet.read_text())
+    base.write_text("title: base\ncells:\n  lo: 1000 ms\n", encoding="utf-8")
+    resampler = Resampler()
+    try:
+        samples = resampler.sample(workbook, sheet, sheet.read_text())
+        assert samples is not None and samples.note == "" and resampler.process.requests == 1
+        here = sample_workbook(workbook)
+        assert shown(samples, "y") == shown(here, "y")
+        assert samples.record("y")["mean"] == pytest.approx(21.0, rel=0.01)   # 2 x (10 … 11 ms), not 2 s
+    finally:
+        resampler.close()
