@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 
 from supersheet.tui.app import SupersheetApp
 from supersheet.tui.widgets.rowsview import RowsView
+from supersheet.units import format_number
 
 SIZE = (120, 36)
 FAR = 60    # cells in the long chain: its end is far below the first screen
@@ -204,3 +205,37 @@ async def test_the_formula_bar_and_the_inspector_follow_the_edit(tmp_path: Path)
         assert app.grid.current_key == "y"
         assert app.query_one("#editor-input", Input).value == "= x * 3"
         assert re.search(r"\b12\b", inspected(app).split("uses")[0]), inspected(app)
+
+
+async def test_new_samples_draw_again_only_the_ranges_they_changed(tmp_path: Path) -> None:
+    """Samples arrive while the user may be typing: a row on screen whose range reads
+    the same keeps its rendered line (only undimmed), a row whose range changed shows
+    the new one, and every range is shown as the new samples have it."""
+    from supersheet.editor.sample import sample_workbook
+    sheet = tmp_path / "uncertain.yaml"
+    sheet.write_text((Path(__file__).parent / "sheets" / "uncertain-step.yaml").read_text(), encoding="utf-8")
+    app = SupersheetApp(sheet, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        grid, before = app.grid, app.samples
+        assert before is not None and {"efficiency", "step", "comm_time"} <= before.uncertain
+        kept = {key: grid._strips[key] for key in ("efficiency", "step", "comm_time")}
+        # the same sheet sampled again: every range reads the same, no row is rendered again
+        grid.set_samples(before, pending=True)
+        app.show_samples(sample_workbook(app.document.workbook))
+        await pilot.pause()
+        assert all(grid._strips[key] is strip for key, strip in kept.items())
+        # an input that moves only the HBM term: read_time and step change, comm_time does not
+        app.document.apply("weights", "71 GB")     # (the document alone: only the samples are new)
+        moved = sample_workbook(app.document.workbook)
+        grid.set_samples(app.samples, pending=True)
+        widths = list(grid.widths)
+        app.show_samples(moved)
+        await pilot.pause()
+        assert grid.widths == widths      # (new widths would draw every row again, rightly)
+        assert grid._strips["comm_time"] is kept["comm_time"]
+        assert grid._strips["step"] is not kept["step"]
+        for key in ("step", "read_time", "comm_time", "efficiency"):
+            record = moved.record(key)
+            assert record is not None and f"({format_number(record['p5'], moved.digits(key))} …" in on_screen(app, key)

@@ -22,6 +22,7 @@ from .messages import CellMessage
 from .render import value_text
 from .rows import HEADER, RANGE, Measures, cell_texts, columns_for, dim_column, header_texts
 from .rowsview import Row, RowsView
+from .samples import range_text
 
 
 class SheetGrid(RowsView, can_focus=True):
@@ -155,7 +156,27 @@ class SheetGrid(RowsView, can_focus=True):
         if self.measures is not None and not pending:   # (a document is shown)
             self._preferred = self.measures.preferred(samples)   # the range column fits the new ranges
             self.relayout()
-        self.refresh_values(keys | {row.key for row in self.rows if row.key.startswith(HEADER)})
+        # new samples come while the user may be typing: only the rows whose range
+        # reads otherwise are rendered again, the rest drawn again from their strips
+        changed = self._ranges_changed(keys)
+        self.refresh_values(changed | {row.key for row in self.rows if row.key.startswith(HEADER)})
+        self.repaint_rows(keys - changed)
+
+    def _ranges_changed(self, keys: set[str]) -> set[str]:
+        """Of these rows, all but those on screen whose sampled range is the text
+        they show (the only part of a cell's row that its samples change)."""
+        document = self.document
+        if document is None or RANGE not in self.columns:
+            return set(keys)
+        at = self.columns.index(RANGE)
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        changed = set()
+        for key in keys:
+            index, shown = self.index_of(key), self._texts.get(key)
+            if index is None or not top <= index < top + height - 1 or shown is None or key not in self._strips \
+                    or not document.has_cell(key) or shown[at] != range_text(document, key, self.samples):
+                changed.add(key)
+        return changed
 
     def set_verdicts(self, verdicts: dict[str, list[Verdict]]) -> None:
         """Mark the cells whose expectations fail in a sweep, solve or choice, or over the samples."""

@@ -76,6 +76,7 @@ class Measures:
         self.own = [len(k) for k in document.keys() if "." not in k]
         self.values = {k: len(value_text(document, k).plain) for k in document.keys()}
         self.written = {k: len(document.raw_text(k)) for k in document.keys()}
+        self._ranges: tuple[Samples, int] | None = None     # the samples last measured, their range width
 
     def update(self, keys) -> None:
         """Measure these cells again (their values or texts changed)."""
@@ -91,12 +92,20 @@ class Measures:
         own = max(14, min(name, max(self.own, default=10) + 2))
         value = max(10, min(24, max(self.values.values(), default=8) + 3))
         formula = max(MIN_FORMULA, min(80, max(self.written.values(), default=10) + 6))
-        ranges = RANGE_WIDTH
-        if samples is not None and samples.sampled is not None:
-            shown = (range_text(document, k, samples).cell_len for k in samples.uncertain
-                     if document.has_cell(k))
-            ranges = max(16, min(34, max(shown, default=RANGE_WIDTH - 1) + 1))
-        return Preferred(name, value, own, ranges, max(CHANGE_WIDTH, CHANGE_WORDS + value), formula)
+        return Preferred(name, value, own, self.range_width(samples), max(CHANGE_WIDTH, CHANGE_WORDS + value),
+                         formula)
+
+    def range_width(self, samples: Samples | None) -> int:
+        """The width the sampled ranges ask for: measured once per `samples` (an
+        edit of a value measures the others again, but its samples are the same
+        until they are sampled again)."""
+        if samples is None or samples.sampled is None:
+            return RANGE_WIDTH
+        if self._ranges is None or self._ranges[0] is not samples:
+            document = self.document
+            shown = (range_text(document, k, samples).cell_len for k in samples.uncertain if document.has_cell(k))
+            self._ranges = (samples, max(16, min(34, max(shown, default=RANGE_WIDTH - 1) + 1)))
+        return self._ranges[1]
 
 
 def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
