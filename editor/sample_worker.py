@@ -41,7 +41,8 @@ def main() -> None:
         except Exception as e:  # noqa: BLE001 - a sheet that cannot be loaded is reported, never fatal here
             found = (None, f"cannot sample: {type(e).__name__}: {e}")
         try:
-            write_message(replies, *Reply(request.number, digest(request.path, request.text, request.imported), found).encode())
+            about = digest(request.path, request.text, request.imported)
+            write_message(replies, *Reply(request.number, about, found).encode())
         except BrokenPipeError:
             return
 

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
+from textual.widgets.input import Selection
 
 from .widgets.editor import type_into
 
@@ -93,10 +94,13 @@ class FieldsDialog(Dialog[Answer]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, texts: list[str]) -> None:
+    def __init__(self, texts: list[str], selected: bool = False) -> None:
         super().__init__()
         self.texts = texts
         self.cursors = [len(text) for text in texts]     # where typing goes until the fields exist
+        # `selected`: each field's text starts selected, so that what is typed first replaces
+        # it (a name to rename), as in the field itself once it exists
+        self.selected = [selected and bool(text) for text in texts]
         self.current = 0
 
     def answer(self, texts: list[str]) -> Answer:
@@ -107,8 +111,10 @@ class FieldsDialog(Dialog[Answer]):
 
     def on_mount(self) -> None:
         fields = self.fields()
-        for field, cursor in zip(fields, self.cursors):
+        for field, cursor, selected in zip(fields, self.cursors, self.selected):
             field.cursor_position = cursor
+            if selected:
+                field.selection = Selection(0, len(field.value))
         fields[self.current].focus()
 
     def take_key(self, event: events.Key) -> bool:
@@ -144,6 +150,15 @@ class FieldsDialog(Dialog[Answer]):
     def _edit_text(self, key: str, typed: str = "") -> None:
         """A key typed before the fields exist, on the text they will start with."""
         text, at = self.texts[self.current], self.cursors[self.current]
+        if self.selected[self.current]:      # the whole text is selected
+            self.selected[self.current] = False
+            if typed or key in ("backspace", "delete"):
+                text, at = "", 0              # replaced by what is typed, or deleted
+            elif key in ("left", "home"):
+                at = 0                        # (as the field does: the cursor goes to that end)
+            if not typed:
+                self.texts[self.current], self.cursors[self.current] = text, at
+                return
         if typed:
             text, at = text[:at] + typed + text[at:], at + len(typed)
         elif key == "backspace" and at:
@@ -165,8 +180,8 @@ class FieldsDialog(Dialog[Answer]):
 class PromptScreen(FieldsDialog["str | None"]):
     """One line to type (a new cell, a name); Enter answers it, Escape answers None."""
 
-    def __init__(self, title: str, message: str, value: str = "") -> None:
-        super().__init__([value])
+    def __init__(self, title: str, message: str, value: str = "", selected: bool = False) -> None:
+        super().__init__([value], selected)
         self.title_text = title
         self.message = message
 

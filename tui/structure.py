@@ -88,7 +88,7 @@ class StructureActions:
         self.push_screen(PromptScreen(
             "Rename a cell", f"The new name of {key}. Every formula, expect, check, assumption, sweep, "
             "solve and choice of this sheet that names it follows (one undo step); sheets that "
-            "import or extend this one are listed next.", key), answer)
+            "import or extend this one are listed next. Typing replaces the old name.", key, selected=True), answer)
 
     def offer_importers(self, old: str, new: str) -> None:
         """After a rename: list the other sheets that name the cell and offer to update

@@ -26,14 +26,30 @@ async def test_a_rename_typed_in_one_burst(library: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("time")
         order = rows(app)
-        burst(app, "ctrl+r", *"_a?/ b", "backspace", "backspace", "enter")     # "time" + "_a?/ " - " " = "time_a?/"
+        burst(app, "ctrl+r", *"t_a?/ b", "backspace", "backspace", "enter")     # "t_a?/ " - " " = "t_a?/"
         await settle(pilot, lambda: app.screen is app.screen_stack[0])
         assert "time" in app.document.workbook.model.cells and not app.document.dirty    # refused: not a name
-        burst(app, "ctrl+r", *"_x2", "enter", "down", "down")
+        burst(app, "ctrl+r", *"time_x2", "enter", "down", "down")    # the old name is selected: typing replaces it
         await settle(pilot, lambda: "time_x2" in app.document.workbook.model.cells and app.grid.current_key
                      != "time_x2")
         assert app.grid.current_key == order[order.index("time") + 2]    # the keys after Enter: the grid's
         assert not app.editor.editing
+        app.go_to("time_x2")
+        burst(app, "ctrl+r", "end", *"_y", "enter")      # an arrow key first: the text is kept, typing appends
+        await settle(pilot, lambda: "time_x2_y" in app.document.workbook.model.cells)
+
+
+async def test_a_rename_typed_once_the_prompt_is_shown_replaces_the_old_name(library: Path) -> None:
+    app = SupersheetApp(sheet(library), watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("time")
+        await pilot.press("ctrl+r")
+        await settle(pilot, lambda: isinstance(app.screen, screens.PromptScreen) and app.screen.fields())
+        field = app.screen.fields()[0]
+        assert field.value == "time" and field.selection == (0, 4)
+        burst(app, *"duration", "enter")
+        await settle(pilot, lambda: "duration" in app.document.workbook.model.cells)
+        assert "time" not in app.document.workbook.model.cells
 
 
 async def test_a_new_cell_typed_in_one_burst_and_the_keys_after_it(library: Path) -> None:
