@@ -60,6 +60,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         self._generations: dict[str, int] = {}
         self._locks: dict = {}
         self.heap = QuietHeap()   # full garbage collections only when the user is idle (heap.py)
+        self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
 
     # layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -16,6 +16,9 @@ the same way, from the moment they are pushed.
 """
 from __future__ import annotations
 
+import time
+
+from rich.text import Text
 from textual import events
 from textual.css.query import NoMatches
 from textual.widget import Widget
@@ -26,7 +29,9 @@ from .keytable import EDITOR_KEYS, FILTER_KEYS, GRID_KEYS, PANEL_KEYS, actions
 from .widgets.editor import type_into
 
 NOT_TYPING = set("/?")        # on the grid these are keys (filter, help), not the start of a value
+TYPING_GAP = 1.0              # s: keys closer than this after text typed on a group's row are still that typing
 GRID, EDITOR, FILTER, PANEL = actions(GRID_KEYS), actions(EDITOR_KEYS), actions(FILTER_KEYS), actions(PANEL_KEYS)
+ENDS_TYPING = ("app.commit_edit", "app.cancel_edit")
 
 
 class KeyRouting:
@@ -101,13 +106,39 @@ class KeyRouting:
     async def _grid_key(self, event: events.Key) -> None:
         grid = self.grid
         self._focus_now(grid)
+        if self._typed_on_a_group(event):
+            return
+        typing = event.is_printable and event.character not in NOT_TYPING and bool(event.character)
         if event.key in GRID:                    # the grid's keys (Enter, Space, ↑ ↓ …), run now
             await self.run_action(GRID[event.key], grid)
-        elif event.is_printable and event.character not in NOT_TYPING and event.character \
-                and grid.current_key is not None:
+        elif typing and grid.current_key is not None:
             self.start_edit(grid.current_key, event.character)
+        elif typing:
+            self._refuse_typing(event.character or "")
         else:
             await self._check_bindings(event.key)
+
+    def _typed_on_a_group(self, event: events.Key) -> bool:
+        """Whether this key belongs to text typed on a group's row (it has no value
+        to edit): the rest of that text, a space too, and the Enter or Esc that ends
+        it are taken here, never a fold; any other key ends it and does its own work."""
+        if self._refused is None:
+            return False
+        refused, when = self._refused
+        if time.monotonic() - when > TYPING_GAP:
+            self._refused = None
+            return False
+        if event.is_printable and event.character:
+            self._refuse_typing(refused + event.character)
+            return True
+        self._refused = None
+        return EDITOR.get(event.key) in ENDS_TYPING     # the Enter or Esc that would have ended an edit
+
+    def _refuse_typing(self, text: str) -> None:
+        self._refused = (text, time.monotonic())
+        shown = text if len(text) <= 24 else text[:23] + "…"
+        self.set_status(Text(f"not typed: {shown!r} - this row is a group's title, not a cell; "
+                             "select a cell to type its value", style="yellow"))
 
     async def _filter_key(self, event: events.Key) -> None:
         field = self.filter_field
@@ -130,6 +161,8 @@ class KeyRouting:
             self.grid.set_filter(self.filter_field.value)
         elif self.grid.current_key is not None and line:
             self.start_edit(self.grid.current_key, line)
+        elif line:
+            self._refuse_typing(line)
 
     # the actions of the routed keys (keytable.py) -----------------------------------------
     def action_open_row(self) -> None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from supersheet.editor.document import Document
 from supersheet.tui.app import SupersheetApp
@@ -69,6 +69,30 @@ async def test_a_space_in_a_burst_is_part_of_the_value(library: Path) -> None:
         await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         assert app.document.raw_text("alpha") == "2 us" and value(app, "alpha") == "2 μs"
         assert len(app.grid.rows) == rows   # nothing folded
+
+
+async def test_text_typed_on_a_group_row_is_refused_and_never_folds(example: Path) -> None:
+    """In tmux, Home (the first row: a group's title) then `8193 token` Enter: the digits
+    went nowhere, the space folded the group and Enter unfolded it. A group's row has no
+    value: the text, its space and the Enter that ends it are refused, with a word in the
+    status line; no cell is edited, nothing folds; the keys after it do their own work."""
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.grid._set_cursor(0)
+        assert app.grid.current_key is None and app.grid.current_row_key.startswith("§")
+        rows = len(app.grid.rows)
+        burst(app, *"8193 token", "enter")
+        await settle(pilot, lambda: "not typed" in str(app.query_one("#status", Static).render()))
+        assert "'8193 token'" in str(app.query_one("#status", Static).render())
+        assert len(app.grid.rows) == rows and not app.editor.editing and not app.document.dirty
+        burst(app, "down", *"16384 token", "enter")    # the next key after it: the grid's again
+        await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
+        assert app.grid.rows[1].key == "context" and app.document.raw_text("context") == "16384 token"
+        burst(app, "up", "space")                  # a space alone on a group's row still folds it
+        await settle(pilot, lambda: len(app.grid.rows) < rows)
+        app._driver.send_message(events.Paste("16"))    # a paste on a group's row: refused too
+        await settle(pilot, lambda: "'16'" in str(app.query_one("#status", Static).render()))
+        assert not app.editor.editing
 
 
 async def test_type_ahead_after_a_commit_goes_to_the_cell_it_was_typed_at(example: Path) -> None:
