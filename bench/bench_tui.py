@@ -202,11 +202,11 @@ async def echo_latency(path: Path, keys: int, key: str = "x0", resampling: bool 
     from sending the key to the first screen update after it was typed. Without
     `resampling`, the same keys with nothing else running in the editor: the
     floor of the echo under the machine's load."""
-    from textual import events
-
-    from supersheet.tui.app import SupersheetApp
+    from supersheet.tui.app import SupersheetApp   # (first: it sets TEXTUAL_FPS, which Textual reads at import)
+    from textual import events                      # noqa: I001
 
     app = SupersheetApp(path, watch_seconds=0)
+    assert_frame_rate_as_shipped()
     paints: list[tuple[float, int, float]] = []   # (when, how long the editor's text was, UI thread's CPU):
     display = app._display                         # a paint shows the key only if it came after it was typed
 
@@ -244,6 +244,16 @@ async def echo_latency(path: Path, keys: int, key: str = "x0", resampling: bool 
     return {"median": statistics.median(echoes), "p95": sorted(echoes)[max(int(len(echoes) * 0.95) - 1, 0)],
             "max": max(echoes), "busy": busy / keys,
             "cpu_median": statistics.median(cpu), "cpu_p95": sorted(cpu)[max(int(len(cpu) * 0.95) - 1, 0)]}
+
+
+def assert_frame_rate_as_shipped() -> None:
+    """The editor draws at the frame rate `supersheet edit` has (tui/__init__.py
+    sets it before Textual is imported): a bench that imported Textual first would
+    time keys drawn at Textual's default 60 frames a second instead (--only-echo
+    did: echo medians of 20-25 ms instead of 4-10)."""
+    import textual.constants
+    wanted = int(os.environ.get("TEXTUAL_FPS", "240"))
+    assert textual.constants.MAX_FPS == wanted, (textual.constants.MAX_FPS, wanted)
 
 
 def open_time(runs: int) -> list[float]:
