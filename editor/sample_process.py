@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import IO
 
 from supersheet.editor.sample import SampleResult
-from supersheet.engine.base.limits import Limits, current_limits
 from supersheet.editor.sample_wire import Reply, Request, WireClosed, digest, read_message, write_message
+from supersheet.engine.base.limits import Limits, current_limits
 
 COMMAND = [sys.executable, "-P", "-m", "supersheet.editor.sample_worker"]
 
