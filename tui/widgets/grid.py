@@ -169,11 +169,10 @@ class SheetGrid(RowsView, can_focus=True):
         if document is None or RANGE not in self.columns:
             return set(keys)
         at = self.columns.index(RANGE)
-        top, height = self.scroll_offset.y, self.scrollable_content_region.height
         changed = set()
         for key in keys:
-            index, shown = self.index_of(key), self._texts.get(key)
-            if index is None or not top <= index < top + height - 1 or shown is None or key not in self._strips \
+            shown = self._texts.get(key)
+            if not self.on_screen(self.index_of(key)) or shown is None or key not in self._strips \
                     or not document.has_cell(key) or shown[at] != range_text(document, key, self.samples):
                 changed.add(key)
         return changed

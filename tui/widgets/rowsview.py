@@ -77,14 +77,14 @@ class RowsView(ScrollView):
 
     def repaint_rows(self, keys) -> None:
         """Draw these rows again (those on screen), from their cached strips."""
-        top, height = self.scroll_offset.y, self.scrollable_content_region.height
-        lines = []
-        for key in keys:
-            index = self.index_of(key)
-            if index is not None and top <= index < top + height - 1:
-                lines.append(index + 1)   # (line 0 is the column titles)
+        lines = [index + 1 for index in map(self.index_of, keys) if self.on_screen(index)]
         for line in lines:
-            self.refresh_line(line)
+            self.refresh_line(line)   # (line 0 is the column titles)
+
+    def on_screen(self, index: int | None) -> bool:
+        """Whether the row at `index` in `rows` is on screen now."""
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        return index is not None and top <= index < top + height - 1
 
     def index_of(self, key: str) -> int | None:
         """The position of the row `key` in `rows` (None when it is not shown)."""
