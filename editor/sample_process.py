@@ -30,7 +30,7 @@ from typing import IO
 
 from supersheet.editor.sample import SampleResult
 from supersheet.editor.sample_wire import Reply, Request, WireClosed, digest, read_message, write_message
-from supersheet.engine.base.limits import Limits, current_limits
+from supersheet.engine.base.limits import current_limits
 
 COMMAND = [sys.executable, "-P", "-m", "supersheet.editor.sample_worker"]
 
@@ -60,12 +60,12 @@ class SampleProcess:
     def pid(self) -> int | None:
         return self.process.pid if self.process is not None else None
 
-    def sample(self, path: Path, text: str, imported: Mapping[str, str] | None = None,
-               limits: Limits | None = None) -> tuple[SampleResult | None, str] | None:
+    def sample(self, path: Path, text: str,
+               imported: Mapping[str, str] | None = None) -> tuple[SampleResult | None, str] | None:
         """What sampling the sheet `text` at `path` finds (sample.sampling's answer),
         computed in the resample process from these texts (`imported`: any of its
-        imports, read from them instead of their files) under these load limits
-        (default: this process's); raises WorkerFailed when it cannot be."""
+        imports, read from them instead of their files) under this process's load
+        limits; raises WorkerFailed when it cannot be."""
         with self._lock:
             if self.closed:
                 raise WorkerClosed()
@@ -73,8 +73,7 @@ class SampleProcess:
                 raise WorkerFailed(self.failure)
             process = self._started()
             self.requests += 1
-            request = Request(self.requests, str(path), text, dict(imported or {}),
-                              asdict(limits or current_limits()))
+            request = Request(self.requests, str(path), text, dict(imported or {}), asdict(current_limits()))
             try:
                 write_message(process.stdin, request.encode())      # type: ignore[arg-type]
                 reply = Reply.decode(read_message(process.stdout, 2))  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ import io
 import json
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import BinaryIO
 
 import polars as pl
@@ -65,8 +65,8 @@ class Request:
     number: int       # the editor's count of its requests: a reply answers the one it names
     path: str
     text: str
-    imported: dict[str, str] = field(default_factory=dict)   # file -> the text the editor read of it
-    limits: dict[str, int] = field(default_factory=dict)     # the editor's load limits (limits.Limits)
+    imported: dict[str, str]   # file -> the text the editor read of it
+    limits: dict[str, int]     # the editor's load limits (limits.Limits)
 
     def encode(self) -> bytes:
         return json.dumps({"number": self.number, "path": self.path, "text": self.text,

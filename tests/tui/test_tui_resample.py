@@ -225,3 +225,22 @@ def test_the_process_samples_the_imports_as_the_editor_read_them(tmp_path: Path)
         assert samples.record("y")["mean"] == pytest.approx(21.0, rel=0.01)   # 2 x (10 … 11 ms), not 2 s
     finally:
         resampler.close()
+
+
+def test_the_process_loads_under_the_editors_limits(tmp_path: Path) -> None:
+    """The request carries the editor's load limits: a sheet over a limit the editor
+    set is refused in the process too, and within the defaults it is sampled."""
+    from supersheet.engine.base.limits import current_limits, set_limits
+    sheet = copy(UNCERTAIN, tmp_path)
+    process = SampleProcess()
+    before = current_limits()
+    try:
+        set_limits(max_cells=3)        # (the sheet has 10 cells)
+        found = process.sample(sheet, sheet.read_text())
+        assert found is None or found[0] is None      # not loaded there: nothing sampled
+        set_limits()
+        result, error = process.sample(sheet, sheet.read_text())
+        assert error == "" and result is not None and "step" in result.summaries
+    finally:
+        set_limits(**{k: getattr(before, k) for k in before.__dataclass_fields__})
+        process.close()
