@@ -26,15 +26,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .compare import Diff, diff
     from .errors import RequestError, SheetError
+    from .quantities import Share, Spread
     from .scenarios import Choice, Range, Solution
     from .sheet import Sheet, load, range
 
 # Imported on first use (PEP 562): `supersheet` is also the package of the command
 # (supersheet.cli), whose `calc` and `check` should not pay for this API's imports (NumPy among them).
 _HOME = {"Diff": "compare", "diff": "compare", "SheetError": "errors", "RequestError": "errors", "Choice": "scenarios", "Range": "scenarios",
-         "Solution": "scenarios", "Sheet": "sheet", "load": "sheet", "range": "sheet"}
+         "Solution": "scenarios", "Sheet": "sheet", "load": "sheet", "range": "sheet", "Share": "quantities",
+         "Spread": "quantities"}
 
-__all__ = ["Choice", "Diff", "Range", "RequestError", "Sheet", "SheetError", "Solution", "diff", "load", "range"]
+__all__ = ["Choice", "Diff", "Range", "RequestError", "Share", "Sheet", "SheetError", "Solution", "Spread", "diff", "load",
+           "range"]
 
 
 def __getattr__(name: str) -> Any:

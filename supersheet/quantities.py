@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Union
 
 from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.compile.evaluate import ErrorValue, Value
@@ -66,6 +67,58 @@ def python_value(checked: Checked, key: str, value: Value) -> Any:
         import numpy as np
         magnitude = np.array(magnitude, dtype=float)
     return registry().Quantity(magnitude, unit) if unit is not None else magnitude
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A cell that depends on random draws, as `supersheet run` shows it: the `mean` and
+    the 5th, 50th and 95th percentiles over the samples, each in the display unit `run`
+    picks (a Pint quantity, or a float for a dimensionless number; None where a statistic
+    overflows, which `run` shows as #NUM); `samples` drawn, `error_samples` of them
+    holding an error value (left out of the statistics). `str()` is `run`'s text."""
+
+    mean: Any
+    p5: Any
+    p50: Any
+    p95: Any
+    samples: int
+    error_samples: int
+    display: str
+
+    def __str__(self) -> str:
+        return self.display
+
+
+@dataclass(frozen=True)
+class Share:
+    """A check, condition or boolean cell over random draws, as `supersheet run` shows it:
+    the share of the `samples` where it holds (`share_true`, 0 to 1), never its value at
+    the mean. `str()` is `run`'s text (`84.1 % true`)."""
+
+    share_true: float
+    samples: int
+    display: str
+
+    def __str__(self) -> str:
+        return self.display
+
+
+def spread_value(checked: Checked, key: str, record: dict[str, Any]) -> Spread:
+    """An uncertain cell's record (`run --format json`'s) as a Spread of Python values: Pint
+    quantities in the unit shown, or plain fractions for a dimensionless cell (as `sheet[name]`
+    gives them: 50 % is 0.5)."""
+    text = record["unit"]
+    plain = checked.cells[key].type is None or checked.cells[key].type.dims == DIMENSIONLESS   # type: ignore[union-attr]
+    factor = parse_unit(text).factor if plain and text else 1.0
+    unit = pint_unit(text) if text and not plain else None
+
+    def value(x: float | None) -> Any:
+        if x is None:
+            return None
+        return registry().Quantity(x, unit) if unit is not None else x * factor
+
+    return Spread(*(value(record[k]) for k in ("mean", "p5", "p50", "p95")), record["samples"],
+                  record.get("error_samples", 0), record["display"])
 
 
 def error_value(checked: Checked, key: str, value: Value) -> SheetError:

@@ -22,22 +22,30 @@ from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
 from supersheet.engine.workbook import OverrideError as Unfitting, Workbook, apply_assignments, open_workbook
 
 from .errors import OverrideError, SheetError, problem
-from .quantities import literal_text, python_value
+from .inputs import Sampling, sample
+from .quantities import Share, literal_text, python_value, spread_value
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from supersheet.engine.scenarios.uncertainty import Sampled
+
     from .scenarios import Choice, Range, Solution
 
 
-def load(path: str | Path) -> Sheet:
-    """Load, check and evaluate a sheet (a YAML file); SheetError lists every problem."""
+def load(path: str | Path, *, samples: int | None = None, seed: int | None = None) -> Sheet:
+    """Load, check and evaluate a sheet (a YAML file); SheetError lists every problem.
+
+    A sheet with random draws is evaluated over its samples when a value is first read,
+    as `supersheet run` does: `samples` and `seed` are `run`'s `--samples` and `--seed`
+    (None: the sheet's `samples:`, else 10,000 and seed 0)."""
     if not Path(path).is_file():
         raise problem("E-IMPORT", f"no such sheet: {path}")
     workbook = open_workbook(path)
     if not workbook.ok:
         raise SheetError(sheet_problems(workbook.diagnostics))
-    return Sheet(workbook, workbook, workbook.evaluate())
+    given = None if workbook.checked.distributions else workbook.evaluate()
+    return Sheet(workbook, workbook, given, sampling=Sampling(samples, seed))
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,12 +59,27 @@ class Sheet:
     _workbook: Workbook    # the workbook evaluated: the base, or a variant for inputs that reshape it
     _given: Scenario | None   # its values when already evaluated; None: evaluated on first read
     inputs: Mapping[str, str] = field(default_factory=dict)   # name -> literal text, as `--set` takes it
+    sampling: Sampling = Sampling()   # how a sheet with random draws is sampled (`run`'s --samples, --seed)
 
     @cached_property
     def _scenario(self) -> Scenario:
         """The values, evaluated once on first read (cached_property writes the instance's
-        __dict__, so the frozen dataclass stays immutable to its users)."""
+        __dict__, so the frozen dataclass stays immutable to its users). For a sheet with
+        random draws, the scenario `run` shows beside the samples: every draw at its mean,
+        reductions over the samples (p95, prob, ...) at their value over them."""
+        if self._sampled is not None:
+            return self._sampled.deterministic
         return self._given if self._given is not None else self._workbook.evaluate()
+
+    @cached_property
+    def _sampled(self) -> Sampled | None:
+        """The sheet over its samples, exactly as `supersheet run --set ...` samples it (None
+        without random draws)."""
+        if not self._workbook.checked.distributions:
+            return None
+        sets = self._assignments()
+        workbook, fixed = apply_assignments(self._base, sets) if sets else (self._workbook, None)
+        return sample(workbook, self.sampling, fixed, sets)
 
     @cached_property
     def _as_written(self) -> Workbook:
@@ -73,14 +96,24 @@ class Sheet:
 
     def __getitem__(self, name: str) -> Any:
         """The value in its display unit: a Pint quantity, a float (dimensionless), a bool
-        (a check or condition); a list or array for an array cell. An error value
-        (#DIV/0, #NUM, ...) raises SheetError with code E-VALUE at the cell."""
+        (a check or condition); a list or array for an array cell. A cell that depends on
+        random draws is a `Spread` (mean and percentiles over the samples) or, for a
+        boolean, a `Share` (the share of samples where it holds), as `supersheet run`
+        shows them. An error value (#DIV/0, #NUM, ...) raises SheetError with code
+        E-VALUE at the cell."""
         key = self._key(name)
-        if key in self._workbook.checked.uncertain:
-            raise problem("E-TYPE", f"{name} depends on random draws; the Python API reads one scenario",
-                          "use `supersheet run` for its mean and percentiles, or sweep it (mean/p5/p50/p95 "
-                          "columns)", span=self._workbook.model.cells[key].spec.span)
-        return python_value(self._workbook.checked, key, self._scenario.values.get(key))
+        checked = self._workbook.checked
+        if key in checked.uncertain:
+            sampled = self._sampled
+            if sampled is not None and key in sampled.summaries:
+                return spread_value(checked, key, self._record(key))
+            if sampled is not None and key in sampled.shares:
+                record = self._record(key)
+                return Share(record["share_true"], record["samples"], record["display"])
+            raise problem("E-TYPE", f"{name} is an array that depends on random draws: it has no one value",
+                          "sweep it, or reduce it in the sheet (mean, max, p95 ...)",
+                          span=self._workbook.model.cells[key].spec.span)
+        return python_value(checked, key, self._scenario.values.get(key))
 
     def __iter__(self) -> Iterator[str]:
         from supersheet.engine.present.report import ordered_cells
@@ -96,21 +129,33 @@ class Sheet:
         return list(self)
 
     def error(self, name: str) -> str | None:
-        """The error code a cell holds (`#DIV/0`, `#NUM`, ...), or None."""
-        return error_code(self._scenario.values.get(self._key(name)))
+        """The error code a cell holds (`#DIV/0`, `#NUM`, ...), or None; for a cell over
+        random draws, the error `run` shows (#NUM when its mean overflows)."""
+        key = self._key(name)
+        if self._sampled is not None and key in self._workbook.checked.uncertain:
+            return self._record(key).get("error")
+        return error_code(self._scenario.values.get(key))
 
     def display(self, name: str) -> str:
-        """The value as `supersheet run` shows it, e.g. `35 session`."""
-        from supersheet.engine.present.present import show
-        key = self._key(name)
-        return show(self._workbook.checked, key, self._scenario.values.get(key)).text
+        """The value as `supersheet run` shows it, e.g. `35 session`, or `1.98 (p5 1.69 … p95 2.35)`
+        for a cell over random draws."""
+        return str(self._record(self._key(name))["display"])
 
     def records(self) -> list[dict[str, Any]]:
-        """Every cell as `supersheet run --format json` prints it (name, value, unit, display, kind, formula)."""
-        from supersheet.engine.present.report import cell_record, ordered_cells, set_overrides
-        overrides = set_overrides(self._base, self._assignments()) if self.inputs else None
-        return [cell_record(self._workbook, self._scenario, c, overrides=overrides)
-                for c in ordered_cells(self._workbook)]
+        """Every cell as `supersheet run --format json` prints it (name, value, unit, display,
+        kind, formula; mean, p5, p50, p95 and samples for a cell over random draws)."""
+        from supersheet.engine.present.report import ordered_cells
+        return [self._record(c.key) for c in ordered_cells(self._workbook)]
+
+    def _record(self, key: str) -> dict[str, Any]:
+        from supersheet.engine.present.report import cell_record
+        return cell_record(self._workbook, self._scenario, self._workbook.model.cells[key], self._sampled,
+                           overrides=self._overrides)
+
+    @cached_property
+    def _overrides(self) -> dict[str, Any] | None:
+        from supersheet.engine.present.report import set_overrides
+        return set_overrides(self._base, self._assignments()) if self.inputs else None
 
     def _key(self, name: str) -> str:
         key = self._workbook.key_for(name)
@@ -133,13 +178,15 @@ class Sheet:
             workbook, fixed = apply_assignments(self._base, [f"{k}={v}" for k, v in inputs.items()])
         except Unfitting as e:   # the API's OverrideError, its message naming the assignment
             raise OverrideError(e.at(None, f"{e.assignment}: " if e.assignment else ""), e.assignment) from None
-        if workbook is self._workbook:
+        if workbook.checked.distributions:
+            scenario = None   # evaluated over its samples when read (`_sampled`), as `run --set` does
+        elif workbook is self._workbook:
             given = {self._base_key(name) for name in texts}
             changed = {key: node for key, node in fixed.items() if key in given}
             scenario, _ = reevaluate(self._scenario, changed)
         else:
             scenario = workbook.evaluate(fixed)
-        return Sheet(self._base, workbook, scenario, inputs)
+        return Sheet(self._base, workbook, scenario, inputs, self.sampling)
 
     def _base_key(self, name: str) -> str:
         key = self._base.key_for(name)
@@ -220,4 +267,4 @@ def solved_sheet(sheet: Sheet, workbook: Workbook, scenario: Scenario, key: str,
     evaluated at the root it found (`workbook` is the one it solved), not the root written
     as text and parsed back, which can land an ulp away, where the goal no longer holds
     exactly; `text`, the answer in its display unit, is how sweeps and later inputs set it."""
-    return Sheet(sheet._base, workbook, scenario, {**sheet.inputs, key: text})
+    return Sheet(sheet._base, workbook, scenario, {**sheet.inputs, key: text}, sheet.sampling)
