@@ -29,15 +29,16 @@ if TYPE_CHECKING:
     from .quantities import Share, Spread
     from .scenarios import Choice, Range, Solution
     from .sheet import Sheet, load, range
+    from .units import registry
 
 # Imported on first use (PEP 562): `supersheet` is also the package of the command
 # (supersheet.cli), whose `calc` and `check` should not pay for this API's imports (NumPy among them).
 _HOME = {"Diff": "compare", "diff": "compare", "SheetError": "errors", "RequestError": "errors", "Choice": "scenarios", "Range": "scenarios",
          "Solution": "scenarios", "Sheet": "sheet", "load": "sheet", "range": "sheet", "Share": "quantities",
-         "Spread": "quantities"}
+         "Spread": "quantities", "registry": "units"}
 
 __all__ = ["Choice", "Diff", "Range", "RequestError", "Share", "Sheet", "SheetError", "Solution", "Spread", "diff", "load",
-           "range"]
+           "range", "registry"]
 
 
 def __getattr__(name: str) -> Any:

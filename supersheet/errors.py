@@ -29,7 +29,7 @@ from supersheet.engine.base.diagnostics import Problem as EngineProblem
 from supersheet.engine.base.span import Span
 
 __all__ = ["AxisError", "Diagnostic", "OverrideError", "Problem", "RequestError", "SheetError", "SolveError",
-           "SourceCache", "render_diagnostic"]
+           "SourceCache", "UnknownCell", "render_diagnostic"]
 
 
 class SheetError(Exception):
@@ -83,6 +83,11 @@ class Problem(SheetError):
     def line(self) -> str:
         """On one line (a usage error, a status bar): `[file:line:col: ]CODE: message (hint: …)`."""
         return self.diagnostic.headline() + (f" (hint: {self.hint})" if self.hint else "")
+
+
+class UnknownCell(Problem, KeyError):
+    """A cell name the sheet does not have (E-NAME, with a did-you-mean hint): also a
+    KeyError, as a Mapping's missing key is, so `sheet.get(name)` gives None."""
 
 
 class OverrideError(Problem):

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 
     from supersheet.engine.check.checked import Checked
 
+CellValue = Union["pint.Quantity", float, bool, list, "Spread", "Share"]
+"""What `sheet[name]` gives: a Pint quantity of `registry()` (over a NumPy array for an array
+cell), a float (a dimensionless number), a bool (a check or condition), a list (an array of
+bools or plain numbers), or a Spread or Share (a cell over random draws)."""
+
 _GRAMS_PER_KILOGRAM = 1000.0   # Pint's root mass unit is the gram, ours the kilogram (units/parse.py)
 
 
@@ -134,6 +139,19 @@ def _has_error(value: Value) -> bool:
     return any(isinstance(v, ErrorValue) for v in items)
 
 
+def own_quantity(value: Any) -> Any:
+    """A Pint quantity of `registry()`: `value` itself, or one of another registry (a user's
+    `pint.UnitRegistry()`) read by its unit's name, which both registries spell alike."""
+    ureg = registry()
+    if getattr(value, "_REGISTRY", ureg) is ureg:
+        return value
+    try:
+        return ureg.Quantity(value.magnitude, str(value.units))
+    except Exception as e:   # noqa: BLE001 - Pint's UndefinedUnitError and kin
+        raise problem("E-UNIT", f"the unit {value.units} is not one supersheet knows: {e}",
+                      "give the value as text such as '32768 token'") from None
+
+
 def literal_text(checked: Checked, key: str, value: Any) -> str:
     """The literal text of an input given from Python: text as written (`"32768 token"`),
     a number, a bool, or a Pint quantity (converted to the cell's display unit by Pint,
@@ -145,6 +163,7 @@ def literal_text(checked: Checked, key: str, value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(float(value)) if isinstance(value, float) else str(value)
     if hasattr(value, "units") and hasattr(value, "magnitude"):
+        value = own_quantity(value)
         shown = show(checked, key, 1.0)
         if not shown.unit:
             raise problem("E-UNIT", f"{key} is a plain number, not a quantity in {value.units}",

@@ -15,17 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Iterator
 
 from supersheet.engine.base.diagnostics import sheet_problems
 from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
 from supersheet.engine.workbook import OverrideError as Unfitting, Workbook, apply_assignments, open_workbook
 
-from .errors import OverrideError, SheetError, problem
+from .errors import OverrideError, SheetError, UnknownCell, problem
 from .inputs import Sampling, sample
-from .quantities import Share, literal_text, python_value, spread_value
+from .quantities import CellValue, Share, Spread, literal_text, python_value, spread_value
 
 if TYPE_CHECKING:
+    import pint
     import polars as pl
 
     from supersheet.engine.scenarios.uncertainty import Sampled
@@ -49,11 +51,18 @@ def load(path: str | Path, *, samples: int | None = None, seed: int | None = Non
 
 
 @dataclass(frozen=True, eq=False)
-class Sheet:
-    """A loaded sheet evaluated with the inputs set on it; `sheet["name"]` is a cell's value.
+class Sheet(Mapping[str, CellValue]):
+    """A loaded sheet evaluated with the inputs set on it: a read-only Mapping from cell
+    name to value; `sheet["name"]` is a cell's value, an unknown name a KeyError
+    (`UnknownCell`, which is also a SheetError with a did-you-mean hint).
 
     Keys are cell names as the CLI spells them (`context`, `hgx.cards` for an
-    imported cell). Iterating yields every cell name, the sheet's own first."""
+    imported cell). Iterating yields every cell name, the sheet's own first. Two
+    Sheets are equal only when they are the same object (comparing values would
+    evaluate both)."""
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     _base: Workbook        # the sheet as loaded (what `inputs` are set on)
     _workbook: Workbook    # the workbook evaluated: the base, or a variant for inputs that reshape it
@@ -94,7 +103,7 @@ class Sheet:
     def title(self) -> str:
         return self._base.model.title or ""
 
-    def __getitem__(self, name: str) -> Any:
+    def __getitem__(self, name: str) -> CellValue:
         """The value in its display unit: a Pint quantity, a float (dimensionless), a bool
         (a check or condition); a list or array for an array cell. A cell that depends on
         random draws is a `Spread` (mean and percentiles over the samples) or, for a
@@ -115,6 +124,17 @@ class Sheet:
                           span=self._workbook.model.cells[key].spec.span)
         return python_value(checked, key, self._scenario.values.get(key))
 
+    def quantity(self, name: str) -> pint.Quantity:
+        """`sheet[name]` typed as a Pint quantity of `registry()` (a dimensionless number as a
+        dimensionless quantity), for arithmetic a type checker follows; E-TYPE for a check,
+        a condition or a cell over random draws (read those with `sheet[name]`)."""
+        value = self[name]
+        if isinstance(value, (bool, Spread, Share)) or (isinstance(value, list) and value and isinstance(value[0], bool)):
+            raise problem("E-TYPE", f"{name} is {type(value).__name__ if not isinstance(value, list) else 'a list of bools'}, "
+                          "not a quantity", "read it with sheet[name]")
+        from supersheet.units import registry
+        return value if isinstance(value, registry().Quantity) else registry().Quantity(value, "")
+
     def __iter__(self) -> Iterator[str]:
         from supersheet.engine.present.report import ordered_cells
         return (cell.key for cell in ordered_cells(self._workbook))
@@ -124,9 +144,6 @@ class Sheet:
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._workbook.key_for(name) is not None
-
-    def keys(self) -> list[str]:
-        return list(self)
 
     def error(self, name: str) -> str | None:
         """The error code a cell holds (`#DIV/0`, `#NUM`, ...), or None; for a cell over
@@ -160,7 +177,7 @@ class Sheet:
     def _key(self, name: str) -> str:
         key = self._workbook.key_for(name)
         if key is None:
-            raise problem("E-NAME", f"unknown cell {name!r}", self._workbook.name_hint(name))
+            raise _unknown(name, self._workbook.name_hint(name))
         return key
 
     # -- changing inputs ----------------------------------------------------
@@ -191,7 +208,7 @@ class Sheet:
     def _base_key(self, name: str) -> str:
         key = self._base.key_for(name)
         if key is None:
-            raise problem("E-NAME", f"unknown cell {name!r}", self._base.name_hint(name))
+            raise _unknown(name, self._base.name_hint(name))
         return key
 
     def _assignments(self) -> list[str]:
@@ -227,6 +244,11 @@ class Sheet:
     def __repr__(self) -> str:
         set_text = ", ".join(f"{k}={v!r}" for k, v in self.inputs.items())
         return f"<Sheet {self.path}{' with ' + set_text if set_text else ''}>"
+
+
+def _unknown(name: str, hint: str | None) -> UnknownCell:
+    from supersheet.engine.base.diagnostics import Diagnostic
+    return UnknownCell(Diagnostic("E-NAME", f"unknown cell {name!r}", None, hint=hint))
 
 
 def range(start: str, stop: str, *, times: float | None = None, step: str | None = None,

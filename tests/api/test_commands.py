@@ -242,7 +242,7 @@ def test_find_sheets_searches_folders(tmp_path):
 
 def test_the_tools_example_of_the_python_doc_streams_a_sweep(tmp_path):
     doc = (REPO / "docs" / "python.md").read_text(encoding="utf-8")
-    block = re.findall(r"```python\n(.*?)```", doc, re.S)[1]
+    block = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "SweepSetup" in b)
     target = tmp_path / "kv.parquet"
     probe = block.replace('"kv.parquet"', repr(str(target))) + "print(rows)\n"
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=300)

@@ -27,3 +27,14 @@ def test_the_three_line_notebook_example_sweeps_the_running_example():
 
 def test_the_readme_points_to_the_python_doc():
     assert "docs/python.md" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_pint_examples_of_the_readme_and_the_python_doc_run():
+    readme = re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(encoding="utf-8"), re.S)
+    blocks = [b for b in readme + python_blocks() if "set_application_registry" in b]
+    assert len(blocks) == 2
+    for block in blocks:
+        result = subprocess.run([sys.executable, "-c", block], cwd=REPO, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        if "print" in block:   # the README's, which says what it prints
+            assert result.stdout.strip() == "472.3 gigabyte", result.stdout
