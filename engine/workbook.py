@@ -95,18 +95,20 @@ def apply_assignments(workbook: Workbook, texts: list[str]) -> tuple[Workbook, d
     """Every `--set NAME=VALUE`: the workbook to evaluate and the values to fix in it.
 
     Any cell can be set. Most are fixed to the literal in the compiled sheet; a
-    cell that shapes the sheet (the length of a `range`) is set by reading the
-    sheet again with it as an input, as a sweep over it does."""
+    cell that shapes the sheet (the length of a `range`) or an array given
+    another length (four pipeline stages set to five) is set by reading the
+    sheet again with it as an input, as a sweep over it does: the arrays
+    computed from it take its length, and the check says where lengths then
+    disagree."""
     fixed: dict[str, A.Node] = {}
     reshaping: dict[str, str] = {}
     for text in texts:
         try:
             key, value = parse_assignment(workbook, text)
-            if key in workbook.checked.structural_inputs:
+            literal = _checked_literal(workbook, key, value, lengths=False)
+            if key in workbook.checked.structural_inputs or _another_length(workbook, key, literal):
                 reshaping[key] = value
-                fixed[key] = _checked_literal(workbook, key, value, lengths=False)   # shown as set by --set
-            else:
-                fixed[key] = parse_literal_for(workbook, key, value)
+            fixed[key] = literal   # for a reshaping cell: shown as set by --set
         except OverrideError as e:
             e.assignment = text
             raise
@@ -128,6 +130,11 @@ def parse_literal_for(workbook: Workbook, key: str, value: str) -> A.Node:
         raise OverrideError("E-TYPE", f"{key} sets the length of an array (range) and cannot be overridden",
                             "edit the sheet instead")
     return _checked_literal(workbook, key, value, lengths=True)
+
+
+def _another_length(workbook: Workbook, key: str, literal: A.Node) -> bool:
+    expected = workbook.checked.cells[key].type
+    return expected is not None and expected.is_array and literal_type_of(literal).length != expected.length
 
 
 def _checked_literal(workbook: Workbook, key: str, value: str, lengths: bool) -> A.Node:

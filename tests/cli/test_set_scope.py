@@ -130,3 +130,40 @@ def test_set_accepts_an_imported_cell_that_sets_the_length_of_a_range(run_cli, w
     assert cells["lib.n"]["set"] == "5"   # shown as set by --set, like any other override
     text = run_cli("run", str(sheet), "--set", "lib.n=5")
     assert "set by --set" in next(line for line in text.out.splitlines() if "lib.n " in line)
+
+
+def test_set_gives_an_array_another_length(run_cli, write_sheet):
+    """An array input set to another length reads the sheet again with it: the arrays
+    computed from it follow; one typed with the old length is an E-TYPE located in the sheet."""
+    sheet = write_sheet("""
+        cells:
+          stages: [1 ms, 1 ms, 2 ms, 1 ms]
+          index: = range(count(stages))
+          done: = sum(stages) + 3 * max(stages) -> ms
+          last: = sum(if(index == count(stages) - 1, stages, 0 ms)) -> ms
+    """)
+    result = run_cli("run", str(sheet), "--set", "stages=[2 ms, 3 ms, 1 ms, 1 ms, 4 ms, 1 ms]", "--format", "json")
+    assert result.code == 0, result.output
+    cells = {c["name"]: c for c in json.loads(result.out)["cells"]}
+    assert cells["done"]["value"] == 12 + 3 * 4 and cells["last"]["value"] == 1
+    assert cells["index"]["value"] == [0, 1, 2, 3, 4, 5] and cells["stages"]["set"]
+    short = run_cli("run", str(sheet), "--set", "stages=[2 ms]", "--format", "json")
+    assert short.code == 0 and {c["name"]: c["value"] for c in json.loads(short.out)["cells"]}["done"] == 8
+    wrong = run_cli("run", str(sheet), "--set", "stages=[2 GB, 3 GB]")
+    assert wrong.code == 2 and "E-UNIT: stages is array of 4 time" in wrong.err
+    paired = write_sheet("""
+        cells:
+          stages: [1 ms, 2 ms]
+          weights: [1, 3]
+          mean: = sum(stages * weights) / sum(weights) -> ms
+    """, "paired.yaml")
+    mismatch = run_cli("run", str(paired), "--set", "stages=[1 ms, 2 ms, 3 ms]")
+    assert mismatch.code == 2 and "E-TYPE" in mismatch.err and "Traceback" not in mismatch.err
+
+
+def test_python_api_gives_an_array_another_length():
+    import supersheet as ss
+    sheet = ss.load(REPO / "sheets" / "supernodes" / "6.2.5-pipeline-uneven.yaml")
+    three = sheet.with_inputs(stages="[1 ms, 2 ms, 1 ms]")
+    assert three["stage_count"] == 3
+    assert three["pipeline_done"].to("ms").magnitude == 4 + 3 * 2      # sum + (b - 1) x slowest, b = 4
