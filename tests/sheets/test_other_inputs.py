@@ -130,7 +130,7 @@ def test_pipeline_takes_any_stage_list(stages: list[float], micro_batches: int) 
 
 @pytest.mark.parametrize("nodes,nics_per_node", [(8, 8), (8, 4), (1024, 8), (3, 2)])
 def test_q6_bisection_counts_every_nic(nodes: int, nics_per_node: int) -> None:
-    v = evaluate("questions/q6-straggler-nic.yaml", nodes=str(nodes), nics_per_node=str(nics_per_node))
+    v = evaluate("questions/q6-straggler-nic.yaml", cluster_nodes=str(nodes), nics_per_node=str(nics_per_node))
     nics = nodes * nics_per_node
     rounds, suspects = 0, nics
     while suspects > 1:                   # keep the slower half, the larger half when odd
@@ -249,6 +249,10 @@ def test_q4_monte_carlo_compares_with_the_closed_form_at_its_own_batch() -> None
     ("supernodes/6.5.1-tp16-two-servers.yaml", {"tp": "24"}, {"measured_setup"}),
     ("supernodes/6.5.1-torus-vs-switched.yaml", {"k": "13"}, {"two_levels_suffice"}),
     ("supernodes/6.5.4-torus-cut-sets.yaml", {"k": "2"}, {"rings"}),
+    ("supernodes/6.7.4-supernode-throughput.yaml", {"s8.workspace": "8 GiB"}, {"above_one_session_step"}),
+    ("questions/q6-straggler-nic.yaml", {"nodes": "16"}, {"ep.groups_per_node_whole"}),
+    ("questions/q9-rank-completion-times.yaml", {"loads": "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]"},
+     {"one_server"}),
     ("supernodes/6.5.2-power-cooling.yaml", {"budget": "10 kW", "fixed_power": "15 kW"}, {"budget_covers_fixed"}),
     ("lessons/tp-allreduce-nvlink-vs-pcie.yaml", {"tp": "16"}, {"within_one_node"}),
 ])
@@ -329,3 +333,33 @@ def test_memory_borrowing_uses_every_lender(task_0: int, placed: tuple[int, int,
     assert v["borrowed_in_full"] is (short == sum(borrowed))
     assert value(v, "occupancy_node_2", "GB") == pytest.approx(40 + borrowed[1])
     assert v["every_node_within_capacity"] is True
+
+
+@pytest.mark.parametrize("nodes", [1, 2, 4, 8])
+def test_q6_nodes_size_the_expert_parallel_instance(nodes: int) -> None:
+    """EP = 8 x nodes GPUs share DeepSeek-V3's 256 routed experts: each GPU reads its
+    256 / (8 nodes) experts of each of the 58 MoE layers (3 x 7168 x 2048 FP8 bytes each,
+    plus one FP32 scale per 128 x 128 block)."""
+    v = evaluate("questions/q6-straggler-nic.yaml", nodes=str(nodes))
+    at_8 = evaluate("questions/q6-straggler-nic.yaml")
+    expert_bytes = 3 * 7168 * 2048 + 3 * (7168 // 128) * (2048 // 128) * 4
+    extra = 58 * (256 / (8 * nodes) - 256 / 64) * expert_bytes
+    assert value(v, "weights_per_gpu", "B") - value(at_8, "weights_per_gpu", "B") == pytest.approx(extra, rel=1e-9)
+    rounds = math.ceil(math.log2(nodes * 8))
+    assert value(v, "rounds") == rounds
+
+
+def test_supernode_throughput_steps_follow_the_sessions() -> None:
+    """Sessions per card over the scripted per-card throughput (2,632 token/s at 8 cards)."""
+    v = evaluate("supernodes/6.7.4-supernode-throughput.yaml", **{"s8.workspace": "4 GiB"})
+    free = 80e9 - (9.5e9 + (288.8e9 + 203.1e9) / 8) - 4 * 2 ** 30
+    sessions = math.floor(free / 180.7e6)
+    assert value(v, "s8.sessions_per_card") == sessions
+    assert value(v, "step_8", "ms") == pytest.approx(sessions / 2632 * 1e3, rel=1e-3)
+    assert value(v, "one_session_step", "ms") == pytest.approx(2.689 + 0.076)
+
+
+def test_supernode_size_has_no_negative_sessions() -> None:
+    v = evaluate("supernodes/6.7.4-supernode-size.yaml", supernode="4")
+    assert 9.5 + 491.9 / 4 + 2 * 2 ** 30 / 1e9 > 80          # the weights alone overfill the card
+    assert value(v, "sessions_per_card") == 0 and v["weights_fit"] is False
