@@ -15,6 +15,7 @@ from supersheet.engine.scenarios.axes import AxisError, axis_cell, import_axis, 
 
 from .errors import SheetError, from_engine
 from .quantities import literal_text, python_value
+from .results import SweepResult
 from .sheet import solved_sheet
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def _axis(workbook: Workbook, name: str, values: Any):
 
 
 def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] | None, where: str | None,
-          max_rows: int = MAX_ROWS) -> pl.DataFrame:
+          max_rows: int = MAX_ROWS) -> SweepResult:
     from .sweeps import SweepSetup
     try:
         if name is None and not axes:
@@ -82,9 +83,7 @@ def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] 
         frame = plan.frame()
     except AxisError as e:
         raise from_engine(e) from None
-    frame.supersheet_units = {header: unit for header, unit in  # type: ignore[attr-defined]
-                              plan.column_units().items() if header in frame.columns}
-    return frame
+    return SweepResult.from_headed(frame)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from supersheet.engine.scenarios.uncertainty import Sampled
 
+    from .results import SweepResult
     from .scenarios import Choice, Range, Solution
 
 
@@ -216,13 +217,13 @@ class Sheet(Mapping[str, CellValue]):
 
     # -- scenarios ----------------------------------------------------------
     def sweep(self, name: str | None = None, *, show: list[str] | None = None, where: str | None = None,
-              **axes: Any) -> pl.DataFrame:
-        """A sweep as a Polars DataFrame, the rows `supersheet sweep` prints.
+              **axes: Any) -> SweepResult:
+        """A sweep: the rows `supersheet sweep` prints, as a `SweepResult` (`.frame` a Polars
+        DataFrame with plain column names, values in display units; `.units` name -> unit;
+        `.to_pandas()`, `.to_arrow()`).
 
         `name` runs a sweep of the sheet; keyword axes add to or replace its axes:
-        a list of values (`tp=[1, 2, 4, 8]`) or `supersheet.range(...)`. Columns are
-        headed `name [unit]` in display units; `df.supersheet_units` maps each header
-        to its unit (an attribute Polars operations do not carry over)."""
+        a list of values (`tp=[1, 2, 4, 8]`) or `supersheet.range(...)`."""
         from .scenarios import sweep
         return sweep(self, name, axes, show, where)
 

@@ -1,6 +1,6 @@
-"""Writing sweep results: CSV (full float precision), Parquet (units in the
-file's key-value metadata, the Arrow schema's metadata and each column's
-field metadata: arrow_schema.py), JSON, and text/Markdown tables. Large grids are streamed
+"""Writing sweep results: CSV (full float precision), Parquet (written by
+pyarrow, chunk by chunk: units in the file's key-value metadata, the Arrow
+schema's metadata and each column's field metadata: arrow_schema.py), JSON, and text/Markdown tables. Large grids are streamed
 chunk by chunk, so memory stays bounded whatever the number of rows."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import polars as pl
 
 from supersheet.engine.expect.assume import OUTSIDE_HEADER
 from supersheet.engine.present.headers import ERROR_UNIT, is_error_header, split_header
-from supersheet.engine.scenarios.arrow_schema import SchemaWithUnits
+from supersheet.engine.scenarios.arrow_schema import schema_with_units, units_in
 from supersheet.units import format_number
 
 
@@ -69,7 +69,7 @@ def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
 
 def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path: Path, metadata: dict[str, str],
                   *, held: set[str] | None = None) -> int:
-    """Stream chunks into one Parquet file through a lazy source (bounded memory);
+    """Stream chunks into one Parquet file, one row group per chunk (bounded memory);
     `schema` None: the first chunk's.
 
     Error columns that hold no error are left out: with one chunk (every sweep of
@@ -77,8 +77,8 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
     more, they are dropped at the end, unless the file is one part of a dataset
     (`held` given): parts keep one schema, and `held` receives the error columns
     that held an error, for `drop_columns` once every part is known."""
-    from polars.io.plugins import register_io_source
-    counter, watch = {"rows": 0}, _ErrorWatch()
+    import pyarrow.parquet as pq
+    rows, watch = 0, _ErrorWatch()
     first, only, chunks = _peek(chunks)
     if only is not None and held is None:
         watch.see(only)
@@ -86,17 +86,14 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
         chunks, schema, watch = iter([only]), only.schema, _ErrorWatch()
     elif schema is None:
         schema = first.schema if first is not None else pl.Schema()
-
-    def source(with_columns, predicate, n_rows, batch_size):  # noqa: ANN001 - Polars' plugin signature
-        for chunk in chunks:
-            counter["rows"] += chunk.height
-            watch.see(chunk)
-            yield chunk.select(with_columns) if with_columns else chunk
-
-    lazy = register_io_source(source, schema=schema)
+    arrow = schema_with_units(pl.DataFrame(schema=schema).to_arrow().schema, units_in(metadata), metadata)
     tmp, cleaned = _temp_path(path), None
     try:
-        lazy.sink_parquet(tmp, metadata=metadata, arrow_schema=SchemaWithUnits(schema, metadata))
+        with pq.ParquetWriter(tmp, arrow) as writer:
+            for chunk in chunks:
+                rows += chunk.height
+                watch.see(chunk)
+                writer.write_table(chunk.select(schema.names()).to_arrow().cast(arrow))
         if held is not None:
             held.update(watch.held)
         elif watch.clean:
@@ -108,7 +105,7 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
         for name in (tmp, cleaned):
             if name and os.path.exists(name):
                 os.unlink(name)
-    return counter["rows"]
+    return rows
 
 
 def _peek(chunks: Iterator[pl.DataFrame]) -> tuple[pl.DataFrame | None, pl.DataFrame | None, Iterator[pl.DataFrame]]:
@@ -133,9 +130,16 @@ def drop_columns(path: Path, columns: list[str], metadata: dict[str, str]) -> No
 
 
 def _sink_without(source: str, columns: list[str], target: str, metadata: dict[str, str]) -> None:
-    """Stream a Parquet file into another without `columns`, units kept in every metadata."""
-    lazy = pl.scan_parquet(source).drop(columns)
-    lazy.sink_parquet(target, metadata=metadata, arrow_schema=SchemaWithUnits(lazy.collect_schema(), metadata))
+    """Copy a Parquet file into another without `columns`, row group by row group, units kept
+    in every metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    reader = pq.ParquetFile(source)
+    kept = [name for name in reader.schema_arrow.names if name not in columns]
+    arrow = pa.schema([f for f in reader.schema_arrow if f.name in kept], metadata=metadata)
+    with pq.ParquetWriter(target, arrow) as writer:
+        for group in range(reader.num_row_groups):
+            writer.write_table(reader.read_row_group(group, columns=kept).cast(arrow))
 
 
 _EXACT_INTEGERS = 2.0 ** 53

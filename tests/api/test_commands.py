@@ -117,7 +117,7 @@ def test_a_sweep_streams_to_parquet_with_progress_and_units(tmp_path):
     assert heard[-1] == (24, 24) and len(heard) == 5 and [d for d, _ in heard] == sorted(d for d, _ in heard)
     written = pl.read_parquet(target)
     expected = ss.load(RUNNING).sweep(context=ss.range("4096 token", "131072 token", times=2), cards=[1, 2, 4, 8],
-                                      show=["kv_per_card"])
+                                      show=["kv_per_card"]).headed()
     assert written.columns == expected.columns and written["kv_per_card [GB]"].to_list() == \
         expected["kv_per_card [GB]"].to_list()
     units = json.loads(pq.read_schema(target).metadata[b"supersheet.units"])

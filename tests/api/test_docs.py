@@ -22,7 +22,7 @@ def test_the_three_line_notebook_example_sweeps_the_running_example():
     assert result.returncode == 0, result.stderr
     height, columns = result.stdout.strip().splitlines()
     assert height == "12"
-    assert columns == "['cards', 'context [token]', 'max_sessions', 'outside [assumptions]']"
+    assert columns == "['cards', 'context', 'max_sessions', 'outside [assumptions]']"
 
 
 def test_the_readme_points_to_the_python_doc():

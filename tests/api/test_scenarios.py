@@ -17,39 +17,43 @@ PARTITION = REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"
 
 def test_sweep_has_the_cli_rows_columns_and_units(run_cli):
     sheet = ss.load(RUNNING)
-    df = sheet.sweep(cards=[1, 8], context=ss.range("4096 token", "131072 token", times=2))
-    result = run_cli("sweep", str(RUNNING), "--vary", "cards=1,8", "--vary", "context=4096token..131072token*2",
-                     "--format", "csv")
-    assert result.code == 0, result.err
-    cli = pl.read_csv(io.StringIO(result.out))
-    assert df.height == 2 * 6 and df.columns == cli.columns
-    assert df["context [token]"].to_list() == [4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0] * 2
+    result = sheet.sweep(cards=[1, 8], context=ss.range("4096 token", "131072 token", times=2))
+    out = run_cli("sweep", str(RUNNING), "--vary", "cards=1,8", "--vary", "context=4096token..131072token*2",
+                  "--format", "csv")
+    assert out.code == 0, out.err
+    cli = pl.read_csv(io.StringIO(out.out))
+    df = result.frame
+    assert df.height == len(result) == 2 * 6 and result.headed().columns == cli.columns
+    assert list(result.headers.values()) == cli.columns and list(result.headers) == df.columns
+    assert df["context"].to_list() == [4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0] * 2
     assert df["cards"].to_list() == [1.0] * 6 + [8.0] * 6
-    for column in df.columns:
-        if df[column].dtype == pl.Float64:
-            assert df[column].to_list() == pytest.approx(cli[column].cast(pl.Float64).to_list(), rel=1e-12), column
-    assert df.supersheet_units["context [token]"] == "token"
-    assert df.supersheet_units["kv_per_card [GB]"] == "GB"
-    assert "cards" not in df.supersheet_units   # a plain number has no unit
+    headed = result.headed()
+    for column in headed.columns:
+        if headed[column].dtype == pl.Float64:
+            assert headed[column].to_list() == pytest.approx(cli[column].cast(pl.Float64).to_list(), rel=1e-12), column
+    assert result.units["context"] == "token" and result.units["kv_per_card"] == "GB"
+    assert "cards" not in result.units   # a plain number has no unit
+    assert all(" [" not in name for name in df.columns if name != "outside [assumptions]")
 
 
 def test_named_sweep_with_show_and_where():
     sheet = ss.load(RUNNING)
     table = sheet.sweep("per_card_table")
-    assert table.columns == ["cards", "weights_per_card [GB]", "kv_per_card [GB]", "workspace [GiB]",
-                             "total_per_card [GB]", "outside [assumptions]"]
-    assert table["weights_per_card [GB]"].round(2).to_list() == [470.19, 58.96]
-    fits = sheet.sweep(cards=[1, 2, 4, 8], show=["max_sessions"], where="max_sessions > 0")
+    assert table.columns == ["cards", "weights_per_card", "kv_per_card", "workspace", "total_per_card",
+                             "outside [assumptions]"]
+    assert table.units == {"weights_per_card": "GB", "kv_per_card": "GB", "workspace": "GiB", "total_per_card": "GB"}
+    assert table.frame["weights_per_card"].round(2).to_list() == [470.19, 58.96]
+    fits = sheet.sweep(cards=[1, 2, 4, 8], show=["max_sessions"], where="max_sessions > 0").frame
     assert fits["cards"].to_list() == [c for c in [1.0, 2.0, 4.0, 8.0]
                                        if sheet.with_inputs(cards=int(c))["max_sessions"] > 0]
 
 
 def test_sweep_of_a_sheet_with_inputs_uses_them():
     sheet = ss.load(RUNNING)
-    swept = sheet.with_inputs(context="32768 token").sweep(cards=[1, 8], show=["max_sessions"])
-    direct = sheet.sweep(cards=[1, 8], context=["32768 token"], show=["max_sessions"])
+    swept = sheet.with_inputs(context="32768 token").sweep(cards=[1, 8], show=["max_sessions"]).frame
+    direct = sheet.sweep(cards=[1, 8], context=["32768 token"], show=["max_sessions"]).frame
     assert swept["max_sessions"].to_list() == direct["max_sessions"].to_list()
-    assert swept["max_sessions"].to_list() != sheet.sweep(cards=[1, 8], show=["max_sessions"])["max_sessions"].to_list()
+    assert swept["max_sessions"].to_list() != sheet.sweep(cards=[1, 8], show=["max_sessions"]).frame["max_sessions"].to_list()
 
 
 def test_solve_gives_the_cli_solution(run_cli):
