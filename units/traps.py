@@ -53,7 +53,7 @@ _QUANTITIES: dict[Dimensions, str] = {make_dimensions(d): word for d, word in (
 
 # What the typist most likely meant, for the classic slips (by canonical unit name).
 _MEANT: dict[str, str] = {
-    "kelvin": 'for a context length write "131072 token" or "128 ktoken"',
+    "kelvin": 'for a context length write "131072 token" or "128 Kitoken" ("128 ktoken" is 128,000)',
     "boltzmann_constant": 'for a thousand write "128000" or a unit with a prefix: "128 ktoken"',
     "gauss": 'for giga- write the unit too: "70 GB", "70 GFLOP", "70 GHz"',
     "tesla": 'for tera- write the unit too: "1 TB", "1 TFLOP"',

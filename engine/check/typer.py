@@ -61,7 +61,9 @@ class Typer(CallRules):
                        (0, len(self.text)))
             return CheckedCell(None, deps, ok=False)
         display = cell.formula.display_unit or cell.spec.unit
-        if display is None and typ is not None and not typ.is_bool:
+        if display == "1":      # `-> 1`: a plain number, shown in no unit (format 10.4)
+            display = None
+        elif display is None and typ is not None and not typ.is_bool:
             display = _natural_unit(cell.formula.expr) or share_unit(cell.formula.expr, self.checked)
         elif display is not None:
             display = parse_unit(display).text   # one spelling everywhere: `-> us` shows as μs

@@ -51,6 +51,9 @@ _SUMS = frozenset(("+", "-"))
 _PRODUCTS = frozenset(("*", "/"))
 _POWERS = frozenset(("^", "**"))
 _LOGIC = frozenset(("or", "and", "not", *_COMPARISONS))
+# A spreadsheet's suffixes after a number (`32k`, `1.5M`): the decimal and binary prefixes they stand for.
+_SUFFIXES = {"k": ("k", "Ki"), "K": ("k", "Ki"), "M": ("M", "Mi"), "G": ("G", "Gi"), "T": ("T", "Ti")}
+_SCALE = {"k": "1000", "Ki": "1024", "M": "10^6", "Mi": "2^20", "G": "10^9", "Gi": "2^30", "T": "10^12", "Ti": "2^40"}
 
 
 # One error type for the whole formula syntax: a lexical error is a parse error.
@@ -138,12 +141,16 @@ class _Parser:
         display, display_span = None, None
         if self.at("OP", "->"):
             arrow = self.advance()
-            if not self.at("UNIT"):
+            if self.at("NUMBER") and self.tok.text == "1":     # `-> 1`: a plain number (format 10.4)
+                one = self.advance()
+                display, display_span = "1", (one.start, one.end)
+            elif not self.at("UNIT"):
                 hint = "a numeric factor is joined to its unit with '*': -> 45*min, -> 0.5/s" \
                     if self.at("NUMBER") else None
                 raise ParseError("expected a unit after '->'", arrow.start, arrow.end, hint)
-            unit = self.advance()
-            display, display_span = unit.text, (unit.start, unit.end)
+            else:
+                unit = self.advance()
+                display, display_span = unit.text, (unit.start, unit.end)
         if not self.at("END"):
             tok = self.tok
             if tok.kind == "OP" and tok.text == "->":
@@ -238,6 +245,7 @@ class _Parser:
                                  "about 1.8e308)", tok.start, tok.end, "write it in a larger unit")
             if self.keys[self.pos] == "UNIT":
                 unit = self.advance()
+                self.spreadsheet_suffix(tok, unit)
                 return Number(value, unit.text, (tok.start, unit.end), (unit.start, unit.end))
             return Number(value, None, (tok.start, tok.end))
         if tok.kind == "KEYWORD" and tok.text in ("true", "false"):
@@ -260,6 +268,29 @@ class _Parser:
         if tok.kind == "END":
             raise ParseError("the formula ends where a value was expected", tok.start, tok.start + 1)
         raise ParseError(f"expected a value, found {tok.text!r}", tok.start, tok.end)
+
+    def spreadsheet_suffix(self, number: Token, unit: Token) -> None:
+        """`32k token`, `1.5M`: a spreadsheet's thousand or million glued to a number
+        (format 10.4). The prefix belongs on the unit; the hint spells it both ways.
+        `128k`/`128K` alone stay the unit slips of format 9.3 (Boltzmann, kelvin)."""
+        if unit.text not in _SUFFIXES:
+            return
+        after = self.tok
+        followed = after.kind in ("UNIT", "NAME") and after.start > unit.end
+        if not followed and (unit.start != number.end or unit.text in ("k", "K")):
+            return
+        decimal, binary = _SUFFIXES[unit.text]
+        written = number.text
+        if followed:
+            hint = (f"write the prefix on the unit: {written} {decimal}{after.text} or {written} {binary}{after.text} "
+                    f"({decimal}- is {_SCALE[decimal]}, {binary}- is {_SCALE[binary]})")
+            end = after.end
+        else:
+            hint = (f"write the prefix on a unit: {written} {decimal}token, {written} {decimal}B or "
+                    f"{written} {binary}B ({decimal}- is {_SCALE[decimal]}, {binary}- is {_SCALE[binary]})")
+            end = unit.end
+        raise ParseError(f"{self.text[number.start:end]!r} has a spreadsheet suffix ({unit.text}) after the number; "
+                         "a prefix is written on the unit", number.start, end, hint)
 
     def array(self) -> Node:
         opener = self.advance()

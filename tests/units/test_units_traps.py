@@ -10,7 +10,7 @@ from supersheet.units.traps import in_domain
 
 # symbol -> (words the message must contain, words the hint must contain)
 REFUSED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "K": (("kelvin", "temperature"), ("131072 token", "128 ktoken", '"kelvin"')),
+    "K": (("kelvin", "temperature"), ("131072 token", "128 Kitoken", '"128 ktoken" is 128,000', '"kelvin"')),
     "°K": (("kelvin",), ('"kelvin"',)),
     "k": (("boltzmann constant",), ("128000", '"boltzmann_constant"')),
     "G": (("gauss", "magnetic"), ("70 GB", '"gauss"')),
