@@ -29,6 +29,7 @@ from supersheet.cli.support import (
     sheet_paths,
 )
 from supersheet.errors import OverrideError, RequestError, SheetError, SourceCache, render_diagnostic
+from supersheet.loading import shown_path
 
 if TYPE_CHECKING:
     from supersheet.reports import SensitivityReport
@@ -136,6 +137,7 @@ def _test(args: argparse.Namespace) -> int:
     passed = failed = invalid = 0
     for path in sheet_paths(args.paths):
         report = reports.test(path, sampling(args))
+        path = shown_path(path)     # a library file by its name (supersheet:…)
         if report.problems:
             invalid += 1
             print(f"{path}: INVALID")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable, Mapping
 
-from supersheet.cli.support import loading_options, sampling_options
+from supersheet.cli.support import loading_options, sampling_options, sheet_argument
 
 Handler = Callable[[argparse.Namespace], int]
 Options = Callable[[argparse.ArgumentParser], None]
@@ -35,7 +35,7 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
 
 
 def run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sheet", metavar="SHEET", help="the sheet (a YAML file)")
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument, help="the sheet (a YAML file)")
     p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
                    help="override a cell for this run, e.g. --set context=32768token or --set gpu.hbm_capacity=141GB "
                         "(repeatable)")
@@ -47,17 +47,17 @@ def run_options(p: argparse.ArgumentParser) -> None:
 
 
 def check_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", metavar="PATH", nargs="+", help="sheet files or directories")
+    p.add_argument("paths", metavar="PATH", nargs="+", type=sheet_argument, help="sheet files or directories")
 
 
 def test_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", metavar="PATH", nargs="+", help="sheet files or directories")
+    p.add_argument("paths", metavar="PATH", nargs="+", type=sheet_argument, help="sheet files or directories")
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     sampling_options(p)
 
 
 def explain_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sheet", metavar="SHEET")
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
     p.add_argument("cell", metavar="CELL", help="a cell name (alias.name for an imported cell)")
     p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[])
     p.add_argument("--sensitivity", action="store_true",
@@ -67,7 +67,7 @@ def explain_options(p: argparse.ArgumentParser) -> None:
 
 
 def sweep_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sheet", metavar="SHEET")
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
     p.add_argument("name", metavar="NAME", nargs="?", help="a sweep defined in the sheet")
     p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
                    help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
@@ -88,7 +88,7 @@ def sweep_options(p: argparse.ArgumentParser) -> None:
 
 
 def solve_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sheet", metavar="SHEET")
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
     p.add_argument("name", metavar="NAME", nargs="?")
     p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
                    help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
@@ -99,7 +99,7 @@ def solve_options(p: argparse.ArgumentParser) -> None:
 
 
 def choose_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sheet", metavar="SHEET")
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
     p.add_argument("name", metavar="NAME")
     p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
                    help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
@@ -131,7 +131,7 @@ def calc_options(p: argparse.ArgumentParser) -> None:
 
 
 def edit_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sheet", metavar="SHEET", nargs="?", help="the sheet (a YAML file); default: the running example")
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument, nargs="?", help="the sheet (a YAML file); default: the running example")
 
 
 def on_options(p: argparse.ArgumentParser, what: str) -> None:

@@ -91,6 +91,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def sheet_argument(text: str) -> str:
+    """A sheet or folder named on the command line; `supersheet:PATH` (a library name,
+    format 10.1) is that file of the library, wherever the command runs."""
+    from supersheet.loading import library_path
+    try:
+        return library_path(text)
+    except RequestError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def print_diagnostics(diagnostics: Sequence[Diagnostic], sources: SourceCache | None = None) -> None:
     sources = sources or SourceCache()
     for d in diagnostics:

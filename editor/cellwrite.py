@@ -14,6 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
+from supersheet.engine.base.project import library_name
 from supersheet.editor.roundtrip import flow, scalar_for, string_like
 from supersheet.engine.load.model import Cell, Merged
 
@@ -112,8 +113,11 @@ def _inherited_use(root: Merged, alias: str, path: Path) -> CommentedMap | None:
     if inherited is None or inherited.target is None:
         return None
     base_file = Path(inherited.span.file)
-    rel = os.path.relpath(os.path.normpath(base_file.parent / inherited.target), path.parent)
-    entry = flow({"sheet": Path(rel).as_posix()})
+    if library_name(inherited.target) is not None:      # a library file is the same file from anywhere
+        written = inherited.target
+    else:
+        written = Path(os.path.relpath(os.path.normpath(base_file.parent / inherited.target), path.parent)).as_posix()
+    entry = flow({"sheet": written})
     if inherited.written_sets is not None:
         entry["set"] = flow(dict(inherited.written_sets))
     return entry

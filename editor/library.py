@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from supersheet.engine.base.sheetroot import LIBRARY
+from supersheet.engine.base.project import bundled_library
 
 RUNNING_EXAMPLE = Path("supernodes") / "6.1.2-running-example.yaml"
 
 
 def library_dir() -> Path:
-    """The bundled library of sheets (the sheet root's LIBRARY)."""
-    return LIBRARY
+    """The bundled library of sheets (`supersheet:`, always in the sheet root)."""
+    return bundled_library()
 
 
 def running_example() -> Path:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from supersheet.engine.base.diagnostics import Diagnostic, Problem, did_you_mean, sheet_problems, sort_key
 from supersheet.engine.base.gcpause import without_cycle_collection
+from supersheet.engine.base.limits import project_limits
 from supersheet.engine.base.types import Type
 from supersheet.engine.check.check import check_model
 from supersheet.engine.check.checked import Checked
@@ -57,7 +58,8 @@ class Workbook:
 def open_workbook(path: str | Path, import_overrides: dict[str, str] | None = None,
                   cell_overrides: dict[str, str] | None = None) -> Workbook:
     model = build_model(path, import_overrides, cell_overrides=cell_overrides)
-    return Workbook(model, check_model(model))
+    with project_limits(model.limits):     # the project's defaults hold while the sheet is checked too
+        return Workbook(model, check_model(model))
 
 
 def unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

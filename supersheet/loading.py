@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from supersheet.engine.base.limits import Limits, set_limits
+from supersheet.engine.base.project import UnknownLibrary, library_name, project_for, shown_path
 from supersheet.engine.base.sheetroot import UnreadableSheet, allow_paths, read_sheet_text, root_for
 
 from .errors import RequestError, SheetError
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
     from .sheet import Sheet
 
-__all__ = ["Limits", "check_readable", "configure", "find_sheets", "open_checked"]
+__all__ = ["Limits", "check_readable", "configure", "find_sheets", "library_path", "open_checked", "shown_path"]
 
 
 def configure(allow: Sequence[str | Path] = (), **limits: int | None) -> Limits:
@@ -33,6 +34,21 @@ def configure(allow: Sequence[str | Path] = (), **limits: int | None) -> Limits:
     Returns the limits now in force; a later call replaces both."""
     allow_paths([str(folder) for folder in allow])
     return set_limits(**limits)
+
+
+def library_path(text: str | Path, cwd: Path | None = None) -> str:
+    """A path as a command line or a notebook gives it: `name:PATH` (a library name, format
+    10.1: `supersheet:hardware/h100-sxm.yaml`, or one of the supersheet.toml of the project
+    of the current folder) is that file of the library; anything else is returned as it is.
+    RequestError for a name no library has."""
+    text = str(text)
+    if library_name(text) is None or Path(text).exists():
+        return text
+    here = Path(cwd or Path.cwd())
+    try:
+        return str(project_for(here / "_", here).locate(text, here))
+    except UnknownLibrary as e:
+        raise RequestError(f"{text}: {e} ({e.hint})") from None
 
 
 def find_sheets(paths: Sequence[str | Path]) -> list[Path]:

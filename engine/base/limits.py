@@ -9,7 +9,10 @@ and are documented in docs/security.md.
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from typing import Iterator, Mapping
 
 
 @dataclass(frozen=True)
@@ -27,16 +30,34 @@ class Limits:
 
 _lock = threading.Lock()
 _current = Limits()
+_explicit: frozenset[str] = frozenset()      # the limits set_limits was given (flags win over a project's defaults)
+_project: ContextVar[Mapping[str, int]] = ContextVar("project_limits", default={})
 
 
 def current_limits() -> Limits:
-    return _current
+    project = _project.get()
+    if not project:
+        return _current
+    return replace(_current, **{k: v for k, v in project.items() if k not in _explicit})
+
+
+@contextmanager
+def project_limits(defaults: Mapping[str, int]) -> Iterator[None]:
+    """Within: `defaults` (a project's supersheet.toml) in place of the built-in defaults
+    of the limits no flag set."""
+    token = _project.set(defaults)
+    try:
+        yield
+    finally:
+        _project.reset(token)
 
 
 def set_limits(**changes: int | None) -> Limits:
     """The limits for the whole process: the defaults with `changes` (the CLI's
     --max-* flags; None keeps a default)."""
-    global _current
+    global _current, _explicit
+    given = {k: v for k, v in changes.items() if v is not None}
     with _lock:
-        _current = replace(Limits(), **{k: v for k, v in changes.items() if v is not None})
+        _current = replace(Limits(), **given)
+        _explicit = frozenset(given)
     return _current

@@ -2,9 +2,11 @@
 
 Sheets travel (pull requests checked in CI, shared folders), so what a sheet
 names is not trusted: `use:`, `extends:` and import axes resolve only inside
-the *sheet root* — the git work tree holding the sheet named on the command
-line (or that sheet's folder when there is no repository), the bundled
-library `sheets/`, and folders the user allows with `--allow-path DIR`.
+the *sheet root* — the project root of the sheet named on the command line
+(project.py: the folder of its supersheet.toml, else its git work tree, else
+the current folder if the sheet is in it, else the sheet's folder), the
+libraries it may name (the bundled one and its supersheet.toml's), and folders
+allowed by the supersheet.toml's `allow` or `--allow-path DIR`.
 Symbolic links are followed before the check, so a link cannot lead out.
 
 Only regular files are read (a FIFO would block, a device never ends), opened
@@ -20,16 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from supersheet.engine.base.limits import current_limits
+from supersheet.engine.base.project import Project, project_for, register_tree, unregister_tree
 
-# The bundled library: `sheets/` at the top of the package. In a checkout that is the
-# repository's own sheets/ folder; an installed wheel carries it as supersheet/sheets.
-LIBRARY = Path(__file__).resolve().parents[2] / "sheets"
+__all__ = ["SheetRoot", "UnreadableSheet", "allow_paths", "import_problem", "read_sheet_text", "register_tree",
+           "root_for", "unregister_tree"]
 SHEET_SUFFIXES = (".yaml", ".yml")
-ALLOW_HINT = "pass --allow-path DIR to permit"
+ALLOW_HINT = "pass --allow-path DIR to permit (or list DIR in `allow` of the project's supersheet.toml)"
 
 _lock = threading.Lock()
 _allowed: list[Path] = []        # --allow-path folders, for the whole process
-_trees: set[Path] = set()        # revisions materialised in temporary folders (gitrev.snapshot)
 
 
 class UnreadableSheet(ValueError):
@@ -41,13 +42,17 @@ class SheetRoot:
     """The folders a sheet and its imports may be read from."""
 
     folders: tuple[Path, ...]
+    project: Project
 
     def allows(self, path: Path) -> bool:
         resolved = _resolve(path)
         return any(resolved.is_relative_to(folder) for folder in self.folders)
 
     def describe(self) -> str:
-        return ", ".join(str(f) for f in self.folders)
+        """The root as a message says it: libraries by name, never by where they are installed."""
+        libraries = {_resolve(f) for f in self.project.libraries.values()}
+        folders = [str(f) for f in self.folders if f not in libraries]
+        return ", ".join(folders + [f"the libraries {', '.join(n + ':' for n in self.project.libraries)}"])
 
 
 def allow_paths(folders: list[str]) -> None:
@@ -56,35 +61,13 @@ def allow_paths(folders: list[str]) -> None:
         _allowed[:] = [_resolve(Path(f)) for f in folders]
 
 
-def register_tree(folder: Path) -> None:
-    """A revision materialised under `folder`: its sheets are rooted there."""
-    with _lock:
-        _trees.add(_resolve(folder))
-
-
-def unregister_tree(folder: Path) -> None:
-    with _lock:
-        _trees.discard(_resolve(folder))
-
-
 def root_for(sheet: Path) -> SheetRoot:
     """The sheet root of the sheet named on the command line (or opened in the editor)."""
-    resolved = _resolve(sheet)
-    folder = resolved.parent
+    project = project_for(sheet)
     with _lock:
-        trees = sorted(_trees)
         allowed = list(_allowed)
-    tree = next((t for t in trees if resolved.is_relative_to(t)), None) or git_work_tree(folder) or folder
-    return SheetRoot(tuple(dict.fromkeys([tree, _resolve(LIBRARY), *allowed])))
-
-
-def git_work_tree(folder: Path) -> Path | None:
-    """The nearest folder at or above `folder` with a `.git` (a directory, or a
-    file for worktrees and submodules). No git process: this runs on every load."""
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    folders = [project.root, *project.libraries.values(), *project.allow, *allowed]
+    return SheetRoot(tuple(dict.fromkeys(_resolve(f) for f in folders)), project)
 
 
 def import_problem(path: Path, root: SheetRoot, shown: str) -> str | None:

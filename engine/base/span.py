@@ -18,7 +18,8 @@ class Span:
     end_col: int
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        from supersheet.engine.base.project import shown_path    # a library file by its name (format 10.1)
+        return f"{shown_path(self.file)}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from supersheet.engine.base.sheetroot import read_sheet_text, root_for
+from supersheet.engine.base.project import UnknownLibrary, library_name, project_for, shown_path
+from supersheet.engine.base.sheetroot import SheetRoot, read_sheet_text, root_for
 from supersheet.engine.diff.copyrev import find_revision
 from supersheet.engine.diff.diff import SheetDiff, diff_workbooks
 from supersheet.engine.diff.gitrev import (
@@ -53,7 +54,7 @@ def open_side(spec: str, revisions: Revisions, as_path: str | None = None) -> tu
         raise FileNotFoundError(spec)
     if as_path is not None:
         return _open_as(path, Path(as_path)), spec
-    return open_workbook(path), spec
+    return open_workbook(path), shown_path(spec)
 
 
 def _open_as(text_file: Path, path: Path) -> Workbook:
@@ -65,6 +66,7 @@ def _open_as(text_file: Path, path: Path) -> Workbook:
 
 
 def diff_pair(old: str, new: str, cwd: Path) -> list[SheetDiff]:
+    old, new = _library_file(old, cwd), _library_file(new, cwd)
     revisions = Revisions(cwd)
     try:
         merged = _difftool_path(old, new)
@@ -72,7 +74,7 @@ def diff_pair(old: str, new: str, cwd: Path) -> list[SheetDiff]:
         (old_spec, old_as), (new_spec, new_as) = sides
         old_wb, old_label = open_side(old_spec, revisions, old_as)
         new_wb, new_label = open_side(new_spec, revisions, new_as)
-        name = merged or (new.partition(":")[2] if is_revision_spec(new) else new)
+        name = merged or (new.partition(":")[2] if is_revision_spec(new) else shown_path(new))
         diff = diff_workbooks(name, old_wb, new_wb, _label(old, old_spec, old_label), _label(new, new_spec, new_label))
         if old_as is not None and old_wb is not None and _imports(old_wb):
             diff.note = WORKING_TREE_IMPORTS
@@ -166,9 +168,29 @@ def diff_variant(variant: str) -> list[SheetDiff]:
     sheet = load_sheet(variant)
     if sheet.extends is None or sheet.extends.target is None:
         raise ValueError(f"{variant} does not extend a base sheet")
-    base = Path(variant).parent / sheet.extends.target
+    base = _located(root_for(Path(variant)), sheet.extends.target, Path(variant).parent)
+    if base is None:
+        raise ValueError(f"{variant} extends {sheet.extends.target}, which names no library")
     base_wb, variant_wb = open_workbook(base), open_workbook(variant)
     return [diff_workbooks(variant, base_wb, variant_wb, f"base {os.path.normpath(base)}", "variant")]
+
+
+def _library_file(spec: str, cwd: Path) -> str:
+    """A side named by a library of the current folder's project (`supersheet:hardware/h100-sxm.yaml`)
+    as that file; anything else (a path, `REV:path`) as given."""
+    named = library_name(spec)
+    if named is None or Path(spec).exists():
+        return spec
+    project = project_for(cwd / "_", cwd)
+    return str(project.locate(spec, cwd)) if named[0] in project.libraries else spec
+
+
+def _located(root: SheetRoot, written: str | None, base_dir: Path) -> Path | None:
+    """The file an import path names (a library file for `name:PATH`), None for none."""
+    try:
+        return root.project.locate(written, base_dir) if written is not None else None
+    except UnknownLibrary:
+        return None
 
 
 def _hidden(path: Path, base: Path) -> bool:
@@ -197,9 +219,9 @@ def _affected(sheets: list[Path], changed: set[Path]) -> list[Path]:
             sheet = load_sheet(path)
             entries = list(sheet.use.values()) + ([sheet.extends] if sheet.extends else [])
             for entry in entries:
-                target = entry.target
-                if target is not None and root.allows(path.parent / target):
-                    targets.add((path.parent / target).resolve())
+                target = _located(root, entry.target, path.parent)
+                if target is not None and root.allows(target):
+                    targets.add(target.resolve())
         imports[path] = targets
         pending.extend(t for t in targets if t not in imports)
     memo: dict[Path, bool] = {}

@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from supersheet.engine.base.project import CONFIG
 from supersheet.engine.base.sheetroot import register_tree, unregister_tree
 
 
@@ -85,7 +86,7 @@ def snapshot(revision: str, cwd: Path) -> Snapshot:
     folder = Path(tempfile.mkdtemp(prefix="supersheet-rev-"))
     try:
         names = [n for n in run_git(["ls-tree", "-r", "-z", "--name-only", commit], root).split("\0")
-                 if n.endswith((".yaml", ".yml"))]
+                 if n.endswith((".yaml", ".yml")) or n.rsplit("/", 1)[-1] == CONFIG]
         for name in names:
             target = (folder / name).resolve()
             if not target.is_relative_to(folder.resolve()):      # git never stores such a name; be sure
@@ -96,7 +97,7 @@ def snapshot(revision: str, cwd: Path) -> Snapshot:
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    register_tree(folder)      # its sheets import each other as they did in the repository
+    register_tree(folder, root)   # its sheets import each other (and name libraries) as they did in the repository
     return Snapshot(revision, root, folder)
 
 

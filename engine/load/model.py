@@ -91,6 +91,7 @@ class Model:
     files: dict[Path, SheetFile] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     twins: dict[str, str] = field(default_factory=dict)   # `b` -> `a`: alias path -> the alias whose cells it shares
+    limits: dict[str, int] = field(default_factory=dict)  # the load limits' defaults of its project's supersheet.toml
 
     @property
     def title(self) -> str:

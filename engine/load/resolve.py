@@ -11,8 +11,10 @@ from pathlib import Path
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.gcpause import without_cycle_collection
-from supersheet.engine.base.limits import current_limits
+from supersheet.engine.base.limits import current_limits, project_limits
+from supersheet.engine.base.project import UnknownLibrary
 from supersheet.engine.base.sheetroot import SheetRoot, import_problem, root_for
+from supersheet.engine.base.span import Span
 from supersheet.engine.formula.ast import Formula, copy_tree
 from supersheet.engine.load.model import Cell, Merged, Model, Scope
 from supersheet.engine.load.sheet import load_sheet
@@ -49,6 +51,15 @@ class _Loader:
             self.reported.add(key)
             self.diagnostics.extend(d for d in sheet.diagnostics if d.code != "E-IMPORT" or d.span is not None)
         return sheet
+
+    def locate(self, written: str, base_dir: Path, span) -> Path | None:
+        """The file an import path names (relative to `base_dir`, or a library file for
+        `name:PATH`); None after reporting a library name no library has."""
+        try:
+            return self.root.project.locate(written, base_dir)
+        except UnknownLibrary as e:
+            self.diagnostics.append(Diagnostic("E-IMPORT", f"{written}: {e}", span, hint=e.hint))
+            return None
 
     def target(self, path: Path, shown: str) -> tuple[str | None, Path | None]:
         """Why an import may not be read (or None) and its resolved path (None
@@ -107,8 +118,8 @@ class _Loader:
         if target is None:
             self.diagnostics.extend(sheet.extends.problems)
             return merged
-        base_path = path.parent / target
-        if self.refused(base_path, target, sheet.extends.span, chain + (resolved,)):
+        base_path = self.locate(target, path.parent, sheet.extends.span)
+        if base_path is None or self.refused(base_path, target, sheet.extends.span, chain + (resolved,)):
             return merged
         if base_path.exists() and base_path.resolve() in chain + (resolved,):
             cycle = chain[chain.index(base_path.resolve()):] if base_path.resolve() in chain else ()
@@ -169,9 +180,18 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
     `use: set:` does for an import (for values that change the sheet's shape,
     such as the length of a `range`)."""
     path = Path(path)
-    loader = _Loader(import_overrides, root_for(path))
+    root_of_sheet = root_for(path)
+    with project_limits(root_of_sheet.project.limits):
+        return _build_model(path, root_of_sheet, import_overrides, texts, cell_overrides)
+
+
+def _build_model(path: Path, root_of_sheet: SheetRoot, import_overrides: dict[str, str] | None,
+                 texts: dict[Path, str] | None, cell_overrides: dict[str, str] | None) -> Model:
+    loader = _Loader(import_overrides, root_of_sheet)
+    loader.diagnostics.extend(Diagnostic("E-SHEET", p.message, Span(str(p.file), max(p.line, 1), 1, 2), hint=p.hint)
+                              for p in root_of_sheet.project.problems)
     loader.texts = {Path(p).resolve(): t for p, t in (texts or {}).items()}
-    model = Model(path=path, root=None)
+    model = Model(path=path, root=None, limits=dict(root_of_sheet.project.limits))
     if not _exists(path):
         model.diagnostics.append(Diagnostic("E-IMPORT", f"no such sheet: {path}", None))
         return model
@@ -195,7 +215,6 @@ def build_model(path: str | Path, import_overrides: dict[str, str] | None = None
     model.files = loader.files
     model.diagnostics = loader.diagnostics + model.diagnostics
     if root is not None and not model.cells and not model.diagnostics:
-        from supersheet.engine.base.span import Span
         model.diagnostics.append(Diagnostic("E-SHEET", "no cells", Span(str(root.file.path), 1, 1, 2),
                                             hint="a sheet defines at least one cell: cells: {name: value}"))
     return model
@@ -237,10 +256,9 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
             target = overrides[alias]
         if target is None:
             continue
-        target_path = (base_dir / target) if not Path(target).is_absolute() else Path(target)
-        if overrides and alias in overrides:
-            target_path = Path(target)
-        if loader.refused(target_path, target, entry.span, chain):
+        # an import axis's path is relative to the current folder (one from a sheet's vary: is joined already)
+        target_path = loader.locate(target, Path() if overrides and alias in overrides else base_dir, entry.span)
+        if target_path is None or loader.refused(target_path, target, entry.span, chain):
             continue
         resolved = loader.target(target_path, target)[1]
         if resolved is None:

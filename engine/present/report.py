@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from supersheet.engine.base.project import shown_path
 from supersheet.engine.compile.errorcodes import NUM
 from supersheet.engine.compile.evaluate import Scenario, error_code
 from supersheet.engine.formula.parser import formula_body
@@ -162,7 +163,7 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
     records = [cell_record(workbook, scenario, c, sampled, overrides) for c in ordered_cells(workbook)]
     if fmt == "json":
         extra = {"samples": sampled.samples, "seed": sampled.seed} if sampled is not None else {}
-        return json.dumps({"sheet": str(workbook.model.path), "title": workbook.model.title, **extra,
+        return json.dumps({"sheet": shown_path(workbook.model.path), "title": workbook.model.title, **extra,
                            "cells": records}, indent=2, ensure_ascii=False)
     if fmt == "csv":
         out = io.StringIO()
@@ -176,7 +177,7 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
                             + [_csv(r.get(k)) for k in spread])
         return out.getvalue().rstrip("\n")
     if fmt == "markdown":
-        lines = [f"# {workbook.model.title}" if workbook.model.title else f"# {workbook.model.path}", "",
+        lines = [f"# {workbook.model.title}" if workbook.model.title else f"# {shown_path(workbook.model.path)}", "",
                  "| cell | value | formula |", "|---|---:|---|"]
         for r in records:
             mark = _check_mark(r)

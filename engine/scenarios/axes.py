@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from supersheet.engine.base.diagnostics import Problem
+from supersheet.engine.base.project import library_name
 from supersheet.engine.base.span import Span
 from supersheet.engine.base.types import Type
 from supersheet.engine.compile.bounds import Bounds, of_values
@@ -290,7 +291,7 @@ def spec_axis(workbook: Workbook, spec: AxisSpec) -> Axis:
         base = workbook.model.root.file.path.parent if workbook.model.root else None
         paths = spec.paths
         try:
-            return import_axis(workbook, name, [str(base / p) if base else p for p in paths])
+            return import_axis(workbook, name, [str(base / p) if base and not library_name(p) else p for p in paths])
         except AxisError as e:
             raise located(e, spec.span) from None
     if spec.problem is not None:

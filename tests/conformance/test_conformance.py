@@ -11,7 +11,8 @@ errors/: the `# error: CODE at LINE[:COL]` headers name every diagnostic: `check
          assumption's line.
 
 The v1 cases are in conformance/{valid,errors}, the format 9 additions in
-conformance/v1.1/{valid,errors}, under the same rules.
+conformance/v1.1/{valid,errors} and the format 10 additions in
+conformance/v1.2/{valid,errors}, under the same rules.
 
 The CLI runs in-process (supersheet.cli.main.main) for speed; one subprocess test runs
 the installed `supersheet` console script end to end.
@@ -40,13 +41,17 @@ UNLOCATED = re.compile(r"^(?P<code>E-[A-Z]+): ")
 TRACEBACK_MARKERS = ("Traceback (most recent call last)", "internal error")
 
 
-VERSIONS = ("", "v1.1")   # conformance/valid, conformance/v1.1/valid, ...
-# Cases of a format addition still being implemented: (version, file) -> a strict xfail mark.
-PENDING: dict[tuple[str, str], pytest.MarkDecorator] = {}
+VERSIONS = ("", "v1.1", "v1.2")   # conformance/valid, conformance/v1.1/valid, ...
+# Cases of a format addition still being implemented: (version, file, command) -> a strict xfail mark.
+PENDING: dict[tuple[str, str, str], pytest.MarkDecorator] = {
+    # it checks clean; its expectations hold only once overrides reach the shared instance
+    ("v1.2", "shared-instance.yaml", "test"): pytest.mark.xfail(
+        strict=True, reason="format 10.3 (one instance of each shared import) is not implemented yet"),
+}
 EVALUATION_FINDINGS = {"E-EXPECT", "E-ASSUME"}   # `check` passes, `test` fails
 
 
-def _cases(folder: str) -> list:
+def _cases(folder: str, command: str = "check") -> list:
     params = []
     for version in VERSIONS:
         directory = CONFORMANCE / version / folder
@@ -55,7 +60,7 @@ def _cases(folder: str) -> list:
                                        marks=pytest.mark.skip(reason=MISSING)))
             continue
         for p in sorted(directory.glob("*.yaml")):
-            mark = PENDING.get((version, p.name))
+            mark = PENDING.get((version, p.name, command))
             params.append(pytest.param(version, p.name, id=f"{version + '/' if version else ''}{p.stem}",
                                        marks=[mark] if mark else []))
     return params
@@ -145,7 +150,7 @@ def test_valid_case_checks_clean(version, name, run_cli, in_conformance):
     assert result.code == 0, result.output
 
 
-@pytest.mark.parametrize(("version", "name"), _cases("valid"))
+@pytest.mark.parametrize(("version", "name"), _cases("valid", "test"))
 def test_valid_case_passes_every_expectation(version, name, run_cli, in_conformance):
     root = in_conformance(version)
     result = run_cli("test", f"valid/{name}")
