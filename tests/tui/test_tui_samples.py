@@ -62,3 +62,25 @@ async def test_a_sheet_without_draws_has_no_range_column(example: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         assert [c.id for c in app.grid.columns] == ["name", "value", "change", "formula"] and app.samples is None
+
+
+async def test_a_cell_that_is_an_error_in_every_sample_shows_num_and_the_editor_keeps_running(tmp_path: Path) -> None:
+    """Issue 28: a sampled cell with no finite sample (all #NUM) crashed the
+    samples widget (a TypeError formatting None) and the editor quit, losing
+    the unsaved edits."""
+    sheet = tmp_path / "num.yaml"
+    sheet.write_text("title: all NUM\nsamples: {count: 200, seed: 1}\ncells:\n"
+                     "  x: = uniform(1, 2)\n  bad: = sqrt(0 - x)\n  fine: = x * 2\n")
+    app = SupersheetApp(sheet, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        assert sampled(app, "bad") == "≈ #NUM (#NUM … #NUM) 200 errors"
+        assert sampled(app, "fine").startswith("≈ 2.9")
+        app.go_to("bad")
+        await pilot.press("f2")
+        await settled(pilot)
+        part = str(app.query_one("#inspector-samples", Static).render())
+        assert "mean     #NUM" in part and "p5 … p95 #NUM … #NUM  (p50 #NUM)" in part and "200 samples" in part
+        await edit(pilot, "x", "= uniform(2, 3)")     # still running: edits and resamples
+        await settled(pilot)
+        assert sampled(app, "fine").startswith("≈ 4.9") and app.is_running

@@ -16,6 +16,7 @@ BARS = " ▁▂▃▄▅▆▇█"
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 HISTOGRAM_STYLE = "magenta"
 LABEL_WIDTH = 9
+NUM = "#NUM"      # what the CLI's report shows for a statistic without a finite value
 
 
 def range_text(document: Document, key: str, samples: Samples | None) -> Text:
@@ -26,8 +27,8 @@ def range_text(document: Document, key: str, samples: Samples | None) -> Text:
     record = samples.record(key)
     if record is not None:
         digits = samples.digits(key)
-        mean, p5, p95 = (format_number(record[s], digits) for s in ("mean", "p5", "p95"))
-        text = Text(f"≈ {mean}" + (f" {record['unit']}" if record["unit"] else ""))
+        mean, p5, p95 = (statistic(record, s, digits) for s in ("mean", "p5", "p95"))
+        text = Text(f"≈ {mean}" + (f" {record['unit']}" if record["unit"] and record["mean"] is not None else ""))
         text.append(f" ({p5} … {p95})", style="dim")
         if record.get("error_samples"):
             text.append(f" {record['error_samples']} errors", style=ERROR_STYLE)
@@ -61,11 +62,11 @@ def samples_text(document: Document, key: str, samples: Samples | None, width: i
         _row(text, "holds", f"in {format_number(rate * 100, 3)}% of samples" if rate is not None
              else "an array of random values (no histogram)")
         return text
-    unit = f" {record['unit']}" if record["unit"] else ""
+    unit = f" {record['unit']}" if record["unit"] and record["mean"] is not None else ""
     digits = samples.digits(key)
-    _row(text, "mean", f"{format_number(record['mean'], digits)}{unit}")
-    _row(text, "p5 … p95", f"{format_number(record['p5'], digits)} … {format_number(record['p95'], digits)}{unit}"
-                           f"  (p50 {format_number(record['p50'], digits)})")
+    mean, p5, p50, p95 = (statistic(record, s, digits) for s in ("mean", "p5", "p50", "p95"))
+    _row(text, "mean", f"{mean}{unit}")
+    _row(text, "p5 … p95", f"{p5} … {p95}{unit}  (p50 {p50})")
     if record.get("error_samples"):
         _row(text, "errors", f"{record['error_samples']} samples", style=ERROR_STYLE)
     histogram = samples.histogram(key, width // 2)
@@ -90,8 +91,9 @@ def histogram_text(histogram: Histogram, record: dict, width: int, height: int =
             text.append(BARS[max(0, min(8, eighths))] * step, style=HISTOGRAM_STYLE)
         text.append("\n")
     axis = ["─"] * (bins * step)
-    for statistic, mark in (("p5", "┴"), ("p95", "┴"), ("mean", "●")):
-        axis[histogram.position(record[statistic]) * step + step // 2] = mark
+    for name, mark in (("p5", "┴"), ("p95", "┴"), ("mean", "●")):
+        if record[name] is not None:    # a statistic that overflowed (#NUM) has no place on the axis
+            axis[histogram.position(record[name]) * step + step // 2] = mark
     text.append("".join(axis) + "\n", style="dim")
     lo = f"p1 {histogram.label(histogram.lo)}"
     hi = f"p99 {histogram.label(histogram.hi)}" + (f" {histogram.unit}" if histogram.unit else "")
@@ -116,6 +118,13 @@ def drivers_text(samples: Samples, key: str, width: int) -> Text:
         text.append(f"{'+' if rho >= 0 else '−'}{abs(rho):.2f} ")
         text.append(_bar(abs(rho), bar_width) + "\n", style=HISTOGRAM_STYLE)
     return text
+
+
+def statistic(record: dict, name: str, digits: int) -> str:
+    """A statistic of `uncertain_record` as shown: #NUM where no sample had a
+    finite value (every sample an error, or a mean that overflowed)."""
+    value = record[name]
+    return NUM if value is None else format_number(value, digits)
 
 
 def _bar(share: float, width: int) -> str:
