@@ -103,26 +103,35 @@ class Document(StructureEdits, SheetView):
 
     def take_disk(self, keep_mine: bool = False) -> EditResult:
         """Take the file as it now is on disk — with the unsaved edits merged on
-        top when `keep_mine` — as one step that Ctrl+Z takes back. Earlier steps
-        are forgotten (they were made on another text). Raises `MergeConflict`
-        when the edits and the file's changes touch the same lines."""
+        top when `keep_mine`. Raises `MergeConflict` when keeping them and they
+        and the file's changes touch the same lines.
+
+        Undo never reverts what changed on disk: the history starts again here
+        (earlier steps were made on another text), and its one step is the
+        unsaved edits merged on top of the file on disk — Ctrl+Z after a reload
+        puts them back there, Ctrl+Z after keeping them takes them off. When
+        they cannot be merged there is no step: a reload drops them."""
         base, ours = self.source.original, self.text()
         fresh = SheetText(self.path)
-        target = fresh.original
-        if keep_mine:
-            merged = three_way(base, ours, target)
-            if merged is None:
-                raise MergeConflict(f"{self.path}: your edits and the changes on disk touch the same lines")
-            target = merged
+        disk = fresh.original
+        merged = three_way(base, ours, disk) if ours != base else disk
+        if keep_mine and merged is None:
+            raise MergeConflict(f"{self.path}: your edits and the changes on disk touch the same lines")
+        target = merged if keep_mine else disk
+        assert target is not None
         self.source = fresh
-        if target != fresh.original:
+        if target != disk:
             fresh.restore(target)
         label = "your edits on the file on disk" if keep_mine else "the file on disk"
         result = self.rebuild(FILE, label, target)
         self.history.clear()
-        self.history.push(Step(FILE, "your unsaved edits", label, text_before=ours, text_after=target))
-        if target == fresh.original:
-            self.history.mark_saved()
+        if merged is not None and merged != disk:
+            if keep_mine:
+                self.history.push(Step(FILE, "the file on disk", label, text_before=disk, text_after=merged))
+            else:
+                self.history.push(Step(FILE, "your unsaved edits on the file on disk", label,
+                                       text_before=merged, text_after=disk))
+                self.history.mark_saved()
         return result
 
     # state --------------------------------------------------------------------

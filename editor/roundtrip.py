@@ -36,6 +36,7 @@ from supersheet.editor.safesave import (
     FileDeleted,
     atomic_write,
     fingerprint,
+    read_regular,
     refuse_unsafe,
     remove_stale_temporaries,
     stat_key,
@@ -60,8 +61,8 @@ class SheetText:
 
     def read(self) -> None:
         remove_stale_temporaries(self.path)
-        data = self.path.read_bytes()
-        self._disk = fingerprint(self.path, data)
+        data, st = read_regular(self.path)
+        self._disk = fingerprint(self.path, data, st)
         text = data.decode("utf-8")
         self._bom = text.startswith(BOM)
         text = text.removeprefix(BOM)
@@ -172,11 +173,11 @@ class SheetText:
         if not thorough and stat_key(st) == self._disk.stat_key:
             return False
         try:
-            data = self.path.read_bytes()
+            data, st = read_regular(self.path)
         except OSError:
             return True
         if hashlib.sha256(data).hexdigest() == self._disk.digest:
-            self._disk = fingerprint(self.path, data)
+            self._disk = fingerprint(self.path, data, st)
             return False
         return True
 
@@ -198,7 +199,7 @@ class SheetText:
         out = text.replace("\n", "\r\n") if self._crlf else text
         data = ((BOM if self._bom else "") + out).encode("utf-8")
         try:
-            same = self.path.read_bytes() == data
+            same = read_regular(self.path)[0] == data
         except OSError:
             same = False
         if not same:

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_bytes
+
 
 class ExternalChange(Exception):
     """The file changed on disk since it was read; saving would clobber it."""
@@ -21,6 +23,11 @@ class ExternalChange(Exception):
 
 class FileDeleted(ExternalChange):
     """The file was deleted since it was read; saving (forced) recreates it with its old mode."""
+
+
+class Unreadable(OSError):
+    """The sheet is not a regular file of at most the size limit (a FIFO, a
+    device such as /dev/zero behind a link, a directory, a huge file)."""
 
 
 class SaveRefused(Exception):
@@ -43,9 +50,27 @@ def stat_key(st: os.stat_result) -> tuple[int, ...]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def fingerprint(path: Path, data: bytes) -> Disk:
-    st = path.stat()
+def fingerprint(path: Path, data: bytes, st: os.stat_result | None = None) -> Disk:
+    st = st or path.stat()
     return Disk(stat_key(st), hashlib.sha256(data).hexdigest(), stat.S_IMODE(st.st_mode))
+
+
+def read_regular(path: Path) -> tuple[bytes, os.stat_result]:
+    """The file's bytes and its status as they were read: only a regular file
+    (never blocks on a FIFO, never reads /dev/zero without end), at most the
+    size limit; read again while another program is writing it (its status
+    moved during the read), so the status always belongs to the bytes.
+    Raises FileNotFoundError, or `Unreadable` saying why."""
+    for _ in range(5):
+        try:
+            before = path.stat()
+            data = read_sheet_bytes(path)
+            after = path.stat()
+        except UnreadableSheet as e:
+            raise Unreadable(str(e)) from None
+        if stat_key(before) == stat_key(after):
+            break
+    return data, after
 
 
 def refuse_unsafe(path: Path) -> None:
@@ -56,6 +81,9 @@ def refuse_unsafe(path: Path) -> None:
         st = path.stat()
     except FileNotFoundError:
         return
+    if not stat.S_ISREG(st.st_mode):
+        raise SaveRefused(f"{path} is not a regular file any more (a FIFO, a device or a directory): not saved "
+                          "(a save would replace it)")
     if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
         raise SaveRefused(f"{path} is read-only: not saved (make it writable, e.g. chmod u+w, then save again)")
     if st.st_nlink > 1:

@@ -72,12 +72,13 @@ class FileActions:
         self.push_screen(ChoiceScreen(
             "The file changed on disk",
             f"{document.path} was changed by another program since it was opened. "
-            "Reloading keeps your edits one Ctrl+Z away.",
+            "After Reload, Ctrl+Z puts your edits back on top of the file on disk (where they touch other lines).",
             [("cancel", "Cancel"), ("merge", "Keep my edits on top of the file on disk"),
              ("reload", "Reload"), ("overwrite", "Overwrite")]), answer)
 
-    def take_disk(self, keep_mine: bool) -> None:
-        """Reload from disk as an undoable step, with the unsaved edits on top when `keep_mine`."""
+    def take_disk(self, keep_mine: bool, quiet: bool = False) -> bool:
+        """Reload from disk as an undoable step, with the unsaved edits on top when `keep_mine`.
+        `quiet`: a file that cannot be read is said once, not at every check of the disk."""
         document = self.document
         if document is None:
             return
@@ -85,14 +86,18 @@ class FileActions:
             result = document.take_disk(keep_mine)
         except MergeConflict as e:
             self.notify(f"{e}: nothing changed. Save under another name with the editor of your choice, "
-                        "or reload (Ctrl+Z brings your edits back).", severity="error", timeout=12)
-            return
+                        "or reload (which drops them).", severity="error", timeout=12)
+            return False
         except (OSError, UnicodeDecodeError) as e:
-            self.notify(f"cannot read {document.path}: {e}", severity="error")
-            return
+            if not (quiet and self._warned_disk):
+                self.notify(f"cannot read {document.path}: {e}; your version stays open", severity="error")
+            self._warned_disk = True
+            return False
         self._warned_disk = False
         self.after_edit(result, "your edits kept on top of the file on disk" if keep_mine
-                        else f"reloaded {document.path} (Ctrl+Z brings your edits back)")
+                        else f"reloaded {document.path}" + (" (Ctrl+Z puts your edits back on top of it)"
+                                                            if document.can_undo else ""))
+        return True
 
     def reload(self) -> None:
         document = self.document
@@ -122,8 +127,8 @@ class FileActions:
         if not document.disk_changed():
             return
         if not document.dirty and not self.editor.editing:
-            self.take_disk(keep_mine=False)
-            self.notify(f"{document.path} changed on disk and was reloaded (Ctrl+Z undoes it)")
+            if self.take_disk(keep_mine=False, quiet=True):
+                self.notify(f"{document.path} changed on disk and was reloaded")
         elif not self._warned_disk:
             self._warned_disk = True
             self.notify(f"{document.path} changed on disk; saving will ask what to do", severity="warning")

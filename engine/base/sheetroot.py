@@ -96,6 +96,20 @@ def read_sheet_text(path: Path) -> str:
 
     Raises FileNotFoundError, or UnreadableSheet with a message that names the
     file and never quotes its contents."""
+    data = read_sheet_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise UnreadableSheet(f"{path} is not a sheet: not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})") \
+            from None
+
+
+def read_sheet_bytes(path: Path) -> bytes:
+    """The bytes of a sheet file: a regular file (opened without blocking, so a
+    FIFO cannot hang, and checked again on the open descriptor) of at most the
+    size limit (never read further, so /dev/zero behind a link cannot fill
+    the memory). Raises FileNotFoundError or UnreadableSheet."""
     limit = current_limits().max_file_size
     try:
         before = os.stat(path)
@@ -126,13 +140,7 @@ def read_sheet_text(path: Path) -> str:
         os.close(fd)
     if total > limit:
         raise UnreadableSheet(_too_large(path, total, limit))
-    data = b"".join(chunks)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise UnreadableSheet(f"{path} is not a sheet: not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})") \
-            from None
+    return b"".join(chunks)
 
 
 def _check_kind(path: Path, st: os.stat_result) -> None:

@@ -51,7 +51,12 @@ async def test_a_conflicting_merge_changes_nothing(example: Path) -> None:
     assert example.read_text(encoding="utf-8") == theirs
 
 
-async def test_reload_is_undoable(example: Path) -> None:
+async def test_undo_after_a_reload_never_reverts_the_file_on_disk(example: Path) -> None:
+    """Issue 28, item 5: Ctrl+Z after Reload restored the whole old buffer,
+    reverting another program's change on lines the user never touched. Now
+    it puts the unsaved edits back on top of the file on disk; after keeping
+    them on top, it takes them off; after a reload with nothing unsaved there
+    is nothing to undo."""
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("context")
@@ -65,8 +70,38 @@ async def test_reload_is_undoable(example: Path) -> None:
         assert value(app, "context") == "8192 token" and value(app, "workspace") == "4 GiB"
         assert not app.document.dirty
         await pilot.press("ctrl+z")
-        assert value(app, "context") == "32768 token" and value(app, "workspace") == "2 GiB"
+        await pilot.pause()
+        assert value(app, "context") == "32768 token" and value(app, "workspace") == "4 GiB"
         assert app.document.dirty
+        await pilot.press("ctrl+z")     # the reload is where the history starts
+        await pilot.pause()
+        assert value(app, "workspace") == "4 GiB" and "nothing to undo" in str(app.query_one("#status").render())
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert value(app, "context") == "8192 token" and not app.document.dirty
+        # kept on top of a newer change on disk: Ctrl+Z takes them off, the disk's change stays
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        example.write_text(example.read_text(encoding="utf-8").replace("value: 4 GiB", "value: 6 GiB"),
+                           encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await pilot.click("#answer-merge")
+        await pilot.pause()
+        assert value(app, "context") == "32768 token" and value(app, "workspace") == "6 GiB"
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert value(app, "context") == "8192 token" and value(app, "workspace") == "6 GiB"
+        assert not app.document.dirty
+        # nothing unsaved: the watch reloads, and Ctrl+Z has nothing to take back
+        example.write_text(example.read_text(encoding="utf-8").replace("value: 6 GiB", "value: 1 GiB"),
+                           encoding="utf-8")
+        app.check_disk()
+        await pilot.pause()
+        assert value(app, "workspace") == "1 GiB"
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert value(app, "workspace") == "1 GiB" and not app.document.dirty
+    assert "value: 1 GiB" in example.read_text(encoding="utf-8")
 
 
 async def test_ctrl_s_commits_the_text_in_the_editor(example: Path) -> None:
