@@ -46,7 +46,7 @@ from supersheet.editor.properties import PROPERTIES, set_property
 from supersheet.editor.recheck import evaluate_dependents, new_problems, type_note
 from supersheet.editor.results import Change, EditResult, changes
 from supersheet.editor.roundtrip import SheetText, Unmergeable, detect_indent, scalar_for
-from supersheet.editor.safesave import ExternalChange, FileDeleted, SaveRefused
+from supersheet.editor.safesave import ExternalChange, FileDeleted, SaveRefused, Unreadable, Written
 from supersheet.editor.sections import Section
 from supersheet.editor.structure import StructureEdits
 from supersheet.editor.sweep import SweepRun
@@ -62,7 +62,7 @@ from supersheet.engine.workbook import OverrideError, Workbook, parse_literal_fo
 
 __all__ = ["FILE", "Change", "Document", "EditResult", "ExternalChange", "FileDeleted", "MergeConflict", "Place",
            "SaveRefused",
-           "Section", "StructureError", "SweepRun", "detect_indent",
+           "Section", "Unreadable", "Written", "StructureError", "SweepRun", "detect_indent",
            "error_code", "library_dir", "running_example"]
 
 
@@ -355,13 +355,15 @@ class Document(StructureEdits, SheetView):
         """Whether the file on disk differs from what was read or last saved."""
         return self.source.disk_changed()
 
-    def save(self, force: bool = False) -> bool:
-        """Write the sheet back; False when nothing needed writing.
+    def save(self, force: bool = False) -> Written | None:
+        """Write the sheet back; None when nothing needed writing, else what
+        else the write did (`Written.kept`: another program wrote the file
+        during the save, and its version was kept there).
 
         Raises `FileDeleted` / `ExternalChange` when the file was deleted or
         changed on disk since it was read, unless `force` (the user chose to
         recreate or overwrite it), and `SaveRefused` for a read-only or
         hard-linked file."""
-        wrote = self.source.save(force)
+        written = self.source.save(force)
         self.history.mark_saved()
-        return wrote
+        return written

@@ -34,11 +34,13 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScala
 from supersheet.editor.safesave import (
     ExternalChange,
     FileDeleted,
+    Written,
     atomic_write,
     fingerprint,
     read_regular,
     refuse_unsafe,
     remove_stale_temporaries,
+    save_lock,
     stat_key,
 )
 
@@ -65,9 +67,7 @@ class SheetText:
         self._disk = fingerprint(self.path, data, st)
         text = data.decode("utf-8")
         self._bom = text.startswith(BOM)
-        text = text.removeprefix(BOM)
-        self._crlf = "\r\n" in text
-        text = text.replace("\r\n", "\n")
+        text, self._endings = split_endings(text.removeprefix(BOM))
         self.original = text
         self._rt: tuple[YAML, Any, str] | None = None
         self._text: str | None = text
@@ -181,33 +181,73 @@ class SheetText:
             return False
         return True
 
-    def save(self, force: bool = False) -> bool:
-        """Write the text back; False when the file already holds it.
+    def save(self, force: bool = False) -> Written | None:
+        """Write the text back; None when the file already holds it, else what
+        the write did besides (`Written`: another program's version kept
+        beside the sheet when one slipped in during the save; what of the
+        owner and attributes could not be kept).
 
         Raises `FileDeleted` when the file was deleted and `ExternalChange` when
         its content changed on disk since it was read (both unless `force`: the
         user chose to recreate or overwrite), `SaveRefused` for a read-only
         file or one with several hard links, `Unmergeable` for an edit that
-        would reformat other lines."""
+        would reformat other lines. The check and the write happen under the
+        folder's save lock (safesave.save_lock)."""
         remove_stale_temporaries(self.path)
-        if not force and self.deleted():
-            raise FileDeleted(f"{self.path} was deleted since it was opened")
-        if not force and self.disk_changed(thorough=True):
-            raise ExternalChange(f"{self.path} changed on disk since it was opened")
-        refuse_unsafe(self.path)
         text = self.text()
-        out = text.replace("\n", "\r\n") if self._crlf else text
+        out, endings = with_endings(text, self.original, self._endings)
         data = ((BOM if self._bom else "") + out).encode("utf-8")
-        try:
-            same = read_regular(self.path)[0] == data
-        except OSError:
-            same = False
-        if not same:
-            atomic_write(self.path, data, self._disk.mode)
-        self._disk = fingerprint(self.path, data)
+        with save_lock(self.path) as directory_fd:
+            if not force and self.deleted():
+                raise FileDeleted(f"{self.path} was deleted since it was opened")
+            if not force and self.disk_changed(thorough=True):
+                raise ExternalChange(f"{self.path} changed on disk since it was opened")
+            refuse_unsafe(self.path)
+            try:
+                same = read_regular(self.path)[0] == data
+            except OSError:
+                same = False
+            written = None
+            if not same:
+                written = atomic_write(self.path, data, self._disk.mode, None if force else self._disk,
+                                       directory_fd)
+            self._disk = fingerprint(self.path, data)
         yaml, doc, _ = self._round_trip()
-        self.original, self._rt, self._text = text, (yaml, doc, self.dump()), text
-        return not same
+        self.original, self._endings = text, endings
+        self._rt, self._text = (yaml, doc, self.dump()), text
+        return written
+
+
+def split_endings(text: str) -> tuple[str, list[str]]:
+    """The text with its line endings made \\n, and each line's own ending
+    ("\\r\\n" or "\\n"; the last line has none), so that a file that mixes
+    them is written back with each line's."""
+    lines = text.split("\n")
+    endings = []
+    for i, line in enumerate(lines[:-1]):
+        crlf = line.endswith("\r")
+        endings.append("\r\n" if crlf else "\n")
+        if crlf:
+            lines[i] = line[:-1]
+    return "\n".join(lines), endings
+
+
+def with_endings(text: str, original: str, endings: list[str]) -> tuple[str, list[str]]:
+    """`text` (\\n endings) with the line endings of `original`, the text as
+    read, whose lines ended with `endings`: a line kept from it keeps its
+    ending, a new or changed line takes the ending of the line it replaces
+    (or of the line before it). Returns the text to write and its endings."""
+    if len(set(endings)) <= 1:
+        ending = endings[0] if endings else "\n"
+        return (text.replace("\n", ending) if ending != "\n" else text), [ending] * text.count("\n")
+    old, new = original.split("\n"), text.split("\n")
+    chosen: list[str] = []
+    for tag, a1, a2, b1, b2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        for k in range(b2 - b1):
+            at = a1 + k if tag == "equal" or a1 + k < a2 else max(a2 - 1, a1 - 1)
+            chosen.append(endings[min(max(at, 0), len(endings) - 1)])
+    chosen = chosen[:len(new) - 1]
+    return "".join(line + ending for line, ending in zip(new, chosen)) + new[-1], chosen
 
 
 def _child_line(lines: list[str], parent: int, wanted: str) -> int | None:

@@ -53,6 +53,12 @@ class FileActions:
         self._warned_disk = False
         self.update_title()
         self.set_status(f"saved {document.path}" if wrote else f"{document.path} is unchanged")
+        if wrote and wrote.kept:
+            self.notify(f"another program wrote {document.path.name} while it was being saved: your version is "
+                        f"saved, theirs is kept as {wrote.kept}", title="both versions kept", severity="warning",
+                        timeout=30)
+        if wrote and wrote.unkept:
+            self.notify(f"saved, but could not keep the file's {', '.join(wrote.unkept)}", severity="warning")
         self.refresh_diff()
         if then is not None:
             then()

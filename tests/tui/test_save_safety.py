@@ -110,3 +110,55 @@ def test_one_edit_changes_one_line_with_trailing_spaces_elsewhere(tmp_path: Path
     document.save()
     final = path.read_text(encoding="utf-8").splitlines()
     assert [(x, y) for x, y in zip(after, final) if x != y] == [("  total:   = a + b", "  total: = a * 2")]
+
+
+MIXED = b"title: t\r\ncells:\n  a: 2 GB\r\n  b: 3 GB\n  total: = a + b\r\n"
+
+
+def test_a_file_of_mixed_line_endings_keeps_each_lines_ending(tmp_path: Path) -> None:
+    """Issue 28, item 11: a file mixing LF and CRLF had every line rewritten
+    by a save without edits (all CRLF), and by one edit."""
+    sheet = tmp_path / "mixed.yaml"
+    sheet.write_bytes(MIXED)
+    inode = sheet.stat().st_ino
+    document = Document(sheet)
+    assert document.save() is None                  # nothing to write: nothing written
+    assert sheet.read_bytes() == MIXED and sheet.stat().st_ino == inode
+    document.apply("a", "5 GB")                     # a CRLF line
+    document.save()
+    assert sheet.read_bytes() == MIXED.replace(b"a: 2 GB\r\n", b"a: 5 GB\r\n")
+    document.apply("b", "4 GB")                     # an LF line
+    document.save()
+    assert sheet.read_bytes() == MIXED.replace(b"a: 2 GB\r\n", b"a: 5 GB\r\n").replace(b"b: 3 GB\n", b"b: 4 GB\n")
+    document.apply("total", "= a + b + 1 GB")       # the last line, CRLF
+    document.save()
+    assert sheet.read_bytes().endswith(b"  total: = a + b + 1 GB\r\n")
+    assert sheet.read_bytes().count(b"\r\n") == 3
+    inode = sheet.stat().st_ino
+    assert Document(sheet).save() is None and sheet.stat().st_ino == inode
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_saving_a_sheet_owned_by_another_user_keeps_its_owner_and_mode(sheet: Path) -> None:
+    os.chown(sheet, 4321, 4322)
+    os.chmod(sheet, 0o664)
+    document = Document(sheet)
+    document.apply("a", "5 GB")
+    written = document.save()
+    st = sheet.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (4321, 4322, 0o664)
+    assert written is not None and written.unkept == () and "a: 5 GB" in sheet.read_text()
+
+
+def test_saving_keeps_extended_attributes(sheet: Path) -> None:
+    try:
+        os.setxattr(sheet, "user.origin", b"https://example.com/sheet")
+    except OSError as e:
+        pytest.skip(f"no user extended attributes here: {e}")
+    os.setxattr(sheet, "user.reviewed", b"")
+    document = Document(sheet)
+    document.apply("a", "5 GB")
+    document.save()
+    assert "a: 5 GB" in sheet.read_text()
+    assert os.getxattr(sheet, "user.origin") == b"https://example.com/sheet"
+    assert sorted(n for n in os.listxattr(sheet) if n.startswith("user.")) == ["user.origin", "user.reviewed"]
