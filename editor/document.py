@@ -154,6 +154,14 @@ class Document(StructureEdits, SheetView):
             return f"no cell {key!r}"
         if not isinstance(self.source.doc, CommentedMap):
             return "the file is not a sheet that can be edited (see the diagnostics)"
+        alias = cell.scope.prefix[:-1]
+        others = self.workbook.model.sharers(alias) if alias else []
+        if others:
+            # format 10.3: a `set:` would make this import an instance of its own, which they would not follow
+            return (f"{key} is one instance shared with {', '.join(others)} (each imports "
+                    f"{Path(cell.spec.span.file).name} without set:); an override here would give {alias} a copy "
+                    f"of its own that they do not follow. Change it for all of them with --set {key}=… or a sweep, "
+                    f"or open {cell.spec.span.file}")
         if cell.scope.prefix.count(".") > 1:
             outer = cell.scope.prefix.split(".")[0]
             return (f"{key} is imported by {outer}'s own import: `set:` can override only the cells of "

@@ -36,13 +36,15 @@ class Workbook:
         return not sheet_problems(self.diagnostics)
 
     def key_for(self, name: str) -> str | None:
-        """A cell key from a user's name: `weights` or `gpu.hbm_bandwidth`."""
+        """A cell key from a user's name: `weights` or `gpu.hbm_bandwidth`; a shared
+        instance's cell by any alias that reaches it (`mid.hw.bw` is `hw.bw`, format 10.3)."""
         if name in self.model.cells:
             return name
-        return None
+        key = self.model.canonical(name)
+        return key if key in self.model.cells else None
 
     def name_hint(self, name: str) -> str | None:
-        return self.model.twin_hint(name) or did_you_mean(name, self.model.cells)
+        return self.model.twin_hint(name) or did_you_mean(self.model.canonical(name), self.model.cells)
 
     def evaluate(self, fixed: dict[str, A.Node] | None = None) -> Scenario:
         """One scenario; the sheet as written is evaluated once and remembered

@@ -3,11 +3,15 @@ qualified name (`gpu.hbm_bandwidth`): the `Model`, its `Cell`s and their
 `Scope`s, and `Merged`, a sheet after `extends`. resolve.py builds it
 (`build_model`).
 
-An imported sheet's cells get the alias as a prefix, recursively, so the same
-file imported twice with different `set:` inputs is two independent copies.
-The same file imported twice by one sheet with the same `set:` (twins) is one
-copy under two aliases: each twin would compute the same values, and copying
-them doubles per level of a fan-out (f0 imports f1 twice, f1 imports f2 twice …).
+An imported sheet's cells get the alias as a prefix, recursively. Every import
+of the same file without `set:`, anywhere in the graph, is one instance
+(format 10.3, as a module is imported once): its cells are keyed under the
+first alias that reaches it, and every other alias is another name for that
+scope (`shared`), so an override of one of its cells reaches every importer.
+An import with `set:` is an instance of its own (its own imports without
+`set:` are still the shared ones); the same file imported twice by one sheet
+with the same `set:` (twins) is one copy under two aliases: each twin would
+compute the same values, and copying them doubles per level of a fan-out.
 """
 from __future__ import annotations
 
@@ -92,10 +96,24 @@ class Model:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     twins: dict[str, str] = field(default_factory=dict)   # `b` -> `a`: alias path -> the alias whose cells it shares
     limits: dict[str, int] = field(default_factory=dict)  # the load limits' defaults of its project's supersheet.toml
+    shared: dict[str, str] = field(default_factory=dict)  # `mid.hw` -> `hw`: another alias of a shared instance (10.3)
 
     @property
     def title(self) -> str:
         return self.root.title if self.root else ""
+
+    def canonical(self, name: str) -> str:
+        """The key of `name` when it reaches a shared instance through another alias
+        (`mid.hw.bw` -> `hw.bw`, format 10.3); `name` itself otherwise."""
+        while True:
+            alias = next((a for a in _prefixes(name) if a in self.shared), None)
+            if alias is None:
+                return name
+            name = self.shared[alias] + name[len(alias):]
+
+    def sharers(self, alias: str) -> list[str]:
+        """The other aliases that reach the instance keyed under `alias` (`hw` -> [`mid.hw`, `big.hw`])."""
+        return [other for other, first in self.shared.items() if first == alias]
 
     def twin_hint(self, name: str) -> str | None:
         """Why `b.x` is not a cell when `b` shares the cells of its twin import `a`."""
@@ -121,6 +139,12 @@ class Model:
             root = replace(root, **_listing(root, cell.name, old, spec))
             root.file = replace(root.file, **_listing(root.file, cell.name, old, spec))
         return replace(self, root=root, cells={**self.cells, key: edited})
+
+
+def _prefixes(name: str) -> list[str]:
+    """The alias paths a dotted name passes through, longest first: `a.b.c` -> [`a.b`, `a`]."""
+    parts = name.split(".")[:-1]
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
 
 
 def _listing(sheet, name: str, old: CellSpec, new: CellSpec) -> dict[str, dict[str, CellSpec]]:

@@ -35,6 +35,10 @@ class _Loader:
         self.imports: dict[tuple[str, str], tuple[str | None, Path | None]] = {}
         self.merged_imports: dict[Path, Merged | None] = {}
         self.texts: dict[Path, str] = {}   # resolved path -> text to use instead of the file's (unsaved edits)
+        # format 10.3: resolved path -> the scope of its one instance (the imports of it without set:)
+        self.shared: dict[Path, Scope] = {}
+        # an import axis over a root import without set: swaps that file wherever it is imported without set:
+        self.swapped: dict[Path, tuple[Path, str]] = {}   # the file -> the axis's file, as located and as written
 
     def report_loop(self, sheet: SheetFile, chain: tuple[Path, ...]) -> None:
         assert sheet.extends is not None
@@ -70,6 +74,16 @@ class _Loader:
             problem = import_problem(path, self.root, shown)
             self.imports[key] = (problem, path.resolve() if problem is None and _exists(path) else None)
         return self.imports[key]
+
+    def reachable(self, path: Path, shown: str, entry: ImportSpec, chain: tuple[Path, ...]) -> Path | None:
+        """The resolved path of an import, or None after reporting (at `entry`) why it cannot be read."""
+        if self.refused(path, shown, entry.span, chain):
+            return None
+        resolved = self.target(path, shown)[1]
+        if resolved is None:
+            self.diagnostics.append(Diagnostic("E-IMPORT", f"imported sheet not found: {shown}", entry.span,
+                                               hint=_missing_hint(path)))
+        return resolved
 
     def imported(self, path: Path, resolved: Path) -> Merged | None:
         if resolved not in self.merged_imports:
@@ -210,8 +224,10 @@ def _build_model(path: Path, root_of_sheet: SheetRoot, import_overrides: dict[st
             model.diagnostics.extend(problems)
             if spec is not None:
                 root_sets[name] = spec
-        _flatten(loader, model, root, model.scope, root_sets, model.scope, (path.resolve(),),
-                 overrides=loader.import_overrides)
+        axes = _swap_shared(loader, root)
+        _flatten(loader, model, root, model.scope, {n: s for n, s in root_sets.items() if "." not in n},
+                 model.scope, (path.resolve(),), overrides=axes)
+        _set_imported(model, {n: s for n, s in root_sets.items() if "." in n})
     model.files = loader.files
     model.diagnostics = loader.diagnostics + model.diagnostics
     if root is not None and not model.cells and not model.diagnostics:
@@ -223,11 +239,9 @@ def _build_model(path: Path, root_of_sheet: SheetRoot, import_overrides: dict[st
 def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: dict[str, CellSpec],
              set_scope: Scope, chain: tuple[Path, ...], overrides: dict[str, str] | None = None) -> None:
     """Add `merged`'s cells under `scope`; `sets` replace some of them and are read in `set_scope`
-    (the importing sheet, format 9.1). A dotted name in `sets` (`gpu.cards`, from `--set`) is
-    passed down to that import."""
+    (the importing sheet, format 9.1). An import without `set:` of a file already flattened is
+    that file's one instance (format 10.3): its alias is another name for the same scope."""
     scope.path = merged.file.path
-    deeper = {name: spec for name, spec in sets.items() if "." in name}
-    sets = {name: spec for name, spec in sets.items() if "." not in name}
     for name, spec in list(merged.cells.items()) + list(merged.checks.items()) + list(merged.assume.items()):
         key = scope.key(name)
         scope.names[name] = key
@@ -258,13 +272,16 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
             continue
         # an import axis's path is relative to the current folder (one from a sheet's vary: is joined already)
         target_path = loader.locate(target, Path() if overrides and alias in overrides else base_dir, entry.span)
-        if target_path is None or loader.refused(target_path, target, entry.span, chain):
+        if target_path is None:
             continue
-        resolved = loader.target(target_path, target)[1]
+        resolved = loader.reachable(target_path, target, entry, chain)
         if resolved is None:
-            model.diagnostics.append(Diagnostic("E-IMPORT", f"imported sheet not found: {target}", entry.span,
-                                                hint=_missing_hint(target_path)))
             continue
+        if not set_specs and resolved in loader.swapped:     # an import axis swaps this file for every importer
+            target_path, shown = loader.swapped[resolved]
+            resolved = loader.reachable(target_path, shown, entry, chain)
+            if resolved is None:
+                continue
         if resolved in chain:
             loop = " -> ".join(p.name for p in chain + (resolved,))
             model.diagnostics.append(Diagnostic("E-IMPORT", f"imports form a loop: {loop}", entry.span))
@@ -272,21 +289,70 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         child = loader.imported(target_path, resolved)
         if child is None:
             continue
-        passed = {name[len(alias) + 1:]: spec for name, spec in deeper.items() if name.startswith(alias + ".")}
-        twin = None if passed or (overrides and alias in overrides) else (resolved, _set_signature(set_specs))
-        if twin in twins:       # the same sheet with the same set: read in the same scope: the same values
-            scope.aliases[alias] = twins[twin]
+        own = bool(set_specs) or bool(overrides and alias in overrides)
+        shared = None if own else loader.shared.get(resolved)
+        twin = (resolved, _set_signature(set_specs)) if own and not (overrides and alias in overrides) else None
+        found = shared or twins.get(twin)   # type: ignore[arg-type]
+        if found is not None:
+            # format 10.3: every import of a file without set: is its one instance; the same
+            # set: read in the same sheet (twins) computes the same values: one copy
+            scope.aliases[alias] = found
             scope.broken.discard(alias)
-            model.twins[scope.prefix + alias] = twins[twin].prefix[:-1]
+            (model.shared if shared else model.twins)[scope.prefix + alias] = found.prefix[:-1]
             continue
         if not loader.room_for(model, child, entry):
             continue
         child_scope = Scope(scope.prefix + alias + ".")
-        if twin is not None:
-            twins[twin] = child_scope
+        if own:
+            if twin is not None:
+                twins[twin] = child_scope
+        else:
+            loader.shared[resolved] = child_scope
         scope.aliases[alias] = child_scope
         scope.broken.discard(alias)
-        _flatten(loader, model, child, child_scope, {**set_specs, **passed}, scope, chain + (resolved,))
+        _flatten(loader, model, child, child_scope, set_specs, scope, chain + (resolved,))
+
+
+def _swap_shared(loader: _Loader, root: Merged) -> dict[str, str]:
+    """The import axes (root alias -> another sheet) that still replace one import: those with
+    `set:`. An axis over an import without `set:` varies that file's one instance (format 10.3):
+    every import of the file without `set:`, anywhere in the graph, reads the other sheet."""
+    own: dict[str, str] = {}
+    for alias, path in loader.import_overrides.items():
+        entry = root.use.get(alias)
+        target = entry.target if entry is not None else None
+        if entry is None or entry.sets or target is None:
+            own[alias] = path
+            continue
+        written = loader.locate(target, root.use_file(alias).path.parent, entry.span)
+        resolved = written.resolve() if written is not None and import_problem(written, loader.root, target) is None \
+            and _exists(written) else None
+        try:
+            swapped = loader.root.project.locate(path, Path()) if resolved is not None else None
+        except UnknownLibrary:
+            swapped = None          # reported where the import is resolved, as for any import axis
+        if swapped is None:
+            own[alias] = path
+        else:
+            loader.swapped[resolved] = (swapped, path)   # type: ignore[index]
+    return own
+
+
+def _set_imported(model: Model, sets: dict[str, CellSpec]) -> None:
+    """`--set gpu.cards=4` passed at load (a cell that shapes the sheet, a sweep's partition, the
+    API's inputs): the imported cell takes the value, in its one instance wherever it is
+    imported without `set:` (format 10.3), like a `set:` written in the root sheet."""
+    for name, spec in sets.items():
+        key = model.canonical(name)
+        cell = model.cells.get(key)
+        if cell is None or cell.kind in ("check", "assume"):
+            from supersheet.engine.base.diagnostics import did_you_mean
+            model.diagnostics.append(Diagnostic("E-NAME", f"--set names {name!r}, which is not a cell of an "
+                                                f"imported sheet", spec.span,
+                                                hint=model.twin_hint(name) or did_you_mean(key, model.cells)))
+            continue
+        kind = "input" if spec.kind == "input" else "formula"
+        model.cells[key] = Cell(key, cell.name, cell.spec, spec.formula, cell.scope, kind, spec, model.scope)
 
 
 def _set_signature(sets: dict[str, CellSpec]) -> tuple:

@@ -43,11 +43,7 @@ TRACEBACK_MARKERS = ("Traceback (most recent call last)", "internal error")
 
 VERSIONS = ("", "v1.1", "v1.2")   # conformance/valid, conformance/v1.1/valid, ...
 # Cases of a format addition still being implemented: (version, file, command) -> a strict xfail mark.
-PENDING: dict[tuple[str, str, str], pytest.MarkDecorator] = {
-    # it checks clean; its expectations hold only once overrides reach the shared instance
-    ("v1.2", "shared-instance.yaml", "test"): pytest.mark.xfail(
-        strict=True, reason="format 10.3 (one instance of each shared import) is not implemented yet"),
-}
+PENDING: dict[tuple[str, str, str], pytest.MarkDecorator] = {}
 EVALUATION_FINDINGS = {"E-EXPECT", "E-ASSUME"}   # `check` passes, `test` fails
 
 

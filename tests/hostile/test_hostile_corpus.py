@@ -45,12 +45,16 @@ def _twin_fan_out(folder: Path) -> Path:
     return folder / "f0.yaml"
 
 
-def _fan_out(folder: Path) -> Path:
-    """Two different files per level, each importing both of the next level: no twins to share."""
+def _fan_out(folder: Path, sets: bool = True) -> Path:
+    """Two different files per level, each importing both of the next level. With `set:` each
+    import is an instance of its own (2**20 copies, no twins to share); without, each file is
+    one instance (format 10.3): 40 cells."""
+    a, b = ("{{sheet: x{0}.yaml, set: {{v: 2}}}}", "{{sheet: y{0}.yaml, set: {{v: 3}}}}") if sets else ("x{0}.yaml", "y{0}.yaml")
     for i in range(20):
         for name in "xy":
-            body = f"use:\n  a: x{i + 1}.yaml\n  b: y{i + 1}.yaml\n" if i < 19 else ""
-            _write(folder / f"{name}{i}.yaml", body + "cells:\n  v: 1\n")
+            body = f"use:\n  a: {a.format(i + 1)}\n  b: {b.format(i + 1)}\n" if i < 19 else ""
+            total = "  total: = v + a.total + b.total\n" if i < 19 else "  total: = v\n"
+            _write(folder / f"{name}{i}.yaml", body + "cells:\n  v: 1\n" + total)
     return folder / "x0.yaml"
 
 
@@ -142,6 +146,16 @@ def test_a_fan_out_of_twin_imports_is_computed_within_budget(tmp_path: Path) -> 
     code, output, usage = _check_within_limits(_twin_fan_out(tmp_path), tmp_path, "run")
     assert code == 0, output[-2000:]
     assert output.splitlines()[2].split()[:2] == ["v", f"{2 ** 19}"]    # every path counted once
+    assert usage.ru_utime + usage.ru_stime < CPU_BUDGET
+    assert usage.ru_maxrss * 1024 < MEMORY_BUDGET
+
+
+def test_a_fan_out_of_shared_imports_is_one_instance_per_file(tmp_path: Path) -> None:
+    # format 10.3: x1 and y1 both import x2 and y2 without set:, so each file is computed once
+    code, output, usage = _check_within_limits(_fan_out(tmp_path, sets=False), tmp_path, "run")
+    assert code == 0, output[-2000:]
+    total = next(line.split() for line in output.splitlines() if line.split()[:1] == ["total"])
+    assert total[1] == f"{2 ** 20 - 1}", total     # every path through the graph counted
     assert usage.ru_utime + usage.ru_stime < CPU_BUDGET
     assert usage.ru_maxrss * 1024 < MEMORY_BUDGET
 

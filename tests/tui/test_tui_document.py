@@ -353,3 +353,21 @@ def test_a_missing_library_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp
     monkeypatch.setattr(supersheet.editor.library, "library_dir", lambda: tmp_path)
     assert main(["edit"]) == 2
     assert "bundled running example is not installed" in capsys.readouterr().err
+
+
+def test_a_shared_instance_is_not_split_by_an_edit(tmp_path: Path) -> None:
+    # format 10.3: hw is one instance for top, mid and big; a `set:` on top's hw would give top
+    # a copy of its own that mid and big do not follow, so the edit is refused and says how
+    (tmp_path / "hw.yaml").write_text("cells:\n  bw: 100 GB/s\n", encoding="utf-8")
+    (tmp_path / "gpu.yaml").write_text("cells:\n  cards: 8\n", encoding="utf-8")
+    (tmp_path / "mid.yaml").write_text("use:\n  hw: hw.yaml\ncells:\n  t: = 1 GB / hw.bw -> ms\n", encoding="utf-8")
+    sheet = tmp_path / "top.yaml"
+    sheet.write_text("use:\n  hw: hw.yaml\n  gpu: gpu.yaml\n  mid: mid.yaml\n"
+                     "cells:\n  direct: = 1 GB / hw.bw -> ms\n  n: = gpu.cards\n  via_mid: = mid.t\n", encoding="utf-8")
+    document = Document(sheet)
+    text = document.text()
+    result = document.apply("hw.bw", "200 GB/s")
+    assert not result.ok and "shared with mid.hw" in result.message and "--set hw.bw=" in result.message
+    assert document.text() == text
+    assert document.editable("gpu.cards") is None          # imported once: a `set:` changes nothing else
+    assert document.apply("gpu.cards", "4").ok
