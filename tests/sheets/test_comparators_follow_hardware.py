@@ -259,7 +259,7 @@ WORKSPACE = 2 * 2 ** 30
 def sessions_per_card(cards: int, capacity: float, engram_in_hbm: bool = True) -> int:
     """Eq. (6-14): what a card's HBM holds after its weights and workspace, in whole sessions."""
     weights = REPLICATED + (ROUTED + (ENGRAM if engram_in_hbm else 0)) / cards
-    return math.floor((capacity - weights - WORKSPACE) / SESSION)
+    return max(0, math.floor((capacity - weights - WORKSPACE) / SESSION))   # full weights leave none
 
 
 CAPACITIES = [96, 120, 141]   # GB: H100 NVL-, H200- and in-between-class cards
