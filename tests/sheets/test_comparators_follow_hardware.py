@@ -352,3 +352,45 @@ def test_straggler_nic_on_the_cards_of_the_ep_model(nic: int, nvlink: int, hbm: 
     assert ms(v, "nvlink_time") == pytest.approx(nvlink_time / 1e-3, rel=1e-9)
     assert ms(v, "healthy_step") == pytest.approx(healthy / 1e-3, rel=1e-9)
     assert v["slowdown"] == pytest.approx(straggler / healthy, rel=1e-9)
+
+
+# -- the command line: a sweep and a goal seek over the shared latency ------------------------
+
+def test_a_sweep_of_the_shared_latency_moves_both_sides(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "latency.csv"
+    result = run_cli("sweep", str(SHEETS / "6.5.3-tp16-nvlink-domain.yaml"),
+                     "--vary", "lat.nvlink_latency=0.3us,0.5us,0.65us,1us", "--show", "step,tp8_step,faster_than_tp8",
+                     "-o", str(out))
+    assert result.code == 0, result.output
+    import csv
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert len(rows) == 4
+    for row in rows:
+        hw = Hardware(alpha=float(row["lat.nvlink_latency [μs]"]) * US)
+        tp16 = tp16_local(hw) + REDUCTIONS * ring(16, hw)
+        assert float(row["tp8_step [ms]"]) == pytest.approx(tp_step(8, hw) / 1e-3, rel=1e-9)
+        assert float(row["step [ms]"]) == pytest.approx(tp16 / 1e-3, rel=1e-9)
+        assert row["faster_than_tp8"] == str(tp16 < tp_step(8, hw)).lower()
+    assert {row["faster_than_tp8"] for row in rows} == {"true", "false"}
+
+
+def test_a_goal_seek_over_the_shared_latency_finds_the_tie(run_cli) -> None:
+    """The NVLink latency at which TP16 in one domain ties TP8: the local time TP16 saves
+    equals the 16 extra rounds of alpha per reduction it pays (Eq. 6-5, 6-9 on both sides)."""
+    import json
+    result = run_cli("solve", str(SHEETS / "6.5.3-tp16-nvlink-domain.yaml"), "--vary", "lat.nvlink_latency",
+                     "--goal", "step == tp8_step", "--between", "0.01us,5us", "--format", "json")
+    assert result.code == 0, result.output
+    hw = Hardware()
+    transfer8, transfer16 = 14 * MESSAGE / (8 * hw.nvlink), 30 * MESSAGE / (16 * hw.nvlink)
+    tie = (local_per_card(8, hw) - tp16_local(hw) + REDUCTIONS * (transfer8 - transfer16)) / (REDUCTIONS * (30 - 14))
+    assert json.loads(result.output)["solution"]["value"] == pytest.approx(tie / US, rel=1e-6)   # 0.5825 us
+
+
+def test_an_h100_override_does_not_reach_the_b200_side() -> None:
+    # Q8 compares an H100 and a B200 instance: different card files, so an H100 figure stays on its side
+    base = run("../questions/q8-b200-vs-h100-roles.yaml")
+    for bw in ("2000GB/s", "4800GB/s", "6000GB/s"):
+        v = run("../questions/q8-b200-vs-h100-roles.yaml", f"h100.gpu.hbm_bandwidth={bw}")
+        assert v["b200.decode_rate"] == base["b200.decode_rate"]
+        assert v["h100.decode_memory"] != base["h100.decode_memory"]
