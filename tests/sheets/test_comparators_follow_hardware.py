@@ -394,3 +394,21 @@ def test_an_h100_override_does_not_reach_the_b200_side() -> None:
         v = run("../questions/q8-b200-vs-h100-roles.yaml", f"h100.gpu.hbm_bandwidth={bw}")
         assert v["b200.decode_rate"] == base["b200.decode_rate"]
         assert v["h100.decode_memory"] != base["h100.decode_memory"]
+
+
+def test_a_users_sheet_shares_the_librarys_hardware_with_a_library_comparator(tmp_path: Path) -> None:
+    # the user names the library's file by its library name, the comparator by its relative path:
+    # the same file, so one instance, and the user's override reaches TP8 inside the library
+    sheet = tmp_path / "plans" / "mine.yaml"
+    sheet.parent.mkdir()
+    sheet.write_text("use:\n  hgx: supersheet:hardware/hgx-h100.yaml\n"
+                     "  tp8: supersheet:supernodes/6.4.2-ring-vs-tree.yaml\n"
+                     "cells:\n  tp8_step: = tp8.step -> ms\n  per_card_read: = hgx.hbm_bandwidth * tp8_step -> GB\n",
+                     encoding="utf-8")
+    workbook = open_workbook(sheet)
+    assert not workbook.diagnostics, render_all(workbook.diagnostics)
+    assert workbook.model.shared.get("tp8.hgx") == "hgx"
+    for bw in (1675, 4800, 8000):
+        variant, fixed = apply_assignments(workbook, [f"hgx.hbm_bandwidth={bw}GB/s"])
+        values = variant.evaluate(fixed).values
+        assert ms(values, "tp8_step") == pytest.approx(tp_step(8, Hardware(hbm=bw * GB)) / 1e-3, rel=1e-9)
