@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from supersheet.cli import batch as cli_batch, parser as cli_parser, versions as cli_compare
+from supersheet.cli import batch as cli_batch, init as cli_init, parser as cli_parser, versions as cli_compare
 from supersheet.cli.support import (
     EXIT_FINDING,
     EXIT_INVALID,
@@ -291,6 +291,14 @@ COMMANDS: dict[str, cli_parser.Command] = {
         'Evaluate one formula, e.g. supersheet calc "470.2 GB -> GiB" or '
         'supersheet calc "2 * 94 * 4 * 128 * 2 B -> KiB".',
         cli_parser.calc_options),
+    "init": (cli_init.init, "make a folder a project: supersheet.toml and git's diff drivers",
+        "Write DIR/supersheet.toml (the project root: its sheets import each other across folders; "
+        "[libraries] names more libraries beside supersheet:), add '*.yaml diff=supersheet' to "
+        "DIR/.gitattributes and, inside a git repository, configure its textconv and difftool drivers with "
+        "the absolute path of this supersheet, so `git diff` shows values without the virtual environment "
+        "on PATH (`git difftool -t supersheet` compares with `supersheet diff`). An existing file is kept. "
+        "--print shows what would be written and changes nothing.",
+        cli_init.init_options),
     "edit": (_edit, "edit a sheet in the terminal UI",
         "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
         "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "

@@ -23,15 +23,25 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
                     "cells (inputs and formulas), checked for dimensions and evaluated with Polars.",
         epilog="Exit codes: 0 ok, 1 a finding (error value, failed expectation, difference, nothing feasible), "
                "2 invalid sheet or usage. See README.md and docs/format.md.")
+    parser.add_argument("--version", action="version", version=f"supersheet {installed_version()}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in [command] if command in commands else list(commands):
         handler, help, description, options = commands[name]
         p = sub.add_parser(name, help=help, description=description)
         p.set_defaults(handler=handler)
-        if name != "calc":
+        if name not in ("calc", "init"):
             loading_options(p)
         options(p)
     return parser
+
+
+def installed_version() -> str:
+    """The version of the installed distribution (`supersheet --version`)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("supersheet")
+    except PackageNotFoundError:      # run from a checkout that was never installed
+        return "(not installed)"
 
 
 def run_options(p: argparse.ArgumentParser) -> None:

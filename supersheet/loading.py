@@ -86,6 +86,7 @@ def checked_workbook(path: str | Path) -> Workbook:
     """The engine's workbook of `open_checked`, for the reports of this package (which
     evaluate it themselves and do not need the Sheet's imports)."""
     from supersheet.engine.workbook import open_workbook
+    path = library_path(path)
     if not Path(path).exists():
         raise RequestError(f"no such sheet: {path}")
     if Path(path).is_dir():

@@ -41,7 +41,10 @@ def load(path: str | Path, *, samples: int | None = None, seed: int | None = Non
 
     A sheet with random draws is evaluated over its samples when a value is first read,
     as `supersheet run` does: `samples` and `seed` are `run`'s `--samples` and `--seed`
-    (None: the sheet's `samples:`, else 10,000 and seed 0)."""
+    (None: the sheet's `samples:`, else 10,000 and seed 0). `path` may name a library
+    file (`"supersheet:supernodes/6.1.2-running-example.yaml"`)."""
+    from .loading import library_path
+    path = library_path(path)
     if not Path(path).is_file():
         raise problem("E-IMPORT", f"no such sheet: {path}")
     workbook = open_workbook(path)

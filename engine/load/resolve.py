@@ -12,7 +12,7 @@ from pathlib import Path
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import current_limits, project_limits
-from supersheet.engine.base.project import UnknownLibrary
+from supersheet.engine.base.project import BUNDLED, UnknownLibrary, bundled_library
 from supersheet.engine.base.sheetroot import SheetRoot, import_problem, root_for
 from supersheet.engine.base.span import Span
 from supersheet.engine.formula.ast import Formula, copy_tree
@@ -98,7 +98,8 @@ class _Loader:
             problem = (f"imports nest deeper than the limit of {self.limits.max_import_depth} sheets; "
                        "raise it with --max-import-depth N")
         if problem is not None:
-            self.diagnostics.append(Diagnostic("E-IMPORT", problem, span))
+            hint = _missing_hint(path) if "outside the sheet root" in problem and not _exists(path) else None
+            self.diagnostics.append(Diagnostic("E-IMPORT", problem, span, hint=hint))
         return problem is not None
 
     def room_for(self, model: "Model", child: Merged, entry: ImportSpec) -> bool:
@@ -177,9 +178,16 @@ def _overlay(base: dict[str, CellSpec], own: dict[str, CellSpec]) -> dict[str, C
 
 
 def _missing_hint(path: Path) -> str | None:
+    """A sheet of the same name beside it, else the bundled library's file of the same
+    folder and name (a sheet copied out of the library imports `../hardware/x.yaml`)."""
     from supersheet.engine.base.diagnostics import did_you_mean
     if path.parent.is_dir():
-        return did_you_mean(path.name, [p.name for p in path.parent.glob("*.yaml")])
+        near = did_you_mean(path.name, [p.name for p in path.parent.glob("*.yaml")])
+        if near:
+            return near
+    tail = Path(os.path.normpath(path)).parts[-2:]
+    if ".." not in tail and (bundled_library().joinpath(*tail)).is_file():
+        return f"the bundled library has {'/'.join(tail)}: import it as {BUNDLED}:{'/'.join(tail)}"
     return None
 
 

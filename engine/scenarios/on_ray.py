@@ -98,7 +98,7 @@ def _ray() -> Any:
 def session(address: str | None = None) -> Iterator[None]:
     """A runtime for one command: started (or attached) here and shut down at the end,
     even on Ctrl+C; a runtime already up (a test's) is left as it is."""
-    import ray
+    ray = _ray()
     if ray.is_initialized():
         yield
         return

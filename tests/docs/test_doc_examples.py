@@ -1,15 +1,18 @@
 """Every command example in README.md, sheets/README.md and docs/*.md runs.
 
-Conventions (documented in README.md, "Examples that run"):
+Conventions (documented in README.md, "Set up and run"):
 * a fenced `yaml` block whose first line is `# NAME.yaml` is written to NAME.yaml
-  in a scratch folder, beside a `sheets` link to the library, where the
-  commands then run;
+  in a scratch folder outside this repository (no git work tree, no link to
+  `sheets/`: the examples name the bundled library as `supersheet:PATH`, so they
+  work from any folder), where the commands then run;
 * in `console`, `sh` and `shell` blocks, each line `supersheet …` or
   `$ supersheet …` (with `\\` continuations) is run in-process and must exit 0
   with no internal error; `diff` may exit 1 (a difference is its answer);
 * in a `console` block, lines after a `$ ` command up to the next `$ ` are its
   shown output: each must appear in what the command printed.
-Commands that need a terminal (`edit`), a Ray runtime (`--on ray`, covered by
+Commands about this repository itself (git revisions of its sheets, the
+conformance cases beside it) run at the repository's root. Commands that need a
+terminal (`edit`), a Ray runtime (`--on ray`, covered by
 tests/engine/test_on_ray.py) or a git revision the clone may lack are listed
 with their reason, not run.
 """
@@ -98,8 +101,15 @@ def _not_run(argv: list[str]) -> str | None:
     return f"this clone has no revision {missing[0]}" if missing else None
 
 
+def _about_this_repository(argv: list[str]) -> bool:
+    """Examples that compare this repository's revisions or read the conformance cases beside it."""
+    return argv[0] == "diff" or any(a.startswith("../shared/") for a in argv)
+
+
 def test_the_docs_have_examples_and_sheets():
     assert len(EXAMPLES) >= 10 and "hbm-read.yaml" in FILES
+    outside = [e for e in EXAMPLES if not _about_this_repository(e.argv) and not _not_run(e.argv)]
+    assert len(outside) >= 6, [e.id for e in outside]      # most examples run from a folder outside it
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.id for e in EXAMPLES])
@@ -107,14 +117,15 @@ def test_doc_example_runs(example: Example, run_cli, tmp_path, monkeypatch):
     reason = _not_run(example.argv)
     if reason:
         pytest.skip(reason)
-    uses_scratch = any(name in " ".join(example.argv) for name in FILES)
-    if uses_scratch:
-        for name, text in FILES.items():
-            (tmp_path / name).write_text(text, encoding="utf-8")
-        (tmp_path / "sheets").symlink_to(REPO / "sheets")
-        monkeypatch.chdir(tmp_path)
-    else:
+    if _about_this_repository(example.argv):
         monkeypatch.chdir(REPO)
+    else:
+        scratch = tmp_path / "scratch"       # outside this repository and any git work tree
+        scratch.mkdir()
+        for name, text in FILES.items():
+            (scratch / name).write_text(text, encoding="utf-8")
+        assert not any((folder / ".git").exists() for folder in (scratch, *scratch.parents))
+        monkeypatch.chdir(scratch)
     argv = [str(tmp_path / a) if a.startswith("out") else a for a in example.argv]   # outputs go to scratch
     result = run_cli(*argv)
     allowed = {0, 1} if argv[0] == "diff" else {0}

@@ -171,3 +171,25 @@ def test_the_bundled_library_is_found_through_importlib_resources():
     from importlib.resources import files
     assert proj.bundled_library() == Path(str(files("supersheet.sheets"))).resolve()
     assert (proj.bundled_library() / "hardware" / "h100-sxm.yaml").is_file()
+
+
+def test_a_sheet_copied_out_of_the_library_is_told_the_library_name_of_each_import(tmp_path, run_cli):
+    copy = tmp_path / "q7.yaml"
+    copy.write_text((REPO / "sheets" / "questions" / "q7-two-batch-overlap.yaml").read_text())
+    result = run_cli("check", str(copy))
+    assert result.code == 2
+    assert "hint: the bundled library has models/deepseek-v3.yaml: import it as supersheet:models/deepseek-v3.yaml" \
+        in result.err
+    assert "import it as supersheet:hardware/h100-sxm.yaml" in result.err
+    fixed = copy.read_text().replace("../models/", "supersheet:models/").replace("../hardware/", "supersheet:hardware/")
+    copy.write_text(fixed)
+    assert run_cli("test", str(copy)).code == 0
+
+
+def test_the_python_api_loads_a_library_file_by_name(tmp_path, monkeypatch):
+    import supersheet as ss
+    monkeypatch.chdir(tmp_path)
+    sheet = ss.load("supersheet:hardware/h100-sxm.yaml")
+    assert sheet.quantity("hbm_capacity").to("GB").magnitude == 80
+    with pytest.raises(ss.RequestError, match="no library is named 'nosuch'"):
+        ss.load("nosuch:hardware/h100-sxm.yaml")
