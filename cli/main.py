@@ -291,6 +291,13 @@ COMMANDS: dict[str, cli_parser.Command] = {
         'Evaluate one formula, e.g. supersheet calc "470.2 GB -> GiB" or '
         'supersheet calc "2 * 94 * 4 * 128 * 2 B -> KiB".',
         cli_parser.calc_options),
+    "edit": (_edit, "edit a sheet in the terminal UI",
+        "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
+        "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "
+        "value that changed shows its old value and the change. Ctrl+S saves (comments and layout "
+        "kept), Ctrl+Z/Ctrl+Y undo/redo, ? shows every key. Without SHEET, opens the bundled running "
+        "example (sheets/supernodes/6.1.2-running-example.yaml).",
+        cli_parser.edit_options),
     "init": (cli_init.init, "make a folder a project: supersheet.toml and git's diff drivers",
         "Write DIR/supersheet.toml (the project root: its sheets import each other across folders; "
         "[libraries] names more libraries beside supersheet:), add '*.yaml diff=supersheet' to "
@@ -299,13 +306,6 @@ COMMANDS: dict[str, cli_parser.Command] = {
         "on PATH (`git difftool -t supersheet` compares with `supersheet diff`). An existing file is kept. "
         "--print shows what would be written and changes nothing.",
         cli_init.init_options),
-    "edit": (_edit, "edit a sheet in the terminal UI",
-        "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
-        "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "
-        "value that changed shows its old value and the change. Ctrl+S saves (comments and layout "
-        "kept), Ctrl+Z/Ctrl+Y undo/redo, ? shows every key. Without SHEET, opens the bundled running "
-        "example (sheets/supernodes/6.1.2-running-example.yaml).",
-        cli_parser.edit_options),
 }
 
 
