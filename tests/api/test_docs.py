@@ -17,12 +17,14 @@ def python_blocks() -> list[str]:
 def test_the_three_line_notebook_example_sweeps_the_running_example():
     block = python_blocks()[0]
     assert len(block.strip().splitlines()) == 3
-    probe = block + "print(df.height); print(df.columns)\n"
+    probe = block + "print(df.height); print(df.columns); print(df['max_sessions'].to_list())\n"
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    height, columns = result.stdout.strip().splitlines()
+    height, columns, sessions = result.stdout.strip().splitlines()
     assert height == "12"
-    assert columns == "['cards', 'context', 'max_sessions', 'outside [assumptions]']"
+    assert columns == "['cards', 'context', 'max_sessions']"
+    # one card cannot hold the 470 GB of weights: no session, never a negative count
+    assert sessions == str([0.0] * 6 + [95.0, 47.0, 23.0, 11.0, 5.0, 2.0])
 
 
 def test_the_readme_points_to_the_python_doc():
