@@ -38,6 +38,13 @@ def rows(app: SupersheetApp) -> list[str]:
     return [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
 
 
+def expect_line(text: str, name: str) -> int:
+    """The line of `name`'s entry under the top-level `expect:` (1-based)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("expect:"))
+    return next(i for i, line in enumerate(lines[start:], start) if line.startswith(f"  {name}:")) + 1
+
+
 async def test_delete_offers_to_take_the_expectations_about_the_cell_in_the_same_undo_step(library: Path) -> None:
     path = library / Q9
     before = path.read_text(encoding="utf-8")
@@ -47,7 +54,7 @@ async def test_delete_offers_to_take_the_expectations_about_the_cell_in_the_same
         await pilot.press("delete")
         dialog = app.screen
         assert isinstance(dialog, ChoiceScreen) and dialog.focused.id == "answer-cancel"
-        assert "expect: skew_after (line 103)" in dialog.message
+        assert f"expect: skew_after (line {expect_line(before, 'skew_after')})" in dialog.message
         assert [c for c, _ in dialog.choices] == ["cancel", "delete_expectations", "delete"]
         await pilot.press("down", "enter")
         await pilot.pause()
@@ -80,7 +87,7 @@ async def test_del_on_the_diagnostic_of_a_stale_expectation_removes_the_entry(li
         await pilot.pause()
         assert app.document.diagnostics == []
         assert not any("skew_after" in row for row in rows(app))
-        assert "removed expect: skew_after (line 102)" in str(app.query_one("#status").render())
+        assert f"removed expect: skew_after (line {expect_line(before, 'skew_after') - 1})" in str(app.query_one("#status").render())
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert codes(app.document) == [("E-NAME", "expectation names unknown cell 'skew_after'")]

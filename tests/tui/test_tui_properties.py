@@ -161,6 +161,8 @@ async def test_escape_leaves_the_properties_unchanged(library: Path) -> None:
         assert isinstance(app.screen, ImportedPropertiesScreen)   # an imported cell: its value only
         await pilot.press("escape")
         await pilot.pause()
+    app = SupersheetApp(library / "supernodes" / "6.4.2-ring-vs-tree.yaml", watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
         app.go_to("within_one_server")
         await pilot.press("ctrl+e")                   # an assumption has none: refused, said
         assert app.screen is app.screen_stack[0] and "is an assumption" in str(app.query_one("#status").render())
