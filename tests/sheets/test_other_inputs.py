@@ -363,3 +363,40 @@ def test_supernode_size_has_no_negative_sessions() -> None:
     v = evaluate("supernodes/6.7.4-supernode-size.yaml", supernode="4")
     assert 9.5 + 491.9 / 4 + 2 * 2 ** 30 / 1e9 > 80          # the weights alone overfill the card
     assert value(v, "sessions_per_card") == 0 and v["weights_fit"] is False
+
+
+def test_decode_step_is_the_longer_of_reads_and_matrix_work() -> None:
+    """Eq. (6-2) per card: on a chip 200x slower at matrix work the step is compute-bound."""
+    v = evaluate("supernodes/6.2.2-qwen3-32b-decode-step.yaml", tp="4", **{"hgx.bf16_flops": "5 TFLOP/s"})
+    rest, kv_proj, kv = qwen3_32b_step_bytes(8, 131064)
+    flops = 2 * (rest + kv_proj) / 2 + 4 * 64 * 128 * 64 * (131064 + 1)   # 2 per weight, QK^T and PV
+    read_s = (rest / 4 + (kv_proj + kv) / 4) / 3350e9
+    assert flops / 5e12 / 4 > read_s
+    assert value(v, "local_per_card", "ms") == pytest.approx(flops / 5e12 / 4 * 1e3, rel=1e-6)
+    assert v["memory_bound"] is False
+
+
+@pytest.mark.parametrize("cards", [1, 3, 4, 7, 6])
+def test_uneven_splits_are_the_busiest_cards(cards: int) -> None:
+    ffn = evaluate("supernodes/6.2.2-ffn-four-way-split.yaml", cards=str(cards))
+    columns = -(-25600 // cards)
+    assert value(ffn, "slice") == columns
+    assert value(ffn, "card_bytes", "B") == pytest.approx(3 * 5120 * columns * 2)
+    seq = evaluate("supernodes/6.2.3-sequence-parallel-activation.yaml", cards=str(cards), seq="8191")
+    rows = -(-8191 // cards)
+    assert value(seq, "shard_rows") == rows
+    assert value(seq, "per_card_sharded", "B") == pytest.approx(rows * 4096 * 2)
+    assert value(seq, "total_sharded", "B") == pytest.approx(8191 * 4096 * 2)
+
+
+def test_zero_tokens_and_zero_in_flight_are_zeros() -> None:
+    prefill = evaluate("supernodes/6.1.3-prefill-vs-decode.yaml", tokens="0")
+    for cell in ("selected_experts", "expert_read", "read_time", "expert_flops", "call_time", "hidden_bytes"):
+        assert value(prefill, cell) == 0, cell
+    window = evaluate("supernodes/6.6.2-in-flight-bandwidth.yaml", in_flight="0")
+    assert value(window, "window_bandwidth", "GB/s") == 0 and value(window, "usable_bandwidth", "GB/s") == 0
+    from supersheet.engine.expect.assume import violations
+    for sheet, inputs in (("supernodes/6.1.3-prefill-vs-decode.yaml", {"tokens": "0"}),
+                          ("supernodes/6.6.2-in-flight-bandwidth.yaml", {"in_flight": "0"})):
+        workbook = open_workbook(SHEETS / sheet, cell_overrides=inputs)
+        assert violations(workbook, workbook.evaluate()) == []
