@@ -400,3 +400,14 @@ def test_zero_tokens_and_zero_in_flight_are_zeros() -> None:
                           ("supernodes/6.6.2-in-flight-bandwidth.yaml", {"in_flight": "0"})):
         workbook = open_workbook(SHEETS / sheet, cell_overrides=inputs)
         assert violations(workbook, workbook.evaluate()) == []
+
+
+@pytest.mark.parametrize("cards,ep_cards", [(4, 8), (3, 6), (5, 7), (8, 16)])
+def test_expert_blocks_on_cards_that_do_not_divide_the_experts(cards: int, ep_cards: int) -> None:
+    v = evaluate("supernodes/6.2.6-expert-parallelism.yaml", cards=str(cards), ep_cards=str(ep_cards))
+    block = -(-8 // cards)                          # 8 experts in blocks of whole experts
+    assert value(v, "experts_per_card") == block
+    assert value(v, "card_a") == 1 // block and value(v, "card_b") == 6 // block
+    expert_bytes = 3 * 4096 * 1536 * 2
+    fullest = -(-128 // ep_cards) * 94 * expert_bytes   # Qwen3-235B-A22B: 128 experts in each of 94 layers
+    assert value(v, "experts_per_ep_card", "B") == pytest.approx(fullest)
