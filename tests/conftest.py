@@ -75,3 +75,14 @@ def conformance() -> Path:
     if not CONFORMANCE.is_dir():
         pytest.skip(f"conformance cases not found at {CONFORMANCE} (expected <repo>/../shared/conformance)")
     return CONFORMANCE
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many sheets and comparisons each property of tests/sheets/test_properties.py
+    covered, when it ran."""
+    import sys
+    coverage = sys.modules.get("property_coverage")
+    if coverage is not None and coverage.COVERED:
+        terminalreporter.section("sheet properties: coverage")
+        for line in coverage.lines():
+            terminalreporter.write_line(line)

@@ -1,5 +1,5 @@
 """How many sheets and comparisons each property of test_properties.py covered
-in this session; conftest.py prints it at the end of the run."""
+in this session; tests/conftest.py prints it at the end of the run."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -9,7 +9,7 @@ book's point and at one randomized point inside the sheet's assumptions
 (fixed seed). Each property is parametrised over the sheets that have both
 cells, every parameter asserts that at least one comparison ran, and the
 session prints how many sheets and comparisons each property covered
-(conftest.py). `test_coverage_does_not_shrink` keeps those counts from
+(tests/conftest.py). `test_coverage_does_not_shrink` keeps those counts from
 falling silently when sheets change.
 """
 from __future__ import annotations
