@@ -211,7 +211,18 @@ def _edit(args: argparse.Namespace) -> int:
         from supersheet.tui.app import SupersheetApp  # imported here: the engine never imports textual
     except ImportError as e:
         raise UsageError(f"the terminal UI is not available: {e}") from None
-    return SupersheetApp(path).run() or EXIT_OK
+    return _run_editor(SupersheetApp(path))
+
+
+def _run_editor(app) -> int:
+    """The editor's exit status: 70 when it stopped on an internal error
+    (Textual prints the traceback; the unsaved text is in a recovery file)."""
+    value = app.run()
+    if app.return_code:
+        print("supersheet: the editor stopped on an internal error (a bug in supersheet); your unsaved edits "
+              "are kept and offered when you open the sheet again", file=sys.stderr)
+        return 70
+    return value or EXIT_OK
 
 
 def _edit_new(path: Path) -> int:
@@ -222,7 +233,7 @@ def _edit_new(path: Path) -> int:
         from supersheet.tui.app import SupersheetApp
     except ImportError as e:
         raise UsageError(f"the terminal UI is not available: {e}") from None
-    return SupersheetApp(path, new=True).run() or EXIT_OK
+    return _run_editor(SupersheetApp(path, new=True))
 
 
 def _calc(args: argparse.Namespace) -> int:

@@ -134,6 +134,22 @@ class Document(StructureEdits, SheetView):
                 self.history.mark_saved()
         return result
 
+    def recover(self, text: str, base: str) -> EditResult:
+        """Put a recovery file's unsaved `text`, edited from `base`, in the
+        editor as one step Ctrl+Z takes back (saving writes it). When the file
+        changed on disk since `base`, the edits are merged on top of it, so
+        recovering never reverts those changes; when they touch the same
+        lines, the recovered text is taken whole (the offer's diff shows it)."""
+        before = self.text()
+        target = text
+        if base != before:
+            merged = three_way(base, text, before)
+            target = merged if merged is not None else text
+        self.source.restore(target)
+        result = self.rebuild(FILE, "the recovered edits", target)
+        self.history.push(Step(FILE, "the file on disk", "the recovered edits", text_before=before, text_after=target))
+        return result
+
     # state --------------------------------------------------------------------
     @property
     def dirty(self) -> bool:

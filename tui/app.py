@@ -25,6 +25,7 @@ from .keys import KeyRouting
 from .heap import QuietHeap
 from .keytable import APP_KEYS
 from .panels import PanelActions
+from .recover import RecoveryActions
 from .screens import HelpScreen
 from .structure import StructureActions
 from .widgets.diagnostics import DiagnosticsPanel
@@ -37,7 +38,7 @@ from .widgets.render import value_text, visible_changes
 from .widgets.sweep import SweepView
 
 
-class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App[int]):
+class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, RecoveryActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
@@ -108,6 +109,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
             self.create_sheet()
         else:
             self.load(Document(self.path))
+        self.catch_hangups()
         if self.watch_seconds:
             self.set_interval(self.watch_seconds, self.check_disk)
         self.set_interval(1.0, self.heap.sweep_if_idle)
@@ -144,6 +146,10 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
         # the round-trip YAML is loaded off the UI thread, so the first edit need not wait for it
         self.call_after_refresh(self.in_background, "roundtrip", document.source.warm, lambda _: None)
         self.call_after_refresh(self.heap.freeze)
+        self.call_after_refresh(self.offer_recovery)
+
+    def on_unmount(self) -> None:
+        self.release_hangups()
 
     def update_title(self) -> None:
         document = self.document
@@ -245,6 +251,7 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, App
                         f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")
                         + (f" · {result.note}" if result.note else ""))
         self.call_after_refresh(self.update_title)   # a new title lays out the header: after the values show
+        self.recovery_due()
         if not self.editor.editing:
             self.show_selected(grid.current_key)
         self.verdicts_outdated()

@@ -51,6 +51,7 @@ class FileActions:
             self.notify(f"cannot save: {e}", severity="error")
             return
         self._warned_disk = False
+        self.drop_recovery()
         self.update_title()
         self.set_status(f"saved {document.path}" if wrote else f"{document.path} is unchanged")
         if wrote and wrote.kept:
@@ -109,6 +110,7 @@ class FileActions:
         document = self.document
         if document is None:
             return
+        self.drop_recovery()        # Reload drops the unsaved edits, by the user's choice
         try:
             document.reload()
         except (OSError, UnicodeDecodeError) as e:
@@ -143,6 +145,7 @@ class FileActions:
         """Run `then` now if there is nothing unsaved, else after asking."""
         document = self.document
         if document is None or not document.dirty:
+            self.drop_recovery()
             then()
             return
 
@@ -150,6 +153,7 @@ class FileActions:
             if choice == "save":
                 self.save(then=then)
             elif choice == "discard":
+                self.drop_recovery()
                 then()
         self.push_screen(ChoiceScreen("Unsaved edits",
                                       f"{document.path} has unsaved edits. Save them first?", UNSAVED), answer)

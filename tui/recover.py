@@ -1,0 +1,136 @@
+"""The editor's recovery file (supersheet.editor.recovery): written a few
+seconds after the last unsaved edit, at once when the editor is killed by
+SIGHUP (a dropped ssh session, a closed terminal) or SIGTERM or stops on an
+internal error, removed on save, discard and undo back to the saved text, and
+offered with a diff when the sheet is next opened. A mixin of the app
+(tui/app.py)."""
+from __future__ import annotations
+
+import difflib
+import os
+import signal
+import time
+
+from rich.text import Text
+
+from supersheet.editor import recovery
+
+from .screens import ChoiceScreen
+
+RECOVER_AFTER = 2.0      # seconds after the last edit: typing does not write on every key
+SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+DIFF_LINES = 10          # of the offer's diff (the dialog fits a 30-row terminal); the rest is counted
+DIFF_WIDTH = 64          # the dialog's width inside its border
+
+
+class RecoveryActions:
+    """Mixed into SupersheetApp."""
+
+    _recovery_timer = None
+    _recovery_warned = False
+    _old_handlers: dict = {}
+
+    # writing ---------------------------------------------------------------------
+    def recovery_due(self) -> None:
+        """The text changed: keep it RECOVER_AFTER seconds after the last change."""
+        if self._recovery_timer is not None:
+            self._recovery_timer.stop()
+        self._recovery_timer = self.set_timer(RECOVER_AFTER, self.write_recovery)
+
+    def write_recovery(self) -> None:
+        """Keep the unsaved text now (nothing unsaved: remove the recovery file)."""
+        document = self.document
+        if document is None:
+            return
+        try:
+            if not document.dirty:
+                recovery.remove(document.path)
+                return
+            recovery.write(document.path, document.text(), document.source.original)
+        except OSError as e:
+            if not self._recovery_warned:
+                self._recovery_warned = True
+                self.notify(f"cannot keep a recovery file: {e}", severity="warning")
+
+    def drop_recovery(self) -> None:
+        """The edits were saved or discarded: no recovery file."""
+        if self._recovery_timer is not None:
+            self._recovery_timer.stop()
+            self._recovery_timer = None
+        if self.document is not None:
+            try:
+                recovery.remove(self.document.path)
+            except OSError:
+                pass
+
+    # leaving without asking --------------------------------------------------------
+    def catch_hangups(self) -> None:
+        """SIGHUP and SIGTERM keep the unsaved text before the editor goes."""
+        for number in SIGNALS:
+            try:
+                self._old_handlers[number] = signal.signal(number, self._killed)
+            except ValueError:      # not the main thread (an embedding program): its signals are its own
+                return
+
+    def release_hangups(self) -> None:
+        for number, handler in self._old_handlers.items():
+            signal.signal(number, handler)
+        self._old_handlers = {}
+
+    def _killed(self, number: int, frame) -> None:
+        self.write_recovery()
+        self.release_hangups()
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)        # and die of it, as before
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An internal error ends the app (Textual's rule): keep the unsaved text first."""
+        try:
+            self.write_recovery()
+        except Exception:  # noqa: BLE001 - the error being handled is the one to report
+            pass
+        super()._handle_exception(error)
+
+    # offering ----------------------------------------------------------------------
+    def offer_recovery(self) -> None:
+        """A recovery file of the opened sheet: offer it, with its diff against the file."""
+        document = self.document
+        if document is None:
+            return
+        found = recovery.find(document.path)
+        if found is None:
+            return
+        if found.text == document.text():
+            recovery.remove(document.path)      # nothing it would bring back
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "recover" and self.document is document:
+                result = document.recover(found.text, found.base)
+                self.after_edit(result, "recovered the unsaved edits (Ctrl+Z takes them back; Ctrl+S saves them)")
+            elif choice == "discard":
+                recovery.remove(document.path)
+                self.set_status("recovery file discarded")
+        self.push_screen(ChoiceScreen("Unsaved edits were recovered", recovery_message(document, found),
+                                      [("recover", "Recover them"), ("discard", "Discard them")]), answer)
+
+
+def recovery_message(document, found: recovery.Recovery) -> Text:
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(found.written))
+    text = Text(f"{document.path.name} has unsaved edits from {when} (process {found.pid}"
+                + (", still running: another editor has it open" if found.writer_running() else "")
+                + "). Esc decides later; the next edit replaces them.\n\n")
+    text.append_text(diff_text(document.text(), found.text))
+    return text
+
+
+def diff_text(disk: str, recovered: str) -> Text:
+    lines = list(difflib.unified_diff(disk.splitlines(), recovered.splitlines(), "file on disk", "recovered",
+                                      n=1, lineterm=""))
+    text = Text()
+    for line in lines[:DIFF_LINES]:
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        text.append((line if len(line) <= DIFF_WIDTH else line[:DIFF_WIDTH - 1] + "…") + "\n", style=style)
+    if len(lines) > DIFF_LINES:
+        text.append(f"… {len(lines) - DIFF_LINES} more lines\n", style="dim")
+    return text
