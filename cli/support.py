@@ -67,8 +67,9 @@ def loading_options(p: argparse.ArgumentParser) -> None:
     """The sheet root and the load limits: every command that reads sheets takes them."""
     from supersheet.loading import Limits
     p.add_argument("--allow-path", dest="allow_paths", metavar="DIR", action="append", default=[],
-                   help="also let imports read sheets under DIR (outside the sheet root: the git work tree of "
-                        "the sheet, or its folder, and the bundled library); repeatable")
+                   help="also let imports read sheets under DIR (outside the sheet root: the sheet's project - "
+                        "the folder of its supersheet.toml, else its git work tree, else the current folder if "
+                        "it holds the sheet, else the sheet's folder - and its libraries); repeatable")
     group = p.add_argument_group("limits (see docs/security.md)")
     defaults = Limits()
     for name, text in LIMIT_HELP.items():

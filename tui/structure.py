@@ -244,7 +244,10 @@ class StructureActions:
         own cell of that name, which replaces the base's) — and the offer to open that
         sheet at the cell. Nothing is ever written to that file from here."""
         document = self.document
-        shown = os.path.relpath(path, document.path.parent)
+        from supersheet.loading import shown_path
+        shown = shown_path(path)           # a library file by its name (supersheet:…), not where it is installed
+        if shown == str(path):
+            shown = os.path.relpath(path, document.path.parent)
         where = f"{shown} (as {name})"
         properties = document.home_properties(key)
         reason = document.editable(key)

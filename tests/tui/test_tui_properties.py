@@ -310,3 +310,20 @@ async def test_a_long_doc_does_not_push_the_value_or_the_button_off_an_80x24_scr
         await pilot.pause()
         button = screen.query_one("#answer-open")
         assert screen.focused is button and dialog.region.contains_region(button.region)
+
+
+async def test_a_cell_of_the_bundled_library_is_named_by_its_library_name(tmp_path: Path) -> None:
+    """A sheet of one's own imports `supersheet:hardware/h100-sxm.yaml`: Ctrl+E on its cell says
+    where it is written by the library name (format 10.1), not by where supersheet is installed."""
+    from supersheet.engine.base.project import bundled_library
+    sheet = tmp_path / "plan.yaml"
+    sheet.write_text("use:\n  gpu: supersheet:hardware/h100-sxm.yaml\ncells:\n  weights: 58.96 GB\n"
+                     "  t: = weights / gpu.hbm_bandwidth -> ms\n", encoding="utf-8")
+    app = SupersheetApp(sheet, watch_seconds=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.go_to("gpu.hbm_capacity")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert isinstance(app.screen, ImportedPropertiesScreen)
+        assert app.screen.where == "supersheet:hardware/h100-sxm.yaml (as hbm_capacity)"
+        assert str(bundled_library()) not in app.screen.where
