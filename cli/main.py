@@ -225,6 +225,19 @@ def _run_editor(app) -> int:
     return value or EXIT_OK
 
 
+def _lsp(args: argparse.Namespace) -> int:
+    try:
+        from supersheet.lsp.server import serve   # imported here: pygls only for this command
+    except ImportError as e:
+        raise UsageError(f"the language server is not available: {e}") from None
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        own = version("supersheet")
+    except PackageNotFoundError:
+        own = "0"
+    return serve(own)
+
+
 def _edit_new(path: Path) -> int:
     """`edit NEW.yaml`: the editor asks for a title and creates the sheet with one starter cell."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -317,6 +330,11 @@ COMMANDS: dict[str, cli_parser.Command] = {
         "on PATH (`git difftool -t supersheet` compares with `supersheet diff`). An existing file is kept. "
         "--print shows what would be written and changes nothing.",
         cli_init.init_options),
+    "lsp": (_lsp, "a language server for editors (LSP over stdio)",
+        "Serve the Language Server Protocol on stdin/stdout for VS Code, Neovim, Helix, Zed, Emacs: "
+        "diagnostics as you type, each cell's value at the end of its line, hover, go to definition, "
+        "references, rename, completion and quick fixes. Set-up for each editor: docs/editors.md.",
+        cli_parser.lsp_options),
 }
 
 

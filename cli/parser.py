@@ -144,6 +144,11 @@ def edit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("sheet", metavar="SHEET", type=sheet_argument, nargs="?", help="the sheet (a YAML file); default: the running example")
 
 
+def lsp_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only transport; "
+                   "accepted because editors pass it)")
+
+
 def on_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--on", choices=("local", "ray"), default="local",
                    help=f"where to evaluate: this process (local, the default) or Ray: {what}")

@@ -44,7 +44,18 @@ class Update:
     problem: str = ""
 
 
-def plan(path: Path, old: str, new: str) -> list[Update]:
+@dataclass(frozen=True)
+class Naming:
+    """Another sheet that names a cell of the sheet: its text, its document, and
+    each way it names the cell (`Target`) with why (`imports it as hgx`)."""
+
+    path: Path
+    text: str
+    document: Any
+    targets: dict[Target, str]
+
+
+def namings(path: Path, old: str) -> list[Naming]:
     """Every other sheet of the sheet root that names `old` of the sheet at `path`:
     importing it, extending it, or extending a sheet that does (imports are inherited)."""
     target = path.resolve()
@@ -67,19 +78,25 @@ def plan(path: Path, old: str, new: str) -> list[Update]:
                     grew = True
                     if reference.alias is None:
                         bare.add(sheet)
+    return sorted((Naming(sheet, texts[sheet], documents[sheet], references)
+                   for sheet, references in found.items() if references), key=lambda n: n.path)
+
+
+def plan(path: Path, old: str, new: str) -> list[Update]:
+    """How every other sheet that names `old` of the sheet at `path` reads with it renamed `new`."""
     updates = []
-    for sheet, references in found.items():
-        text = after = texts[sheet]
+    for naming in namings(path, old):
+        text = after = naming.text
+        how = "; ".join(naming.targets.values())
         try:
-            for reference in references:
-                after = rename_references(after, reference, new,
-                                          document=documents[sheet] if after == text else None)
+            for reference in naming.targets:
+                after = rename_references(after, reference, new, document=naming.document if after == text else None)
         except StructureError as e:
-            updates.append(Update(sheet, "; ".join(references.values()), text, None, str(e)))
+            updates.append(Update(naming.path, how, text, None, str(e)))
             continue
         if after != text:
-            updates.append(Update(sheet, "; ".join(references.values()), text, after))
-    return sorted(updates, key=lambda u: u.path)
+            updates.append(Update(naming.path, how, text, after))
+    return updates
 
 
 def apply(updates: list[Update]) -> tuple[list[Path], list[str]]:

@@ -82,6 +82,15 @@ def rename_references(text: str, target: Target, new: str, own: bool = False, do
     sheet (bare names; an override in `cells:` is renamed too) or imports it
     (`target.alias`: `alias.old` in formulas and keys, `old` among the alias's `set:`).
     `document`: `text` already loaded (with positions), to spare loading it again."""
+    out = text.split("\n")
+    for line, col, length in sorted(set(reference_edits(text, target, own, document)), reverse=True):
+        out[line] = out[line][:col] + new + out[line][col + length:]
+    return "\n".join(out)
+
+
+def reference_edits(text: str, target: Target, own: bool = False, document: Any = None) -> list[Edit]:
+    """Where `text` names `target` (as `rename_references` reads it): each place's 0-based
+    line, column and length — what a rename replaces, what "find references" lists."""
     if document is None:
         document = make_yaml(2, 0).load(text)
     lines = text.split("\n")
@@ -90,7 +99,7 @@ def rename_references(text: str, target: Target, new: str, own: bool = False, do
     if own and (not isinstance(cells, CommentedMap) or target.old not in cells):
         raise StructureError(f"{target.old!r} is not a cell of this sheet's cells:")
     if not isinstance(document, CommentedMap):
-        return text
+        return edits
     for key, value in document.items():
         if key == "cells" and isinstance(value, CommentedMap):
             edits += _cells(lines, value, target)
@@ -98,10 +107,7 @@ def rename_references(text: str, target: Target, new: str, own: bool = False, do
             edits += _section(lines, value, target, keys=key not in NAMED_ENTRIES)
         elif key == "use":
             edits += _imports(lines, value, target)
-    out = lines[:]
-    for line, col, length in sorted(set(edits), reverse=True):
-        out[line] = out[line][:col] + new + out[line][col + length:]
-    return "\n".join(out)
+    return sorted(set(edits))
 
 
 def references(text: str, name: str) -> list[tuple[str, int]]:

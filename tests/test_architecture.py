@@ -41,7 +41,7 @@ def test_the_wheel_adds_only_supersheet_to_site_packages(site_packages: Path) ->
     names = {p.name for p in site_packages.iterdir()}
     assert {n for n in names if not n.endswith(".dist-info")} == {"supersheet"}
     package = site_packages / "supersheet"
-    for part in ("engine", "cli", "editor", "units", "tui", "sheets"):
+    for part in ("engine", "cli", "editor", "lsp", "units", "tui", "sheets"):
         assert (package / part).is_dir(), part
     assert (package / "units" / "definitions.txt").is_file() and (package / "tui" / "app.tcss").is_file()
     assert (package / "sheets" / "supernodes" / "6.1.2-running-example.yaml").is_file()
