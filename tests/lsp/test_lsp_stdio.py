@@ -233,3 +233,30 @@ def test_an_edit_in_an_open_import_moves_the_importers_values(project: Path) -> 
     before, after = run(go())
     assert before[4] == "⟶ 0.2985 ms" and after[4] == "⟶ 0.1493 ms"
     assert "3350" in hw.read_text()          # nothing was written
+
+
+def test_definition_into_the_bundled_library_by_name(project: Path) -> None:
+    plan = project / "lib-plan.yaml"
+    plan.write_text("title: plan\nuse:\n  gpu: supersheet:hardware/h100-sxm.yaml\ncells:\n"
+                    "  t: = 1 GB / gpu.hbm_bandwidth -> ms\n")
+    col = len("  t: = 1 GB / gpu.h")
+
+    async def go():
+        client = Client()
+        await client.start(project)
+        try:
+            uri = await client.open(plan)
+            at = dict(text_document=T.TextDocumentIdentifier(uri), position=T.Position(4, col))
+            hover = await client.lsp.text_document_hover_async(T.HoverParams(**at))
+            definition = await client.lsp.text_document_definition_async(T.DefinitionParams(**at))
+            hints = await client.hints(uri)
+            return client.diagnostics[uri], hover, definition, hints
+        finally:
+            await client.stop()
+    diagnostics, hover, definition, hints = run(go())
+    assert not diagnostics and hints[4] == "⟶ 0.2985 ms"
+    target = Path(definition.uri.removeprefix("file://"))
+    assert target.name == "h100-sxm.yaml" and target.is_file() and not target.is_relative_to(project)
+    line = target.read_text().splitlines()[definition.range.start.line]
+    assert line.strip().startswith("hbm_bandwidth:")
+    assert "supersheet:hardware/h100-sxm.yaml" in hover.contents.value       # named, not by its install path
