@@ -2,6 +2,7 @@
 supersheet.toml. Every sheet here lives in a temporary folder outside this repository."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import zipfile
 from pathlib import Path
@@ -193,3 +194,31 @@ def test_the_python_api_loads_a_library_file_by_name(tmp_path, monkeypatch):
     assert sheet.quantity("hbm_capacity").to("GB").magnitude == 80
     with pytest.raises(ss.RequestError, match="no library is named 'nosuch'"):
         ss.load("nosuch:hardware/h100-sxm.yaml")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_diff_rev_and_textconv_resolve_library_names_alike_on_both_sides(tmp_path, run_cli, monkeypatch):
+    """The old revision is materialised in a temporary folder: `supersheet:` is still the bundled
+    library there, and a project library outside the repository is still that folder."""
+    repo, team = tmp_path / "repo", tmp_path / "capacity-sheets"
+    _write(team / "card.yaml", "cells:\n  hbm_bandwidth: 2000 GB/s\n")
+    _write(repo / "supersheet.toml", '[libraries]\nteam = "../capacity-sheets"\n')
+    plan = _write(repo / "plans" / "plan.yaml",
+                  "use:\n  mine: team:card.yaml\n  gpu: supersheet:hardware/h100-sxm.yaml\ncells:\n"
+                  "  weights: 58.96 GB\n  mine_time: = weights / mine.hbm_bandwidth -> ms\n"
+                  "  h100_time: = weights / gpu.hbm_bandwidth -> ms\n")
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "plan"], cwd=repo, check=True)
+    plan.write_text(plan.read_text().replace("58.96 GB", "117.92 GB"))
+    monkeypatch.chdir(repo)
+    result = run_cli("diff", "--rev")
+    assert result.code == 1, result.output
+    assert "mine_time: 29.48 ms → 58.96 ms" in result.out and "h100_time: 17.6 ms → 35.2 ms" in result.out, \
+        result.output
+    old = tmp_path / "old-plan.yaml"
+    old.write_text(subprocess.run(["git", "show", "HEAD:plans/plan.yaml"], cwd=repo, capture_output=True,
+                                  text=True, check=True).stdout)
+    converted = run_cli("textconv", str(old))
+    assert converted.code == 0 and "29.48 ms" in converted.out and "17.6 ms" in converted.out, converted.output
