@@ -43,7 +43,9 @@ LIMIT_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Limits)}
 _lock = threading.Lock()
 _bundled: Path | None = None
 _configs: dict[Path, tuple[tuple[int, int], "Config"]] = {}   # supersheet.toml -> (its stat, what it says)
-_trees: dict[Path, Path] = {}      # a revision materialised in a temporary folder -> the work tree it copies
+# A revision or a bundle materialised in a temporary folder -> the work tree it copies, and the
+# libraries its sheets name when they are given (a Ray worker's copy of the driver's files).
+_trees: dict[Path, tuple[Path, dict[str, Path] | None]] = {}
 
 
 @dataclass(frozen=True)
@@ -135,11 +137,13 @@ def _materialised(library) -> Path:
     return Path(os.path.realpath(folder))
 
 
-def register_tree(folder: Path, origin: Path | None = None) -> None:
+def register_tree(folder: Path, origin: Path | None = None, libraries: dict[str, Path] | None = None) -> None:
     """A revision materialised under `folder` (diff --rev, textconv): its sheets are rooted
-    there, and a library its supersheet.toml names outside it is read from `origin`'s."""
+    there, and a library its supersheet.toml names outside it is read from `origin`'s.
+    `libraries` (a worker's copy of the driver's files) replace the libraries found here."""
     with _lock:
-        _trees[_real(folder)] = _real(origin) if origin is not None else _real(folder)
+        _trees[_real(folder)] = (_real(origin) if origin is not None else _real(folder),
+                                 {name: _real(path) for name, path in libraries.items()} if libraries else None)
 
 
 def unregister_tree(folder: Path) -> None:
@@ -152,7 +156,9 @@ def project_for(sheet: Path, cwd: Path | None = None) -> Project:
     sheet = _real(sheet)
     folder = sheet.parent
     with _lock:
-        tree = next(((t, o) for t, o in sorted(_trees.items()) if sheet.is_relative_to(t)), None)
+        found = next(((t, o) for t, o in sorted(_trees.items()) if sheet.is_relative_to(t)), None)
+    tree = (found[0], found[1][0]) if found else None
+    given = found[1][1] if found else None
     top = tree[0] if tree else None
     config_file = _nearest_config(folder, top)
     if config_file is not None:
@@ -163,7 +169,7 @@ def project_for(sheet: Path, cwd: Path | None = None) -> Project:
         here = _real(cwd or Path.cwd())
         root = git_work_tree(folder) or (here if sheet.is_relative_to(here) else folder)
     config = _config(config_file, tree) if config_file is not None else Config()
-    libraries = {BUNDLED: bundled_library(), **config.libraries}
+    libraries = dict(given) if given is not None else {BUNDLED: bundled_library(), **config.libraries}
     return Project(root, config_file, libraries, config.allow, config.limits, config.problems)
 
 

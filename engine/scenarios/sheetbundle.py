@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from supersheet.engine.base.project import library_name
 from supersheet.engine.workbook import Workbook, open_workbook
 
 
@@ -22,6 +23,7 @@ class SheetBundle:
     texts: dict[str, str] = field(default_factory=dict)   # absolute path -> file text
     cwd: str = "/"                                        # the driver's working directory (relative import-axis paths)
     limits: dict[str, int] = field(default_factory=dict)  # the driver's load limits (--max-file-size ...)
+    libraries: dict[str, str] = field(default_factory=dict)  # library name -> its folder on the driver (format 10.1)
 
     @staticmethod
     def of(workbooks: list[Workbook]) -> "SheetBundle":
@@ -33,7 +35,10 @@ class SheetBundle:
         from dataclasses import asdict
 
         from supersheet.engine.base.limits import current_limits
-        return SheetBundle(os.path.abspath(workbooks[0].model.path), texts, os.getcwd(), asdict(current_limits()))
+        from supersheet.engine.base.sheetroot import root_for
+        sheet = os.path.abspath(workbooks[0].model.path)
+        libraries = {name: str(folder) for name, folder in root_for(Path(sheet)).project.libraries.items()}
+        return SheetBundle(sheet, texts, os.getcwd(), asdict(current_limits()), libraries)
 
 
 class Materialized:
@@ -45,9 +50,13 @@ class Materialized:
         self._dir = tempfile.TemporaryDirectory(prefix="supersheet-bundle-")
         self.cwd = bundle.cwd
         set_limits(**bundle.limits)
-        # The driver checked that every file is inside its sheet root; here the copy is the root.
-        register_tree(Path(self._dir.name))
+        # The driver checked that every file is inside its sheet root; here the copy is the root, and a
+        # library name (supersheet:…) names the copy of the driver's library (a worker need not have one).
         self.root = Path(self._dir.name)
+        libraries = {name: self.locate(folder) for name, folder in bundle.libraries.items()}
+        for folder in libraries.values():
+            folder.mkdir(parents=True, exist_ok=True)
+        register_tree(self.root, libraries=libraries or None)
         for path, text in bundle.texts.items():
             target = self.locate(path)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -55,7 +64,10 @@ class Materialized:
         self.sheet = self.locate(bundle.sheet)
 
     def locate(self, path: str) -> Path:
-        """Where a driver path (relative to the driver's working directory) lives in this copy."""
+        """Where a driver path (relative to the driver's working directory) lives in this copy;
+        a path by library name stays one (it resolves to the copy of that library)."""
+        if library_name(path) is not None:
+            return Path(path)
         return self.root / os.path.normpath(os.path.join(self.cwd, path)).lstrip(os.sep)
 
     def open(self) -> Workbook:

@@ -222,3 +222,24 @@ def test_diff_rev_and_textconv_resolve_library_names_alike_on_both_sides(tmp_pat
                                   text=True, check=True).stdout)
     converted = run_cli("textconv", str(old))
     assert converted.code == 0 and "29.48 ms" in converted.out and "17.6 ms" in converted.out, converted.output
+
+
+def test_a_worker_s_copy_resolves_library_names_to_the_driver_s_library(tmp_path, monkeypatch):
+    """Ray tasks compile the sheet from a bundle of the driver's files; a worker need not have
+    the library installed: `supersheet:` names the copy of the driver's library."""
+    from supersheet.engine.scenarios.sheetbundle import Materialized, SheetBundle
+    sheet = _plan(tmp_path, f"  gpu: {H100}\n")
+    h100 = open_workbook(sheet)
+    h200 = open_workbook(sheet, import_overrides={"gpu": "supersheet:hardware/h200.yaml"})
+    bundle = SheetBundle.of([h100, h200])
+    assert bundle.libraries == {"supersheet": str(proj.bundled_library())}
+
+    def missing():
+        raise ModuleNotFoundError("No module named 'supersheet.sheets'")
+    monkeypatch.setattr(proj, "bundled_library", missing)       # a worker without the library
+    with Materialized(bundle) as copy:
+        for overrides, expected in (({}, 17.6), ({"gpu": copy.locate("supersheet:hardware/h200.yaml")}, 12.28)):
+            workbook = open_workbook(copy.sheet, import_overrides={k: str(v) for k, v in overrides.items()})
+            assert workbook.ok, workbook.diagnostics
+            seconds = float(workbook.evaluate().values[workbook.key_for("read_time")])   # base unit: s
+            assert abs(seconds * 1000 - expected) < 0.01, (overrides, seconds)
