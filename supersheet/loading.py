@@ -46,9 +46,15 @@ def library_path(text: str | Path, cwd: Path | None = None) -> str:
         return text
     here = Path(cwd or Path.cwd())
     try:
-        return str(project_for(here / "_", here).locate(text, here))
+        located = project_for(here / "_", here).locate(text, here)
     except UnknownLibrary as e:
         raise RequestError(f"{text}: {e} ({e.hint})") from None
+    if not located.exists():       # said as written, not by where the library is installed
+        from supersheet.engine.base.diagnostics import did_you_mean
+        near = did_you_mean(located.name, [p.name for p in located.parent.glob("*.y*ml")]) \
+            if located.parent.is_dir() else None
+        raise RequestError(f"no such file in the library: {text}" + (f" ({near})" if near else ""))
+    return str(located)
 
 
 def find_sheets(paths: Sequence[str | Path]) -> list[Path]:

@@ -243,3 +243,12 @@ def test_a_worker_s_copy_resolves_library_names_to_the_driver_s_library(tmp_path
             assert workbook.ok, workbook.diagnostics
             seconds = float(workbook.evaluate().values[workbook.key_for("read_time")])   # base unit: s
             assert abs(seconds * 1000 - expected) < 0.01, (overrides, seconds)
+
+
+def test_a_missing_library_file_on_the_command_line_is_named_as_written(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("run", "supersheet:hardware/h100-sx.yaml")
+    assert result.code == 2
+    assert "no such file in the library: supersheet:hardware/h100-sx.yaml (did you mean h100-sxm.yaml?)" \
+        in result.err
+    assert str(proj.bundled_library()) not in result.output
