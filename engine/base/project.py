@@ -26,6 +26,7 @@ import atexit
 import os
 import re
 import shutil
+import stat
 import tempfile
 import threading
 from dataclasses import dataclass, field, fields
@@ -160,14 +161,14 @@ def project_for(sheet: Path, cwd: Path | None = None) -> Project:
     tree = (found[0], found[1][0]) if found else None
     given = found[1][1] if found else None
     top = tree[0] if tree else None
-    config_file = _nearest_config(folder, top)
+    config_file, work_tree = _walk_up(folder, top)
     if config_file is not None:
         root = config_file.parent
     elif top is not None:
         root = top
     else:
-        here = _real(cwd or Path.cwd())
-        root = git_work_tree(folder) or (here if sheet.is_relative_to(here) else folder)
+        here = _real(cwd or Path.cwd()) if work_tree is None else None
+        root = work_tree or (here if here is not None and sheet.is_relative_to(here) else folder)
     config = _config(config_file, tree) if config_file is not None else Config()
     libraries = dict(given) if given is not None else {BUNDLED: bundled_library(), **config.libraries}
     return Project(root, config_file, libraries, config.allow, config.limits, config.problems)
@@ -199,13 +200,23 @@ def shown_path(path: str | Path) -> str:
     return f"{BUNDLED}:{real.relative_to(library).as_posix()}"
 
 
-def _nearest_config(folder: Path, top: Path | None) -> Path | None:
+def _walk_up(folder: Path, top: Path | None) -> tuple[Path | None, Path | None]:
+    """The nearest supersheet.toml at or above `folder` (not above `top`), and the nearest git
+    work tree, in one walk of plain stats (this runs on every load)."""
+    config = work_tree = None
     for candidate in (folder, *folder.parents):
-        if (candidate / CONFIG).is_file():
-            return candidate / CONFIG
+        text = str(candidate)
+        try:
+            if stat.S_ISREG(os.stat(os.path.join(text, CONFIG)).st_mode):
+                config = candidate / CONFIG
+                break
+        except OSError:
+            pass
+        if work_tree is None and os.path.lexists(os.path.join(text, ".git")):
+            work_tree = candidate
         if top is not None and candidate == top:
-            return None
-    return None
+            break
+    return config, work_tree
 
 
 def _config(path: Path, tree: tuple[Path, Path] | None) -> Config:

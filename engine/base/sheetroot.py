@@ -50,7 +50,7 @@ class SheetRoot:
 
     def describe(self) -> str:
         """The root as a message says it: libraries by name, never by where they are installed."""
-        libraries = {_resolve(f) for f in self.project.libraries.values()}
+        libraries = set(self.project.libraries.values())
         folders = [str(f) for f in self.folders if f not in libraries]
         return ", ".join(folders + [f"the libraries {', '.join(n + ':' for n in self.project.libraries)}"])
 
@@ -66,8 +66,8 @@ def root_for(sheet: Path) -> SheetRoot:
     project = project_for(sheet)
     with _lock:
         allowed = list(_allowed)
-    folders = [project.root, *project.libraries.values(), *project.allow, *allowed]
-    return SheetRoot(tuple(dict.fromkeys(_resolve(f) for f in folders)), project)
+    folders = [project.root, *project.libraries.values(), *project.allow, *allowed]   # each resolved already
+    return SheetRoot(tuple(dict.fromkeys(folders)), project)
 
 
 def import_problem(path: Path, root: SheetRoot, shown: str) -> str | None:
