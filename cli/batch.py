@@ -77,7 +77,7 @@ def sweep(args: argparse.Namespace) -> int:
         print(f"{rows:,} rows written to {Path(args.output)}", file=sys.stderr)
         return EXIT_OK
     with bar:
-        frame = plan.frame(args.chunk_rows, progress, whole_numbers=True)
+        frame = plan.frame(args.chunk_rows, progress)
     if fmt == "csv":
         sys.stdout.write(frame.write_csv())
     else:

@@ -120,19 +120,14 @@ class SweepPlan:
             yield from iterate_chunks(self.plans, self.spec.grid, max(1, chunk_rows), progress)
 
     @engine_problems()
-    def frame(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None,
-              whole_numbers: bool = False) -> pl.DataFrame:
-        """Every row in one DataFrame; an error column only where some row has an error.
-        `whole_numbers`: floats that are all whole become integers (as the CLI prints them)."""
+    def frame(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> pl.DataFrame:
+        """Every row in one DataFrame, in the columns the sheet and this sweep decide (an error
+        column for every cell that can hold one, numbers Float64), whatever the rows hold."""
         import polars as pl
-
-        from supersheet.engine.scenarios.output import whole_numbers as as_integers
-        from supersheet.engine.scenarios.sweep import drop_clean_error_columns
         frames = list(self.chunks(chunk_rows, progress))
         if not frames:
             return pl.DataFrame()
-        frame = drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed"))
-        return as_integers(frame) if whole_numbers else frame
+        return pl.concat(frames, how="diagonal_relaxed")
 
     def column_units(self) -> dict[str, str]:
         """Each column's unit by header (what a Parquet file keeps in its metadata)."""
@@ -155,7 +150,7 @@ class SweepPlan:
             return write_parquet(self.chunks(chunk_rows, progress), None, path, units_metadata(self.plans))
         if fmt == "csv":
             return write_csv(self.chunks(chunk_rows, progress), path)
-        frame = self.frame(chunk_rows, progress, whole_numbers=True)
+        frame = self.frame(chunk_rows, progress)
         write_text(path, render_table(frame, fmt) + "\n")
         return frame.height
 
@@ -197,8 +192,9 @@ def check_writable(path: Path) -> None:
 
 
 def render_table(frame: pl.DataFrame, format: str, digits: int = 4) -> str:
-    """A DataFrame of a sweep or choice as `supersheet` prints it: `text` (aligned columns),
-    `markdown`, `json` or `csv`."""
+    """A DataFrame of a sweep or choice as `supersheet` prints it: `json` (every column, numbers
+    as floats, under the schema `supersheet-sweep/1`), or `text` (aligned columns) and `markdown`
+    for people, which show an error column only where some row holds an error."""
     from supersheet.engine.scenarios.output import render_table as rendered
     return rendered(frame, format, digits)
 

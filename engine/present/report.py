@@ -19,6 +19,8 @@ from supersheet.engine.load.model import CONDITIONS, Cell
 from supersheet.engine.present.present import Shown, show
 from supersheet.engine.workbook import Workbook
 
+RUN_SCHEMA = "supersheet-run/1"   # the JSON schema of `run --format json` (supersheet/schemas/)
+
 
 def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any = None,
                 overrides: dict[str, SetOverride] | None = None) -> dict[str, Any]:
@@ -163,8 +165,8 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
     records = [cell_record(workbook, scenario, c, sampled, overrides) for c in ordered_cells(workbook)]
     if fmt == "json":
         extra = {"samples": sampled.samples, "seed": sampled.seed} if sampled is not None else {}
-        return json.dumps({"sheet": shown_path(workbook.model.path), "title": workbook.model.title, **extra,
-                           "cells": records}, indent=2, ensure_ascii=False)
+        return json.dumps({"schema": RUN_SCHEMA, "sheet": shown_path(workbook.model.path),
+                           "title": workbook.model.title, **extra, "cells": records}, indent=2, ensure_ascii=False)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
@@ -191,7 +193,18 @@ def _csv(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)
+    return csv_float(value) if isinstance(value, float) else str(value)
+
+
+def csv_float(value: float) -> str:
+    """A float as the sweep's CSV files write it (Polars' writer): the shortest text that reads
+    back to the same float, `4.0`, `1e+20`, `1.5e-7`, `NaN`, `inf`; so one cell reads alike from
+    `run --format csv` and a sweep's CSV."""
+    if value != value:
+        return "NaN"
+    text = repr(value)
+    mantissa, sep, exponent = text.partition("e")
+    return f"{mantissa}e{exponent[0]}{int(exponent[1:])}" if sep else text
 
 
 def _md(text: str) -> str:

@@ -19,47 +19,22 @@ from supersheet.engine.present.headers import ERROR_UNIT, is_error_header, split
 from supersheet.engine.scenarios.arrow_schema import schema_with_units, units_in
 from supersheet.units import format_number
 
-
-class _ErrorWatch:
-    """Which `name [error]` columns hold an error in some row: the others are dropped at the end,
-    so a file has the columns stdout has (an error column only where this run has an error)."""
-
-    def __init__(self) -> None:
-        self.columns: dict[str, None] = {}
-        self.held: set[str] = set()
-
-    def see(self, chunk: pl.DataFrame) -> pl.DataFrame:
-        for name in chunk.columns:
-            if is_error_header(name):
-                self.columns.setdefault(name)
-                if name not in self.held and chunk[name].null_count() < chunk.height:
-                    self.held.add(name)
-        return chunk
-
-    @property
-    def clean(self) -> list[str]:
-        return [c for c in self.columns if c not in self.held]
+SWEEP_SCHEMA = "supersheet-sweep/1"   # the JSON schema of `sweep --format json` (supersheet/schemas/)
 
 
 def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
-    """Stream chunks into a CSV file; whole-number columns of a chunk are written as integers."""
-    rows, watch = 0, _ErrorWatch()
+    """Stream chunks into a CSV file. Its columns are the sweep's, decided by the sheet and the
+    command (an error column for every cell that can hold one), never by the rows: every run
+    of one sweep has one header, and numbers are written as floats (`4.0`), as `run` writes them."""
+    rows = 0
     tmp = _temp_path(path)
     try:
         with open(tmp, "w", encoding="utf-8", newline="") as handle:
             first = True
             for chunk in chunks:
-                whole_numbers(watch.see(chunk)).write_csv(handle, include_header=first)
+                chunk.write_csv(handle, include_header=first)
                 first = False
                 rows += chunk.height
-        if watch.clean:   # a second pass over the text as text: the values stay exactly as written
-            cleaned = _temp_path(path)
-            try:
-                pl.scan_csv(tmp, infer_schema=False).drop(watch.clean).sink_csv(cleaned)
-                os.replace(cleaned, tmp)
-            finally:
-                if os.path.exists(cleaned):
-                    os.unlink(cleaned)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -67,94 +42,29 @@ def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
     return rows
 
 
-def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path: Path, metadata: dict[str, str],
-                  *, held: set[str] | None = None) -> int:
-    """Stream chunks into one Parquet file, one row group per chunk (bounded memory);
-    `schema` None: the first chunk's.
-
-    Error columns that hold no error are left out: with one chunk (every sweep of
-    up to --chunk-rows rows) they are known before anything is written; with
-    more, they are dropped at the end, unless the file is one part of a dataset
-    (`held` given): parts keep one schema, and `held` receives the error columns
-    that held an error, for `drop_columns` once every part is known."""
+def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path: Path,
+                  metadata: dict[str, str]) -> int:
+    """Stream chunks into one Parquet file, one row group per chunk (bounded memory), in
+    `schema` (None: the first chunk's), the units in the metadata (arrow_schema.py). Every part
+    of a dataset and every run of one sweep has that schema, whatever its rows hold."""
     import pyarrow.parquet as pq
-    rows, watch = 0, _ErrorWatch()
-    first, only, chunks = _peek(chunks)
-    if only is not None and held is None:
-        watch.see(only)
-        only = only.drop(watch.clean)
-        chunks, schema, watch = iter([only]), only.schema, _ErrorWatch()
-    elif schema is None:
-        schema = first.schema if first is not None else pl.Schema()
-    arrow = schema_with_units(pl.DataFrame(schema=schema).to_arrow().schema, units_in(metadata), metadata)
-    tmp, cleaned = _temp_path(path), None
-    try:
-        with pq.ParquetWriter(tmp, arrow) as writer:
-            for chunk in chunks:
-                rows += chunk.height
-                watch.see(chunk)
-                writer.write_table(chunk.select(schema.names()).to_arrow().cast(arrow))
-        if held is not None:
-            held.update(watch.held)
-        elif watch.clean:
-            cleaned = _temp_path(path)
-            _sink_without(tmp, watch.clean, cleaned, metadata)
-            os.replace(cleaned, tmp)
-        os.replace(tmp, path)
-    finally:
-        for name in (tmp, cleaned):
-            if name and os.path.exists(name):
-                os.unlink(name)
-    return rows
-
-
-def _peek(chunks: Iterator[pl.DataFrame]) -> tuple[pl.DataFrame | None, pl.DataFrame | None, Iterator[pl.DataFrame]]:
-    """The first chunk, the only chunk when there is just one, and all the chunks again."""
     chunks = iter(chunks)
     first = next(chunks, None)
-    second = next(chunks, None) if first is not None else None
-    if second is None:
-        return first, first, iter([first] if first is not None else [])
-    return first, None, itertools.chain([first, second], chunks)
-
-
-def drop_columns(path: Path, columns: list[str], metadata: dict[str, str]) -> None:
-    """Rewrite one Parquet file without `columns` (temp file, then rename)."""
+    if schema is None:
+        schema = first.schema if first is not None else pl.Schema()
+    arrow = schema_with_units(pl.DataFrame(schema=schema).to_arrow().schema, units_in(metadata), metadata)
+    rows = 0
     tmp = _temp_path(path)
     try:
-        _sink_without(str(path), columns, tmp, metadata)
+        with pq.ParquetWriter(tmp, arrow) as writer:
+            for chunk in itertools.chain([first] if first is not None else [], chunks):
+                rows += chunk.height
+                writer.write_table(chunk.select(schema.names()).to_arrow().cast(arrow))
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-
-
-def _sink_without(source: str, columns: list[str], target: str, metadata: dict[str, str]) -> None:
-    """Copy a Parquet file into another without `columns`, row group by row group, units kept
-    in every metadata."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    reader = pq.ParquetFile(source)
-    kept = [name for name in reader.schema_arrow.names if name not in columns]
-    arrow = pa.schema([f for f in reader.schema_arrow if f.name in kept], metadata=metadata)
-    with pq.ParquetWriter(target, arrow) as writer:
-        for group in range(reader.num_row_groups):
-            writer.write_table(reader.read_row_group(group, columns=kept).cast(arrow))
-
-
-_EXACT_INTEGERS = 2.0 ** 53
-
-
-def whole_numbers(frame: pl.DataFrame) -> pl.DataFrame:
-    """Float columns whose every value is a whole number (within ±2^53) as integers: `tp` is 1, not 1.0."""
-    casts = []
-    for name, dtype in frame.schema.items():
-        if dtype != pl.Float64:
-            continue
-        values = frame[name].drop_nulls()
-        if len(values) and bool(((values == values.floor()) & (values.abs() <= _EXACT_INTEGERS)).all()):
-            casts.append(pl.col(name).cast(pl.Int64))
-    return frame.with_columns(casts) if casts else frame
+    return rows
 
 
 def frame_cells(frame: pl.DataFrame, digits: int = 4) -> list[list[dict]]:
@@ -190,10 +100,15 @@ def _json_number(value: object) -> object:
 
 
 def render_table(frame: pl.DataFrame, fmt: str, digits: int = 4) -> str:
+    """The rows as text: `json` (every column: the sheet's schema, numbers as floats), `markdown`
+    and `text` for people (an error column only where some row holds an error)."""
+    if fmt == "json":
+        return json.dumps({"schema": SWEEP_SCHEMA, "columns": frame.columns, "rows": frame_cells(frame, digits)},
+                          indent=2, ensure_ascii=False)
+    from supersheet.engine.scenarios.sweep import drop_clean_error_columns
+    frame = drop_clean_error_columns(frame)
     headers = frame.columns
     rows = [[_cell_text(v, digits) for v in row] for row in frame.iter_rows()]
-    if fmt == "json":
-        return json.dumps({"columns": headers, "rows": frame_cells(frame, digits)}, indent=2, ensure_ascii=False)
     if fmt == "markdown":
         lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" for _ in headers) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]

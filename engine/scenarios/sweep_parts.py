@@ -25,7 +25,6 @@ from typing import Any, Callable, Iterator
 
 import polars as pl
 
-from supersheet.engine.present.headers import is_error_header
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sheetbundle import Materialized, SheetBundle
 from supersheet.engine.scenarios.sweep import Plan, evaluate_chunk, make_plan, partition_plan
@@ -78,7 +77,6 @@ class PartDone:
     cpu: float         # CPU seconds of the worker process for this part
     peak_rss: int      # bytes: the worker process's peak resident memory so far
     host: str
-    errors_held: frozenset[str] = frozenset()   # the part's `name [error]` columns that hold an error
 
 
 def split(plans: int, value_rows: int, rows_per_part: int) -> list[Part]:
@@ -136,23 +134,10 @@ def write_part(job: SweepJob, part: Part, staging: str, count: int) -> PartDone:
         raise PartError(f"the output directory {os.path.dirname(staging)} is not visible on "
                         f"{socket.gethostname()}: -o must be on a file system every node mounts")
     plan = compiled_plan(job, part.plan)
-    held: set[str] = set()
     rows = write_parquet(chunks_of(job, plan, part), pl.Schema(job.schema), Path(staging) / part.name(count),
-                         job.metadata, held=held)
+                         job.metadata)
     return PartDone(part.index, rows, time.perf_counter() - started, time.process_time() - cpu, peak_rss(),
-                    socket.gethostname(), frozenset(held))
-
-
-def clean_error_columns(job: SweepJob, done: list[PartDone]) -> list[str]:
-    """The error columns no part holds an error in: dropped from every part, so the
-    dataset has the columns a local file of the same sweep has."""
-    held = set().union(*(d.errors_held for d in done))
-    return [name for name in job.schema if is_error_header(name) and name not in held]
-
-
-def drop_from_part(columns: list[str], part: Part, staging: str, count: int, metadata: dict[str, str]) -> None:
-    from supersheet.engine.scenarios.output import drop_columns
-    drop_columns(Path(staging) / part.name(count), columns, metadata)
+                    socket.gethostname())
 
 
 def peak_rss() -> int:

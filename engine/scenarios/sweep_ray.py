@@ -21,9 +21,7 @@ from supersheet.engine.scenarios.sweep_parts import (
     PartDone,
     SweepJob,
     abort,
-    clean_error_columns,
     commit,
-    drop_from_part,
     prepare,
     split,
     write_part,
@@ -74,9 +72,6 @@ def sweep_to_dataset(plans: list[Plan], grid: Grid, show: list[str] | None, wher
 
     try:
         results = on_ray.run(write_part, job, parts, staging, len(parts), progress=completed)
-        clean = clean_error_columns(job, results)
-        if clean:
-            on_ray.run(drop_from_part, clean, parts, staging, len(parts), job.metadata)
         on_ray.call(commit, staging, target)
     except BaseException:
         try:

@@ -24,10 +24,17 @@ def run_json(run_cli, path: Path, *args: str) -> dict:
 
 
 def test_records_are_run_json_for_every_library_sheet(run_cli):
+    """...and that JSON validates against the schema the package ships (supersheet/schemas/run-1.json)."""
+    import jsonschema
+    validator = jsonschema.Draft202012Validator(json.loads(
+        (Path(ss.__file__).parent / "schemas" / "run-1.json").read_text(encoding="utf-8")))
     compared = sheets = uncertain = 0
     for path in LIBRARY:
         records = ss.load(path).records()
-        cells = run_json(run_cli, path)["cells"]
+        document = run_json(run_cli, path)
+        validator.validate(document)
+        assert document["schema"] == "supersheet-run/1"
+        cells = document["cells"]
         assert [r["name"] for r in records] == [c["name"] for c in cells], path
         for record, cell in zip(records, cells):
             assert record == cell, (path, cell["name"])

@@ -1,5 +1,5 @@
 """Data outputs a pipeline can rely on, and the batch commands' options:
-error columns by one rule everywhere, whole numbers as integers, display
+error columns by one rule everywhere, numbers as floats everywhere, display
 units that do not depend on the sheet's own scenario, --set under the varied
 axes, and choices that show every failed requirement."""
 from __future__ import annotations
@@ -27,8 +27,8 @@ def _csv(text: str) -> pl.DataFrame:
 @pytest.mark.parametrize("values, error_column", [("1,2", False), ("0,1,2", True)])
 def test_error_columns_follow_one_rule_in_every_output(values, error_column, chunk_rows, run_cli, write_sheet,
                                                        tmp_path):
-    """An error column only for a cell that holds an error in this run: stdout, -o CSV, -o Parquet and JSON
-    agree, whether the sweep is one chunk (known before writing) or several (dropped after)."""
+    """An error column for a cell that can hold an error under these axes (0 in n's range), decided
+    before any row is computed: stdout, -o CSV, -o Parquet and JSON agree, in one chunk or several."""
     path = write_sheet(ERRORS)
     stdout = run_cli("sweep", str(path), "--vary", f"n={values}", "--format", "csv")
     assert stdout.code == 0
@@ -47,16 +47,19 @@ def test_error_columns_follow_one_rule_in_every_output(values, error_column, chu
     assert all(c == expected for c in columns.values()), columns
 
 
-def test_whole_number_columns_are_integers(run_cli, write_sheet, tmp_path):
+def test_numbers_are_floats_in_every_data_output(run_cli, write_sheet, tmp_path):
+    """A number column is Float64 whatever its values (`4.0`, not `4`): a reader's type for it
+    does not change from one run to the next (tests/cli/test_output_schemas.py)."""
     path = write_sheet(ERRORS)
     out = run_cli("sweep", str(path), "--vary", "n=1,2,4", "--format", "csv").out.splitlines()
-    assert out[0] == "n,z,r,half" and out[1] == "1,0,1.0,0.5" and out[3] == "4,0,0.25,2.0"
+    assert out[0] == "n,z,r,half" and out[1] == "1.0,0.0,1.0,0.5" and out[3] == "4.0,0.0,0.25,2.0"
     target = tmp_path / "out.csv"
     run_cli("sweep", str(path), "--vary", "n=2,4", "-o", str(target))
-    assert target.read_text(encoding="utf-8").splitlines()[1:] == ["2,0,0.5,1", "4,0,0.25,2"]
+    assert target.read_text(encoding="utf-8").splitlines()[1:] == ["2.0,0.0,0.5,1.0", "4.0,0.0,0.25,2.0"]
     rows = json.loads(run_cli("sweep", str(path), "--vary", "n=2,4", "--format", "json").out)["rows"]
-    assert rows[0][0]["value"] == 2 and isinstance(rows[0][0]["value"], int)
-
+    assert rows[0][0]["value"] == 2 and isinstance(rows[0][0]["value"], float)
+    text = run_cli("sweep", str(path), "--vary", "n=2,4").out
+    assert text.splitlines()[2].split() == ["2", "0", "0.5", "1"]   # a table for people shows 2, not 2.0
 
 def test_parquet_keeps_the_units_in_its_metadata(run_cli, write_sheet, tmp_path):
     path = write_sheet("cells:\n  n: 1\n  total: 280 GB\n  each: = total / n\n")
