@@ -144,7 +144,7 @@ def choose(args: argparse.Namespace) -> int:
     if sheet is None:
         return EXIT_INVALID
     sheet = fixed_overrides(sheet, args.sets)
-    show = [c.strip() for c in args.show.split(",") if c.strip()] if args.show and args.on != "ray" else None
+    show = [c.strip() for c in args.show.split(",") if c.strip()] if args.show else None
     try:
         choice = rank_choice(sheet, args.name, args.top, show, args.on, args.address)
     except AxisError as e:

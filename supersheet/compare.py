@@ -53,6 +53,10 @@ class Diff:
     def __str__(self) -> str:
         return render_diffs([self])
 
+    def __repr__(self) -> str:
+        changes = sum(len(c) for c in self.sections.values())
+        return f"<Diff {self.result.old_label} → {self.result.new_label}: {changes} change{'s' if changes != 1 else ''}>"
+
     def to_markdown(self) -> str:
         return render_diffs([self], "markdown")
 

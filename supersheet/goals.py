@@ -132,7 +132,7 @@ def rank_choice(sheet: Sheet, name: str, top: int | None = None, show: list[str]
         from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session
         try:
             with session(address):
-                choice = choose_on_ray(workbook, name, top or DEFAULT_TOP, address=address)
+                choice = choose_on_ray(workbook, name, top or DEFAULT_TOP, address=address, show=show)
         except (RayUnavailable, TaskFailed) as e:
             raise RequestError(str(e)) from None
     else:

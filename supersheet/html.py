@@ -2,28 +2,49 @@
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from .compare import Diff
+    from .scenarios import Choice, Solution
     from .sheet import Sheet
 
+Row = Sequence[object]
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]], caption: str = "") -> str:
+
+def table(headers: Sequence[str], rows: Iterable[Row], caption: str = "",
+          sections: Sequence[tuple[str, Iterable[Row]]] = ()) -> str:
+    """A table of `rows`, then of each titled section's rows (a row across the table titles it)."""
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{escape('' if c is None else str(c))}</td>" for c in row) + "</tr>"
-                   for row in rows)
+
+    def body(items: Iterable[Row]) -> str:
+        return "".join("<tr>" + "".join(f"<td>{escape('' if c is None else str(c))}</td>" for c in row) + "</tr>"
+                       for row in items)
+
+    titled = "".join(f'<tbody><tr><th colspan="{len(headers)}">{escape(title)}</th></tr>{body(items)}</tbody>'
+                     for title, items in sections)
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return f'<table class="supersheet">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<table class="supersheet">{cap}<thead><tr>{head}</tr></thead><tbody>{body(rows)}</tbody>{titled}</table>'
 
 
 def sheet_html(sheet: Sheet) -> str:
-    """Every cell as `supersheet run` lists it: name, value as displayed, formula (or the input set)."""
+    """Every cell as `supersheet run` lists it: the sheet's own cells, then its checks, its
+    assumptions and each import in sections of their own; name, value as displayed, formula
+    (or the input set), error."""
     from supersheet.engine.present.report import override_note
-    rows = [(r["name"], r["display"], override_note(r) or r.get("formula", ""), r.get("error", ""))
-            for r in sheet.records()]
+    groups: dict[str, list[Row]] = {}
+    for r in sheet.records():
+        if "." in r["name"]:
+            group = f"{r['name'].rsplit('.', 1)[0]} (imported)"
+        else:
+            group = {"check": "checks", "assume": "assumptions"}.get(r["kind"], "")
+        groups.setdefault(group, []).append((r["name"], r["display"], override_note(r) or r.get("formula", ""),
+                                             r.get("error", "")))
+    own = groups.pop("", [])
     caption = sheet.title or str(sheet.path)
-    return table(("cell", "value", "formula", "error"), rows, caption)
+    return table(("cell", "value", "formula", "error"), own, caption, list(groups.items()))
 
 
 def diff_html(diff: Diff) -> str:
@@ -34,3 +55,25 @@ def diff_html(diff: Diff) -> str:
     result = diff.result
     caption = f"{result.old_label} → {result.new_label}" + ("" if rows else ": no differences")
     return table(("section", "cell", "old", "new", "delta", "change", "note"), rows, caption)
+
+
+def solution_html(solution: Solution) -> str:
+    """A solve's answer: the goal, the cell and the value it takes."""
+    rows = [("goal", solution.goal), ("when", f"{solution.cell} = {solution.sheet.display(solution.cell)}")]
+    return table(("solve", solution.name), rows)
+
+
+def choice_html(choice: Choice) -> str:
+    """A choice: the feasible rows ranked (the answer first), then why the others were excluded."""
+    direction = "minimize" if choice.minimize else "maximize"
+    caption = f"{choice.name}: {direction} {choice.objective} ({choice.feasible:,} feasible)"
+    headers, rows = _frame_rows(choice.ranked)
+    reasons = [(f"{count:,} excluded: {reason}",) + ("",) * (len(headers) - 1) for reason, count in choice.reasons.items()]
+    sections = [("excluded", reasons)] if reasons and headers else []
+    return table(headers or ["no feasible row"], rows, caption, sections)
+
+
+def _frame_rows(frame: pl.DataFrame) -> tuple[list[str], list[tuple[Any, ...]]]:
+    from supersheet.units import format_number
+    rows = [tuple(format_number(v, 4) if isinstance(v, float) else v for v in row) for row in frame.iter_rows()]
+    return list(frame.columns), rows

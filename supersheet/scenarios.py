@@ -61,7 +61,7 @@ def _axis(workbook: Workbook, name: str, values: Any):
 
 
 def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] | None, where: str | None,
-          max_rows: int = MAX_ROWS) -> SweepResult:
+          max_rows: int = MAX_ROWS, on: str = "local", address: str | None = None) -> SweepResult:
     from .sweeps import SweepSetup
     try:
         if name is None and not axes:
@@ -80,10 +80,27 @@ def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] 
         if setup.rows > max_rows:
             raise AxisError("E-SHEET", f"the sweep has {setup.rows:,} rows, more than max_rows={max_rows:,}")
         plan = setup.plan()
-        frame = plan.frame()
+        frame = plan.frame() if on == "local" else _on_ray(plan, on, address)
     except AxisError as e:
         raise from_engine(e) from None
     return SweepResult.from_headed(frame)
+
+
+def _on_ray(plan: Any, on: str, address: str | None) -> pl.DataFrame:
+    """The rows evaluated as Ray tasks (`supersheet sweep --on ray`), each writing a Parquet
+    part into a temporary dataset read back in grid order."""
+    import tempfile
+    from pathlib import Path
+
+    import polars as pl
+
+    from .errors import RequestError
+    if on != "ray":
+        raise RequestError(f"on={on!r}: give on='local' or on='ray'")
+    with tempfile.TemporaryDirectory(prefix="supersheet-sweep-") as folder:
+        target = Path(folder) / "rows"
+        plan.write_dataset(target, address)
+        return pl.concat([pl.read_parquet(part) for part in sorted(target.glob("part-*.parquet"))], how="vertical")
 
 
 @dataclass(frozen=True)
@@ -99,6 +116,10 @@ class Solution:
 
     def __repr__(self) -> str:
         return f"<Solution {self.goal} when {self.cell} = {self.sheet.display(self.cell)}>"
+
+    def _repr_html_(self) -> str:
+        from .html import solution_html
+        return solution_html(self)
 
 
 def solve(sheet: Sheet, name: str) -> Solution:
@@ -135,13 +156,23 @@ class Choice:
         """The best feasible row, or None when no row is feasible."""
         return self.ranked.row(0, named=True) if self.ranked.height else None
 
+    def __repr__(self) -> str:
+        direction = "minimize" if self.minimize else "maximize"
+        return (f"<Choice {self.name}: {direction} {self.objective}, {self.feasible:,} feasible, "
+                f"answer {self.answer}>")
 
-def choose(sheet: Sheet, name: str, top: int | None = None) -> Choice:
+    def _repr_html_(self) -> str:
+        from .html import choice_html
+        return choice_html(self)
+
+
+def choose(sheet: Sheet, name: str, top: int | None = None, show: list[str] | None = None,
+           on: str = "local", address: str | None = None) -> Choice:
     import polars as pl
 
     from .goals import rank_choice
     try:
-        ranking = rank_choice(sheet, name, top)
+        ranking = rank_choice(sheet, name, top, show, on, address)
     except AxisError as e:
         raise from_engine(e) from None
     return Choice(name, ranking.objective, ranking.minimize, pl.DataFrame(ranking.ranked),

@@ -220,25 +220,30 @@ class Sheet(Mapping[str, CellValue]):
 
     # -- scenarios ----------------------------------------------------------
     def sweep(self, name: str | None = None, *, show: list[str] | None = None, where: str | None = None,
-              **axes: Any) -> SweepResult:
+              on: str = "local", address: str | None = None, **axes: Any) -> SweepResult:
         """A sweep: the rows `supersheet sweep` prints, as a `SweepResult` (`.frame` a Polars
         DataFrame with plain column names, values in display units; `.units` name -> unit;
         `.to_pandas()`, `.to_arrow()`).
 
         `name` runs a sweep of the sheet; keyword axes add to or replace its axes:
-        a list of values (`tp=[1, 2, 4, 8]`) or `supersheet.range(...)`."""
+        a list of values (`tp=[1, 2, 4, 8]`) or `supersheet.range(...)`. `on="ray"` evaluates
+        row ranges as Ray tasks (`supersheet sweep --on ray`) on the cluster at `address`
+        (None: `RAY_ADDRESS`, else a local runtime)."""
         from .scenarios import sweep
-        return sweep(self, name, axes, show, where)
+        return sweep(self, name, axes, show, where, on=on, address=address)
 
     def solve(self, name: str) -> Solution:
         """Run the sheet's solve `name` (goal seeking)."""
         from .scenarios import solve
         return solve(self, name)
 
-    def choose(self, name: str, top: int | None = None) -> Choice:
-        """Run the sheet's choice `name`: the feasible rows ranked, the answer first."""
+    def choose(self, name: str, top: int | None = None, *, show: list[str] | None = None,
+               on: str = "local", address: str | None = None) -> Choice:
+        """Run the sheet's choice `name`: the feasible rows ranked, the answer first; `show` adds
+        the cells behind the ranking as columns (`choose --show`); `on="ray"` reduces row
+        ranges as Ray tasks (`choose --on ray`)."""
         from .scenarios import choose
-        return choose(self, name, top)
+        return choose(self, name, top, show, on, address)
 
     # -- Jupyter ------------------------------------------------------------
     def _repr_html_(self) -> str:

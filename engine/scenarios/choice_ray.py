@@ -21,7 +21,7 @@ CHUNK_ROWS = 1_000_000
 
 @dataclass(frozen=True)
 class ChoiceJob:
-    sweep: SweepJob     # the bundle, the driver's grid and display units (nothing shown but the axes)
+    sweep: SweepJob     # the bundle, the driver's grid and display units, the cells shown beside the axes
     name: str
     minimize: bool
     top: int | None
@@ -40,17 +40,17 @@ def tally_part(job: ChoiceJob, part: Part) -> Tally:
 
 
 def choose_on_ray(workbook: Workbook, name: str, top: int | None = DEFAULT_TOP, *, address: str | None = None,
-                  part_rows: int | None = None, chunk_rows: int = CHUNK_ROWS) -> Choice:
+                  part_rows: int | None = None, chunk_rows: int = CHUNK_ROWS, show: list[str] | None = None) -> Choice:
     """choice_entry, with the rows reduced by Ray tasks (the sheet and choice are checked here first)."""
     from supersheet.engine.scenarios import on_ray
     from supersheet.engine.scenarios.sweep_ray import rows_per_part
 
     def tallies(plans, units, grid, minimize, top_) -> list[Tally]:
         on_ray.connect(address)
-        sweep = SweepJob(SheetBundle.of([p.workbook for p in plans]), grid, [], None, None, None, dict(units), {}, {},
-                         chunk_rows)
+        sweep = SweepJob(SheetBundle.of([p.workbook for p in plans]), grid, list(show or []), None, None, None,
+                         dict(units), {}, {}, chunk_rows)   # a task shows what the driver's plans show
         per_part = part_rows or rows_per_part(grid.value_size(), len(plans), 1, on_ray.cluster_cpus())
         return on_ray.run(tally_part, ChoiceJob(sweep, name, minimize, top_), split(len(plans), grid.value_size(),
                                                                                     per_part))
 
-    return choice_entry(workbook, name, top, tallies)[0]
+    return choice_entry(workbook, name, top, tallies, show=show)[0]

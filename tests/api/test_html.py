@@ -16,7 +16,28 @@ def test_a_sheet_is_an_html_table_of_every_cell():
     assert page.startswith('<table class="supersheet">') and page.endswith("</table>")
     for name in sheet:
         assert f"<tr><td>{html.escape(name)}</td><td>{html.escape(sheet.display(name))}</td>" in page
-    assert page.count("<tr>") == len(sheet) + 1
+    sections = ["checks", "assumptions", "hgx (imported)", "hgx.gpu (imported)", "model (imported)"]
+    assert page.count("<tr>") == len(sheet) + 1 + len(sections)
+    for title in sections:   # checks, assumptions and each import under a title row of their own
+        assert f'<tr><th colspan="4">{title}</th></tr>' in page
+    checks = page.index('<th colspan="4">checks</th>')
+    assert page.index("<td>fits</td>") > checks > page.index("<td>max_sessions</td>")
+
+
+def test_a_solution_and_a_choice_are_html_tables_not_dataclass_dumps():
+    ring = ss.load(REPO / "sheets/supernodes/6.4.2-ring-vs-tree.yaml").solve("crossover")
+    page = ring._repr_html_()
+    assert page.startswith('<table class="supersheet">') and "<td>crossover</td>" not in page
+    assert f"<td>message = {html.escape(ring.sheet.display('message'))}</td>" in page
+    choice = ss.load(REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml")
+    name = next(iter(choice._workbook.model.root.choose))
+    picked = choice.choose(name)
+    page = picked._repr_html_()
+    assert page.startswith('<table class="supersheet">') and f"<caption>{html.escape(name)}:" in page
+    assert page.count("<tr>") >= picked.ranked.height + 1
+    assert repr(picked).startswith(f"<Choice {name}:") and "Choice(" not in repr(picked)
+    sheet = ss.load(RUNNING)
+    assert repr(ss.diff(sheet, sheet.with_inputs(context="32768 token"))).endswith("changes>")
 
 
 def test_values_and_formulas_are_escaped(write_sheet):

@@ -294,3 +294,24 @@ def test_ctrl_c_cancels_the_tasks_and_leaves_nothing(ray_runtime, import_axis_sh
         _job(import_axis_sheet, tmp_path, progress=interrupted)(tmp_path / "out")
     assert not (tmp_path / "out").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_choose_on_ray_shows_the_cells_asked_for(run_cli, ray_runtime, import_axis_sheet, write_sheet):
+    """`choose --on ray --show` keeps the shown columns, as the local path does (issue 29)."""
+    sheet = write_sheet(CHOICE, "choice.yaml")
+    local = run_cli("choose", str(sheet), "cheapest", "--top", "10", "--show", "per_card,time", "--format", "json")
+    on_ray = run_cli("choose", str(sheet), "cheapest", "--on", "ray", "--show", "per_card,time", "--format", "json")
+    assert local.code == on_ray.code == 0, on_ray.err
+    assert on_ray.out == local.out and "per_card [GB]" in local.out and "time [ms]" in local.out
+    import supersheet as ss
+    choice = ss.load(sheet).choose("cheapest", 5, show=["per_card"], on="ray")
+    assert "per_card [GB]" in choice.ranked.columns and choice.ranked.height == 5
+
+
+def test_the_api_sweeps_on_ray_as_it_does_locally(ray_runtime, import_axis_sheet):
+    import supersheet as ss
+    sheet = ss.load(import_axis_sheet)
+    local = sheet.sweep(tp=[1, 2, 3, 4], bytes=ss.range("1 GB", "4 GB", count=4))
+    remote = sheet.sweep(tp=[1, 2, 3, 4], bytes=ss.range("1 GB", "4 GB", count=4), on="ray")
+    assert remote.units == local.units and remote.headers == local.headers
+    assert_bit_identical(local.frame, remote.frame)
