@@ -46,6 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_INVALID
+    stdout = sys.stdout
+    sys.stdout = _ClosedPipeTolerant(stdout)   # a reader that stops early (`| head`) does not change the code
     try:
         configure_loading(args)
         code = args.handler(args)
@@ -75,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               "(this is a bug in supersheet; rerun with SUPERSHEET_DEBUG=1 for details)", file=sys.stderr)
         return 70
     finally:
+        sys.stdout = stdout
         if program:
             # The process exits next, and Python's exit runs one full collection of the cycle
             # collector over the whole heap (Polars, NumPy, the engine, the sheet): ~50 ms of CPU
@@ -86,6 +89,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+class _ClosedPipeTolerant:
+    """stdout for a command: once its reader closes the pipe (`supersheet test … | head -1`),
+    what is left to write goes to /dev/null and the command finishes with the exit code it
+    would have had (a closed pipe turned a failure's 1 into 0 before)."""
+
+    def __init__(self, stream) -> None:   # noqa: ANN001 - any text stream (a terminal, a pipe, pytest's capture)
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            _silence_stdout()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+
+    def __getattr__(self, name: str):   # noqa: ANN204 - everything else is the stream's
+        return getattr(self._stream, name)
 
 
 def _silence_stdout() -> None:

@@ -262,15 +262,21 @@ def textconv(file: str, cwd: Path) -> str:
         snap = snapshot(commit, root)
         try:
             workbook = open_workbook(snap.path_of(repo_path(as_path, root)))
-            return _textconv_text(path, workbook, f"# supersheet: {repo_path(as_path, root)} at {commit[:12]}, "
-                                  "evaluated with the imports of that revision\n")
+            return _textconv_text(path, workbook, OWN_REVISION_IMPORTS if _imports(workbook) else "")
         finally:
             snap.close()
     workbook = _open_as(path, as_path) if as_path else open_workbook(path)
     first = ""
-    if as_path is not None and _imports(workbook):
-        first = f"# supersheet: {WORKING_TREE_IMPORTS.replace('the old copy', 'this copy')}\n"
+    if _imports(workbook):
+        first = (f"# supersheet: {WORKING_TREE_IMPORTS.replace('the old copy', 'this copy')}\n" if as_path is not None
+                 else OWN_REVISION_IMPORTS)
     return _textconv_text(path, workbook, first)
+
+
+# The first line of a sheet with imports whose imports are those of its own revision: the same
+# text on both sides of a diff (no commit in it), so only a copy evaluated with today's imports
+# shows a changed first line, which is the warning it is.
+OWN_REVISION_IMPORTS = "# supersheet: evaluated with the imports of its own revision\n"
 
 
 def _textconv_text(path: Path, workbook: Workbook, first: str) -> str:
@@ -281,6 +287,6 @@ def _textconv_text(path: Path, workbook: Workbook, first: str) -> str:
         return text + "\n# supersheet: this version does not check:\n" + "\n".join(
             "# " + d.headline() for d in workbook.diagnostics) + "\n"
     scenario = workbook.evaluate()
-    values = render_run(workbook, scenario, "text")
+    values = render_run(workbook, scenario, "text", stable_columns=True)
     return text.rstrip("\n") + "\n\n# --- evaluated by supersheet ---\n" + "\n".join(
         "# " + line if line else "#" for line in values.splitlines()) + "\n"

@@ -161,7 +161,10 @@ def ordered_cells(workbook: Workbook) -> list[Cell]:
 
 
 def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = None,
-               overrides: dict[str, SetOverride] | None = None) -> str:
+               overrides: dict[str, SetOverride] | None = None, stable_columns: bool = False) -> str:
+    """Every cell in `fmt` (text, json, csv, markdown). `stable_columns`: the text table's columns
+    at tab stops that depend on each line's own cell only (git's textconv: a changed value
+    changes its own line, never the alignment of the others)."""
     records = [cell_record(workbook, scenario, c, sampled, overrides) for c in ordered_cells(workbook)]
     if fmt == "json":
         extra = {"samples": sampled.samples, "seed": sampled.seed} if sampled is not None else {}
@@ -185,7 +188,7 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
             mark = _check_mark(r)
             lines.append(f"| {mark}{r['name']} | {_md(r['display'])} | {_md(override_note(r) or r.get('formula', ''))} |")
         return "\n".join(lines)
-    return _text_table(workbook, records)
+    return _text_table(workbook, records, stable_columns)
 
 
 def _csv(value: Any) -> str:
@@ -219,21 +222,31 @@ def _check_mark(record: dict[str, Any]) -> str:
     return "✓ " if record["value"] is True else "✗ "
 
 
-def _text_table(workbook: Workbook, records: list[dict[str, Any]]) -> str:
+_VALUE_TAB = 16   # stable columns: a value fills the next multiple of this many characters
+
+
+def _value_stop(text: str) -> int:
+    return (len(text) + 2 + _VALUE_TAB - 1) // _VALUE_TAB * _VALUE_TAB
+
+
+def _text_table(workbook: Workbook, records: list[dict[str, Any]], stable_columns: bool = False) -> str:
     title = workbook.model.title
     lines = [title] if title else []
+    groups = [_group(r) for r in records]
     width = max((len(r["name"]) for r in records), default=4) + 2
     value_width = max((len(r["display"]) for r in records), default=5) + 2
+    if stable_columns:   # each section's names set its name column; a value's own width its value column
+        widths = {g: max(len(r["name"]) for r, h in zip(records, groups) if h == g) + 2 for g in groups}
     section = None
-    for r in records:
-        group = ("cells" if "." not in r["name"] else r["name"].rsplit(".", 1)[0])
-        group = {"check": "checks", "assume": "assumptions"}.get(r["kind"], group) if "." not in r["name"] else group
+    for r, group in zip(records, groups):
         if group != section:
             section = group
             lines.append("")
             lines.append(f"{group}:" if group in ("cells", "checks", "assumptions") else f"{group} (imported):")
         mark = _check_mark(r) or "  "
         formula = r.get("formula")
+        if stable_columns:
+            width, value_width = widths[group], _value_stop(r["display"])
         line = f"{mark}{r['name']:<{width}}{r['display']:<{value_width}}"
         if "set" in r:
             line += override_note(r)
@@ -241,6 +254,13 @@ def _text_table(workbook: Workbook, records: list[dict[str, Any]]) -> str:
             line += ("= " if r["kind"] == "formula" else "") + formula
         lines.append(line.rstrip())
     return "\n".join(lines)
+
+
+def _group(record: dict[str, Any]) -> str:
+    """The section of `run`'s text a cell is listed in: cells, checks, assumptions, or its import."""
+    if "." in record["name"]:
+        return record["name"].rsplit(".", 1)[0]
+    return {"check": "checks", "assume": "assumptions"}.get(record["kind"], "cells")
 
 
 def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: int = 12,
