@@ -2,8 +2,8 @@
 
 Ray is optional (`pip install 'supersheet[ray]'`) and imported only here,
 only when `--on ray` asks for it. Without an address a local runtime is
-started (so the same command works on a laptop); with one (`ray://HOST:PORT`
-or `auto`) the driver attaches to that cluster. A failed worker is retried by
+started (so the same command works on a laptop); with one (`ray://HOST:PORT`,
+`auto`, or `$RAY_ADDRESS`) the driver attaches to that cluster and ships its code. A failed worker is retried by
 Ray (`max_retries`); an error in the sheet or the output is reported once,
 and Ctrl+C cancels every task still pending.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import warnings
 from typing import Any, Callable, Iterator, Sequence
 
@@ -36,6 +37,9 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> float:
         return 0.0
     started = time.perf_counter()
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    # Without --address, Ray attaches to $RAY_ADDRESS when it is set: a cluster all the same, which
+    # needs this driver's code shipped as much as one named on the command line.
+    address = address or os.environ.get("RAY_ADDRESS") or None
     if address:
         # The cluster runs this driver's supersheet code, whatever supersheet version its nodes have
         # (its Python packages - polars, pint, numpy, ruamel.yaml - must be installed there).
@@ -45,8 +49,7 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> float:
                 warnings.simplefilter("ignore")
                 ray.init(address=address, **options)
         except Exception as e:  # noqa: BLE001 - no cluster there, no client support, a version mismatch ...
-            raise RayUnavailable(f"cannot attach to the Ray cluster at {address}: "
-                                 f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}") from None
+            raise RayUnavailable(f"cannot attach to the Ray cluster at {address}: {_reason(e)}") from None
     else:
         # A local runtime's workers inherit this environment: cheaper than a runtime_env (seconds per worker).
         saved = {k: os.environ.get(k) for k in ONE_THREAD}
@@ -60,6 +63,14 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> float:
                 else:
                     os.environ[k] = v
     return time.perf_counter() - started
+
+
+def _reason(error: Exception) -> str:
+    """An exception's whole message on one line (Ray's reasons span lines; the first alone was cut
+    off mid-sentence), colour codes removed."""
+    import re
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
+    return " ".join(text.split()) or type(error).__name__
 
 
 def package_folder() -> str:
@@ -99,17 +110,20 @@ def session(address: str | None = None) -> Iterator[None]:
     """A runtime for one command: started (or attached) here and shut down at the end,
     even on Ctrl+C; a runtime already up (a test's) is left as it is."""
     ray = _ray()
-    if ray.is_initialized():
-        yield
-        return
-    try:
-        connect(address)
-        yield
-    finally:
+    # What Ray prints while it runs (a worker's death: `(raylet)` lines with colour codes) is
+    # for the user's eyes, not for the command's output: stdout may be JSON being piped.
+    with contextlib.redirect_stdout(sys.stderr):
+        if ray.is_initialized():
+            yield
+            return
         try:
-            ray.shutdown()
-        except KeyboardInterrupt:   # a second Ctrl+C while the local runtime stops: it is stopping anyway
-            pass
+            connect(address)
+            yield
+        finally:
+            try:
+                ray.shutdown()
+            except KeyboardInterrupt:   # a second Ctrl+C while the local runtime stops: it is stopping anyway
+                pass
 
 
 def cluster_cpus() -> int:

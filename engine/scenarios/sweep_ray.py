@@ -76,7 +76,8 @@ def sweep_to_dataset(plans: list[Plan], grid: Grid, show: list[str] | None, wher
     except BaseException:
         try:
             on_ray.call(abort, staging, timeout=10)
-        except Exception:  # noqa: BLE001 - best effort: the staging directory is hidden and named .partial
+        except BaseException:  # noqa: BLE001 - a task that cannot run now (the runtime stopping), a 2nd Ctrl+C
             pass
+        abort(staging)   # where the driver sees the folder too (a local runtime, a shared file system)
         raise
     return DatasetWritten(target, sum(r.rows for r in results), results, startup)

@@ -315,3 +315,69 @@ def test_the_api_sweeps_on_ray_as_it_does_locally(ray_runtime, import_axis_sheet
     remote = sheet.sweep(tp=[1, 2, 3, 4], bytes=ss.range("1 GB", "4 GB", count=4), on="ray")
     assert remote.units == local.units and remote.headers == local.headers
     assert_bit_identical(local.frame, remote.frame)
+
+
+class _FakeRay:
+    """Ray as `connect` sees it, not started: records what `init` was given, or raises `error`."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error, self.options = error, None
+
+    def is_initialized(self) -> bool:
+        return False
+
+    def init(self, **options):
+        self.options = options
+        if self.error is not None:
+            raise self.error
+
+
+def test_ray_address_from_the_environment_ships_the_code_as_address_does(monkeypatch):
+    from supersheet.engine.scenarios import on_ray
+    fake = _FakeRay()
+    monkeypatch.setattr(on_ray, "_ray", lambda: fake)
+    monkeypatch.setenv("RAY_ADDRESS", "ray://head.example:10001")
+    on_ray.connect()
+    assert fake.options["address"] == "ray://head.example:10001"
+    shipped = fake.options["runtime_env"]["py_modules"]
+    assert len(shipped) == 1 and (Path(shipped[0]) / "engine" / "scenarios" / "sweep_parts.py").is_file()
+
+
+def test_a_failed_attach_says_its_whole_reason(monkeypatch):
+    from supersheet.engine.scenarios import on_ray
+    reason = ("Failed to connect to the Ray cluster at head:10001\n  because the client server did not answer\n"
+              "\x1b[31m  within 30 seconds\x1b[0m")
+    monkeypatch.setattr(on_ray, "_ray", lambda: _FakeRay(ConnectionError(reason)))
+    with pytest.raises(on_ray.RayUnavailable) as caught:
+        on_ray.connect("ray://head:10001")
+    assert str(caught.value) == ("cannot attach to the Ray cluster at ray://head:10001: Failed to connect to the Ray "
+                                 "cluster at head:10001 because the client server did not answer within 30 seconds")
+
+
+def test_what_ray_prints_during_a_command_goes_to_stderr_not_into_its_output(ray_runtime, capsys):
+    from supersheet.engine.scenarios import on_ray
+    with on_ray.session():
+        print("(raylet) A worker died or was killed while executing a task")
+    out, err = capsys.readouterr()
+    assert out == "" and "(raylet)" in err
+
+
+def test_ctrl_c_leaves_no_staging_folder_even_when_the_abort_task_cannot_run(ray_runtime, import_axis_sheet, tmp_path,
+                                                                            monkeypatch):
+    from supersheet.engine.scenarios import on_ray, sweep_parts
+
+    def interrupted(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    real_call = on_ray.call
+
+    def call(function, *args, **kwargs):   # the runtime stopping under a second Ctrl+C: abort never runs
+        if function is sweep_parts.abort:
+            raise KeyboardInterrupt
+        return real_call(function, *args, **kwargs)
+
+    monkeypatch.setattr(on_ray, "call", call)
+    with pytest.raises(KeyboardInterrupt):
+        _job(import_axis_sheet, tmp_path, progress=interrupted)(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
