@@ -22,7 +22,7 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
         description="Declarative spreadsheet-style scenarios with real units: sheets are YAML files of named "
                     "cells (inputs and formulas), checked for dimensions and evaluated with Polars.",
         epilog="Exit codes: 0 ok, 1 a finding (error value, failed expectation, difference, nothing feasible), "
-               "2 invalid sheet or usage, 70 internal error, 130 interrupted. See README.md and docs/format.md.")
+               "2 invalid sheet or usage, 70 a bug in supersheet, 130 interrupted. See README.md and docs/format.md.")
     parser.add_argument("--version", action="version", version=f"supersheet {installed_version()}")
     if command not in commands:   # the root's options that need every command's parser: completion, man page
         from supersheet.cli.manual import add_manual_options

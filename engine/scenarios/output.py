@@ -26,9 +26,9 @@ def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
     """Stream chunks into a CSV file. Its columns are the sweep's, decided by the sheet and the
     command (an error column for every cell that can hold one), never by the rows: every run
     of one sweep has one header, and numbers are written as floats (`4.0`), as `run` writes them."""
-    rows = 0
-    tmp = _temp_path(path)
+    rows, tmp = 0, None
     try:
+        tmp = _temp_path(path)
         with open(tmp, "w", encoding="utf-8", newline="") as handle:
             first = True
             for chunk in chunks:
@@ -37,7 +37,7 @@ def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
                 rows += chunk.height
         os.replace(tmp, path)
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
     return rows
 
@@ -53,16 +53,16 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
     if schema is None:
         schema = first.schema if first is not None else pl.Schema()
     arrow = schema_with_units(pl.DataFrame(schema=schema).to_arrow().schema, units_in(metadata), metadata)
-    rows = 0
-    tmp = _temp_path(path)
+    rows, tmp = 0, None
     try:
+        tmp = _temp_path(path)
         with pq.ParquetWriter(tmp, arrow) as writer:
             for chunk in itertools.chain([first] if first is not None else [], chunks):
                 rows += chunk.height
                 writer.write_table(chunk.select(schema.names()).to_arrow().cast(arrow))
         os.replace(tmp, path)
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
     return rows
 

@@ -16,9 +16,13 @@ def test_a_sheet_is_an_html_table_of_every_cell():
     assert page.startswith('<table class="supersheet">') and page.endswith("</table>")
     for name in sheet:
         assert f"<tr><td>{html.escape(name)}</td><td>{html.escape(sheet.display(name))}</td>" in page
-    sections = ["checks", "assumptions", "hgx (imported)", "hgx.gpu (imported)", "model (imported)"]
-    assert page.count("<tr>") == len(sheet) + 1 + len(sections)
-    for title in sections:   # checks, assumptions and each import under a title row of their own
+    records = sheet.records()
+    sections = {"check": "checks", "assume": "assumptions"}
+    titles = {f"{r['name'].rsplit('.', 1)[0]} (imported)" if "." in r["name"] else sections.get(r["kind"], "")
+              for r in records} - {""}
+    assert {"checks", "hgx (imported)", "hgx.gpu (imported)", "model (imported)"} <= titles
+    assert page.count("<tr>") == len(sheet) + 1 + len(titles)
+    for title in titles:   # checks, assumptions and each import under a title row of their own
         assert f'<tr><th colspan="4">{title}</th></tr>' in page
     checks = page.index('<th colspan="4">checks</th>')
     assert page.index("<td>fits</td>") > checks > page.index("<td>max_sessions</td>")

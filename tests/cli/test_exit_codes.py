@@ -61,7 +61,11 @@ def test_130_when_interrupted(write_sheet, tmp_path):
                                 "--max-rows", "25000000",
                                 "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "COLUMNS": "80"})
-    time.sleep(3)
+    deadline = time.monotonic() + 120
+    while not [p for p in tmp_path.iterdir() if p.name.startswith(".out.csv")]:   # writing rows by now
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    time.sleep(0.5)
     assert process.poll() is None, process.communicate()   # still sweeping
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=120)
