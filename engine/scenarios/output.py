@@ -4,6 +4,7 @@ schema's metadata and each column's field metadata: arrow_schema.py), JSON, and 
 chunk by chunk, so memory stays bounded whatever the number of rows."""
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import math
@@ -35,10 +36,10 @@ def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
                 chunk.write_csv(handle, include_header=first)
                 first = False
                 rows += chunk.height
-        os.replace(tmp, path)
+        _commit(tmp, path)
     finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
+        if tmp is not None:
+            _discard(tmp)
     return rows
 
 
@@ -60,10 +61,10 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
             for chunk in itertools.chain([first] if first is not None else [], chunks):
                 rows += chunk.height
                 writer.write_table(chunk.select(schema.names()).to_arrow().cast(arrow))
-        os.replace(tmp, path)
+        _commit(tmp, path)
     finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
+        if tmp is not None:
+            _discard(tmp)
     return rows
 
 
@@ -144,9 +145,9 @@ class _atomic:
     def __exit__(self, kind, value, traceback) -> None:
         self.handle.close()
         if kind is None:
-            os.replace(self.tmp, self.path)
-        elif os.path.exists(self.tmp):
-            os.unlink(self.tmp)
+            _commit(self.tmp, self.path)
+        else:
+            _discard(self.tmp)
 
 
 class OutputError(Exception):
@@ -169,12 +170,38 @@ def write_text(path: Path, text: str) -> None:
         handle.write(text)
 
 
+# Temp files not yet renamed into place nor removed. One Ctrl+C while Polars writes a chunk can
+# raise KeyboardInterrupt twice (seen: the second inside the `finally` that removes the temp file,
+# which then stayed): what a cleanup missed is removed when the process exits.
+_PENDING: set[str] = set()
+
+
+def _commit(tmp: str, path: Path) -> None:
+    os.replace(tmp, path)
+    _PENDING.discard(tmp)
+
+
+def _discard(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    _PENDING.discard(tmp)
+
+
+@atexit.register
+def _discard_pending() -> None:
+    for tmp in list(_PENDING):
+        _discard(tmp)
+
+
 def _temp_path(path: Path) -> str:
     """A temp file beside `path`, with the mode a plain open() would give (0666 less the umask):
     mkstemp's private 0600 would otherwise survive the rename."""
     check_writable(path)
     directory = path.parent if str(path.parent) else Path(".")
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    _PENDING.add(name)
     try:
         os.fchmod(fd, 0o666 & ~_umask())
     finally:
