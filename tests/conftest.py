@@ -86,3 +86,46 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.section("sheet properties: coverage")
         for line in coverage.lines():
             terminalreporter.write_line(line)
+
+
+@dataclass(frozen=True)
+class WheelInstall:
+    """The wheel of this checkout installed (without its dependencies) into a fresh virtual
+    environment: the layout users get. `env` runs its console script with this environment's
+    dependencies on PYTHONPATH (not its editable `supersheet`: a PYTHONPATH entry's .pth files
+    are not run) and a PATH without supersheet."""
+    venv: Path
+    site: Path
+
+    @property
+    def script(self) -> Path:
+        return self.venv / "bin" / "supersheet"
+
+    def env(self, home: Path) -> dict[str, str]:
+        import sysconfig
+        return {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                "PYTHONPATH": sysconfig.get_paths()["purelib"]}
+
+
+@pytest.fixture(scope="session")
+def wheel_install(tmp_path_factory: pytest.TempPathFactory) -> WheelInstall:
+    """Built once per session (pip wheel, ~15 s of the ~20 s), shared by the tests of the
+    installed package (test_architecture.py, test_wheel_install.py)."""
+    import shutil
+    import subprocess
+    import sys
+    import venv
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"   # a copy, so that no stale build/ folder of the checkout slips into the wheel
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__",
+                                                                ".hypothesis", ".pytest_cache", "tests", "bench"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(work / "dist"), str(source)],
+                   check=True, capture_output=True, cwd=work)
+    env_dir = work / "fresh"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    wheel = next((work / "dist").glob("supersheet-*.whl"))
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
+                   check=True, capture_output=True, cwd=work)
+    (site,) = (env_dir / "lib").glob("python3*/site-packages")
+    return WheelInstall(env_dir, site)

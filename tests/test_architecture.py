@@ -8,10 +8,8 @@ can see every subpackage."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
@@ -20,21 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def site_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("wheel")
-    source = work / "source"   # a copy, so that no stale build/ folder of the checkout slips into the wheel
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__",
-                                                                ".hypothesis", ".pytest_cache", "tests", "bench"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(work / "dist"), str(source)],
-                   check=True, capture_output=True, cwd=work)
-    env_dir = work / "fresh"
-    venv.create(env_dir, with_pip=False)
-    python = env_dir / "bin" / "python"
-    wheel = next((work / "dist").glob("supersheet-*.whl"))
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
-                   check=True, capture_output=True, cwd=work)
-    (site,) = (env_dir / "lib").glob("python3*/site-packages")
-    return site
+def site_packages(wheel_install) -> Path:
+    return wheel_install.site      # tests/conftest.py builds the wheel once per session
 
 
 def test_the_wheel_adds_only_supersheet_to_site_packages(site_packages: Path) -> None:
