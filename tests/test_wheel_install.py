@@ -91,3 +91,26 @@ def test_init_with_the_wheel_then_git_diff_shows_values_without_supersheet_on_pa
     diff = subprocess.run([*git, "--no-pager", "diff"], cwd=repo, env=env, capture_output=True, text=True,
                           check=True).stdout
     assert "-#   t" in diff and "0.5 ms" in diff and "+#   t" in diff and "0.25 ms" in diff, diff
+
+
+def test_the_readme_s_examples_run_with_the_wheel_from_a_fresh_folder(wheel_install, tmp_path):
+    """The README's sheet and each of its commands that needs no repository, terminal or Ray,
+    run by the installed console script from a folder outside any git work tree."""
+    import re
+    import shlex
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    sheet = re.search(r"```yaml\n(# hbm-read\.yaml\n.*?)```", readme, re.S)[1]
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    assert _outside_git(folder)
+    (folder / "hbm-read.yaml").write_text(sheet, encoding="utf-8")
+    commands = [shlex.split(line.removeprefix("$ ").replace("\\\n", " "), comments=True)[1:]
+                for block in re.findall(r"```(?:console|sh)\n(.*?)```", readme, re.S)
+                for line in re.findall(r"^(?:\$ )?supersheet (?:[^\n]*\\\n)*[^\n]*", block, re.M)]
+    runnable = [argv for argv in commands if argv[0] not in ("edit", "diff", "init") and "ray" not in argv]
+    assert any("hbm-read.yaml" in argv for argv in runnable) and any(a.startswith("supersheet:")
+                                                                   for argv in runnable for a in argv)
+    for argv in runnable:
+        result = _run(wheel_install, folder, *argv)
+        assert result.returncode == 0, (argv, result.stdout + result.stderr)
+    assert len(runnable) >= 6
