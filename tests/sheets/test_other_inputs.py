@@ -411,3 +411,24 @@ def test_expert_blocks_on_cards_that_do_not_divide_the_experts(cards: int, ep_ca
     expert_bytes = 3 * 4096 * 1536 * 2
     fullest = -(-128 // ep_cards) * 94 * expert_bytes   # Qwen3-235B-A22B: 128 experts in each of 94 layers
     assert value(v, "experts_per_ep_card", "B") == pytest.approx(fullest)
+
+
+@pytest.mark.parametrize("loads", [[30000, 20000, 16000, 12000], [16384, 16384], [9000, 26400, 11200, 15040, 16480, 13152]])
+def test_q9_takes_any_number_of_ranks(loads: list[int]) -> None:
+    """One MoE layer over EP = len(loads) inside one HGX H100, from Q9's timeline: dispatch
+    (alpha + remote share x 7,392 B per assignment over 450 GB/s NVLink), the experts'
+    roofline, the combine (14,336 B per assignment) sent after; the layer ends with the last send."""
+    text = "[" + ", ".join(str(n) for n in loads) + "]"
+    v = evaluate("questions/q9-rank-completion-times.yaml", loads=text)
+    ranks, alpha = len(loads), 10e-6
+    remote = (ranks - 1) / ranks
+    expert_params = 3 * 7168 * 2048
+    expert_bytes = expert_params + 3 * (7168 // 128) * (2048 // 128) * 4
+    weight_read = 256 / ranks * expert_bytes / 3350e9
+    ends = []
+    for load in loads:
+        dispatch = alpha + load * remote * 7392 / 450e9
+        compute = max(weight_read, load * 2 * expert_params / 1978.9e12)
+        ends.append(dispatch + compute + alpha + load * remote * 14336 / 450e9)
+    assert value(v, "ranks") == ranks
+    assert value(v, "completion", "us") == pytest.approx(max(ends) * 1e6, rel=1e-9)
