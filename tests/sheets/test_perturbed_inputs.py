@@ -1,7 +1,8 @@
 """Every scenario sheet away from the book's point: evaluated at randomized
 input points (fixed seed), it must still give what the physics guarantees
-everywhere - no error values, whole counts, durations that more bandwidth
-never lengthens, sessions that more cards never reduce.
+everywhere - no error values, whole counts. (What more bandwidth, a faster
+link, more KV heads or more cards may not do is in test_properties.py, which
+also moves imported cells and counts its comparisons.)
 
 A point moves one of the sheet's own scalar inputs, or a few at once
 (quantities by a factor in [1/2, 2], whole numbers to a whole number in
