@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from supersheet.cli.progress import ProgressBar
 from supersheet.cli.support import (
@@ -22,7 +22,7 @@ from supersheet.cli.support import (
 from supersheet.errors import Problem
 
 if TYPE_CHECKING:
-    from supersheet.sweeps import SweepPlan
+    from supersheet.sweeps import SweepPlan, SweepSetup
 
 
 def axis_error(e: Problem) -> Exception:
@@ -30,13 +30,21 @@ def axis_error(e: Problem) -> Exception:
     return e if e.span is not None else UsageError(e.line())
 
 
-def sweep(args: argparse.Namespace) -> int:
-    from supersheet.sweeps import FORMATS, AxisError, SweepSetup, check_writable, render_table
-    if args.address and args.on != "ray":
-        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
+class Built:
+    """A sweep set up from the command line: its setup and its plan."""
+
+    def __init__(self, setup: SweepSetup, plan: SweepPlan) -> None:
+        self.setup, self.plan = setup, plan
+
+
+def sweep_setup(args: argparse.Namespace, show: Callable[[SweepSetup], list[str]] | None = None) -> Built | None:
+    """The sweep a command line asks for (SHEET [NAME] --set --vary --show --where), checked and
+    planned; None when the sheet is invalid (its diagnostics printed). `show`: the cells to
+    compute when the command line names none (a plot's cells), from the sheet."""
+    from supersheet.sweeps import AxisError, SweepSetup
     sheet = open_valid(args.sheet)
     if sheet is None:
-        return EXIT_INVALID
+        return None
     sheet = fixed_overrides(sheet, args.sets)
     try:
         setup = SweepSetup(sheet, args.name)
@@ -52,14 +60,26 @@ def sweep(args: argparse.Namespace) -> int:
             setup.vary(axis)
         if args.show:
             setup.show([s.strip() for s in args.show.split(",") if s.strip()])
+        elif show is not None:
+            setup.show(show(setup))
         if args.where:
             setup.where(args.where, "<--where>")
         if setup.rows > args.max_rows:
             raise UsageError(f"the sweep has {setup.rows:,} rows, more than --max-rows {args.max_rows:,}; "
                              f"raise the limit with --max-rows {setup.rows} if you mean it")
-        plan = setup.plan(sampling(args))
+        return Built(setup, setup.plan(sampling(args)))
     except AxisError as e:
         raise axis_error(e) from None
+
+
+def sweep(args: argparse.Namespace) -> int:
+    from supersheet.sweeps import FORMATS, check_writable, render_table
+    if args.address and args.on != "ray":
+        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
+    built = sweep_setup(args)
+    if built is None:
+        return EXIT_INVALID
+    plan = built.plan
     if args.on == "ray":
         return _sweep_on_ray(args, plan)
     fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "text")

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from supersheet.cli import batch as cli_batch, init as cli_init, parser as cli_parser, versions as cli_compare
+from supersheet.cli import batch as cli_batch, init as cli_init, parser as cli_parser, plot as cli_plot, versions as cli_compare
 from supersheet.cli.support import (
     EXIT_FINDING,
     EXIT_INVALID,
@@ -343,6 +343,13 @@ COMMANDS: dict[str, cli_parser.Command] = {
         'Evaluate one formula, e.g. supersheet calc "470.2 GB -> GiB" or '
         'supersheet calc "2 * 94 * 4 * 128 * 2 B -> KiB".',
         cli_parser.calc_options),
+    "plot": (cli_plot.plot, "a chart of a sweep: SVG, PNG or HTML",
+        "Chart a sweep: --y cells against the --x axis, a line per value of --color and a panel per value "
+        "of --facet, with the units on the axes; error values and rows outside the assumptions are gaps, "
+        "marked in red, and rows where a check fails carry a red cross. A sweep NAME whose block has "
+        "plot: gives the defaults. More rows than a chart shows are binned (the chart says so). "
+        "-o FILE.svg|.png|.html (HTML: the SVG inline, no script needed).",
+        cli_plot.plot_options),
     "edit": (_edit, "edit a sheet in the terminal UI",
         "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
         "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "

@@ -40,6 +40,18 @@ CHUNK_ROWS = 1_000_000                  # rows evaluated at a time (memory is bo
 FORMATS = ("csv", "parquet", "json", "text", "markdown")
 
 
+@dataclass(frozen=True)
+class PlotDefaults:
+    """A sweep's default chart, as its `plot:` names it."""
+    x: str
+    y: tuple[str, ...]
+    color: str | None = None
+    facet: str | None = None
+    log_x: bool = False
+    log_y: bool = False
+    title: str = ""
+
+
 class SweepSetup:
     """A sweep of `sheet` (with the inputs set on it): the sweep `name` of the sheet, or an
     ad hoc one (no axes yet)."""
@@ -55,6 +67,30 @@ class SweepSetup:
         """The sweeps the sheet defines (for a message that lists them)."""
         root = self.workbook.model.root
         return list(root.sweeps) if root else []
+
+    @property
+    def checks(self) -> list[str]:
+        """The sheet's checks (a chart marks the rows where one fails)."""
+        root = self.workbook.model.root
+        return list(root.checks) if root else []
+
+    @property
+    def title(self) -> str:
+        """The sweep's name and the sheet's title, as a chart's title."""
+        title = self.workbook.model.title
+        return f"{self.spec.name} — {title}" if self.spec.name != "ad hoc" and title else (title or self.spec.name)
+
+    @property
+    def plot_defaults(self) -> PlotDefaults | None:
+        """The sweep's own `plot:` (x, y, color, facet, log_x, log_y, title), if it has one."""
+        root = self.workbook.model.root
+        block = root.sweeps.get(self.spec.name) if root is not None else None
+        plot = block.plot if block is not None else None
+        if plot is None:
+            return None
+        return PlotDefaults(str(plot.x.value), tuple(str(y.value) for y in plot.y),
+                            str(plot.color.value) if plot.color else None, str(plot.facet.value) if plot.facet else None,
+                            plot.log_x, plot.log_y, plot.title)
 
     @property
     def explicit_rows(self) -> bool:

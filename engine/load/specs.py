@@ -21,7 +21,8 @@ from supersheet.engine.base.span import Origin, Span
 from supersheet.engine.load.literals import Literal, between_end, listed_value, range_part
 from supersheet.engine.load.positions import Positions, scalar_text
 
-SWEEP_KEYS = ("vary", "show", "where", "expect", "doc")
+SWEEP_KEYS = ("vary", "show", "where", "expect", "doc", "plot")
+PLOT_KEYS = ("x", "y", "color", "facet", "log_x", "log_y", "title")
 RANGE_KEYS = ("from", "to", "times", "step", "count", "scale")
 
 
@@ -116,6 +117,19 @@ class ExpectMap:
 
 
 @dataclass(frozen=True)
+class PlotDefaults:
+    """A sweep's default chart (`plot: {x: context, y: [step], color: tp}`): names as written."""
+    span: Span                              # the `plot` key
+    x: Written
+    y: tuple[Written, ...]
+    color: Written | None = None
+    facet: Written | None = None
+    log_x: bool = False
+    log_y: bool = False
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class SweepBlock:
     """A sweep of `sweeps:` as written."""
     name: str
@@ -125,6 +139,7 @@ class SweepBlock:
     where: Expression | None = None
     expect: ExpectMap | None = None
     problems: tuple[Diagnostic, ...] = ()   # the block's own shape (missing `vary`, unknown keys)
+    plot: PlotDefaults | None = None
 
 
 @dataclass(frozen=True)
@@ -199,7 +214,30 @@ class SpecReader:
             show = (self.text_item(body, "show"),)
         where = self.expression(body, "where") if body.get("where") is not None else None
         expect = self.expect_map(body, "expect") if body.get("expect") is not None else None
-        return SweepBlock(name, span, self.vary(body, "vary"), show, where, expect, problems)
+        plot, plot_problems = self.plot(body, name) if body.get("plot") is not None else (None, ())
+        return SweepBlock(name, span, self.vary(body, "vary"), show, where, expect, problems + plot_problems, plot)
+
+    def plot(self, body: CommentedMap, sweep: str) -> tuple[PlotDefaults | None, tuple[Diagnostic, ...]]:
+        """A sweep's `plot:`: `x` and `y` (a name or a list) required; `color`, `facet`, `log_x`, `log_y`, `title`."""
+        span = self.at.key_span(body, "plot")
+        node = body["plot"]
+        if not isinstance(node, CommentedMap) or "x" not in node or "y" not in node:
+            return None, (Diagnostic("E-SHEET", f"the plot of sweep {sweep!r} needs x and y (names of its columns)",
+                                     span, hint="plot: {x: context, y: [step], color: tp}"),)
+        problems = tuple(Diagnostic("E-SHEET", f"unknown key {str(k)!r} in the plot of sweep {sweep!r}",
+                                    self.at.key_span(node, k), hint=did_you_mean(str(k), PLOT_KEYS))
+                         for k in node if k not in PLOT_KEYS)
+        for flag in ("log_x", "log_y"):
+            if flag in node and not isinstance(node[flag], bool):
+                problems += (Diagnostic("E-SHEET", f"{flag} is true or false", self.at.key_span(node, flag)),)
+        y = node["y"]
+        ys = tuple(self.text_item(y, i) for i in range(len(y))) if isinstance(y, CommentedSeq) \
+            else (self.text_item(node, "y"),)
+        return PlotDefaults(span, self.text_item(node, "x"), ys,
+                            self.text_item(node, "color") if node.get("color") is not None else None,
+                            self.text_item(node, "facet") if node.get("facet") is not None else None,
+                            node.get("log_x") is True, node.get("log_y") is True,
+                            str(node.get("title") or "")), problems
 
     def text_item(self, container: Any, key: Any) -> Written:
         """A name as written (`show: [a, b]`)."""

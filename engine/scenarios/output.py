@@ -139,7 +139,7 @@ class _atomic:
 
     def __enter__(self):
         self.tmp = _temp_path(self.path)
-        self.handle = open(self.tmp, self.mode, encoding="utf-8", newline="")
+        self.handle = open(self.tmp, self.mode, **({} if "b" in self.mode else {"encoding": "utf-8", "newline": ""}))
         return self.handle
 
     def __exit__(self, kind, value, traceback) -> None:
@@ -193,6 +193,12 @@ def _discard(tmp: str) -> None:
 def _discard_pending() -> None:
     for tmp in list(_PENDING):
         _discard(tmp)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """A chart or a report (SVG, PNG, HTML), written as every output is: whole or not at all."""
+    with _atomic(path, "wb") as handle:
+        handle.write(data)
 
 
 def _temp_path(path: Path) -> str:

@@ -1,0 +1,66 @@
+"""`supersheet plot`: a chart of a sweep, written to SVG, PNG or HTML (supersheet.plots)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from supersheet.cli.batch import sweep_setup
+from supersheet.cli.support import EXIT_INVALID, EXIT_OK, UsageError, sampling_options
+
+
+def plot(args: argparse.Namespace) -> int:
+    from supersheet.plots import FORMATS, PlotError, PlotRequest, chart, save
+
+    output = Path(args.output)
+    if output.suffix.lstrip(".").lower() not in FORMATS:
+        raise UsageError(f"cannot tell the format of {args.output!r}: name it .svg, .png or .html")
+    given = [y.strip() for y in args.y.split(",") if y.strip()] if args.y else []
+
+    def cells(setup) -> list[str]:     # computed: the cells charted, and the checks marked where they fail
+        defaults = setup.plot_defaults
+        return list(dict.fromkeys([*(given or (defaults.y if defaults else [])), *setup.checks]))
+    built = sweep_setup(args, show=cells)
+    if built is None:
+        return EXIT_INVALID
+    defaults = built.setup.plot_defaults
+    x = args.x or (defaults.x if defaults else None)
+    ys = given or list(defaults.y if defaults else [])
+    if not x or not ys:
+        raise UsageError("give --x AXIS and --y CELL[,CELL…] (or a sweep whose block has a plot:)")
+    request = PlotRequest(
+        x=x, y=tuple(ys), color=args.color or (defaults.color if defaults and not args.x else None),
+        facet=args.facet or (defaults.facet if defaults and not args.x else None),
+        log_x=args.log_x or bool(defaults and not args.x and defaults.log_x),
+        log_y=args.log_y or bool(defaults and not args.x and defaults.log_y),
+        title=args.title or (defaults.title if defaults else "") or built.setup.title,
+        checks=tuple(built.setup.checks))
+    frame = built.plan.frame()
+    try:
+        save(chart(frame, request), output)
+    except PlotError as e:
+        raise UsageError(str(e)) from None
+    print(f"{frame.height:,} rows plotted to {output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def plot_options(p: argparse.ArgumentParser) -> None:
+    from supersheet.cli.support import sheet_argument
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
+    p.add_argument("name", metavar="SWEEP", nargs="?", help="a sweep defined in the sheet (its plot: gives defaults)")
+    p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                   help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
+    p.add_argument("--vary", metavar="AXIS=VALUES", action="append", default=[], help="an axis (repeatable)")
+    p.add_argument("--where", metavar="COND", help="keep only rows where this condition holds")
+    p.add_argument("--x", metavar="AXIS", help="the axis along the x axis")
+    p.add_argument("--y", metavar="CELLS", help="comma-separated cells on the y axis (one unit)")
+    p.add_argument("--color", metavar="AXIS", help="one line per value of this axis")
+    p.add_argument("--facet", metavar="AXIS", help="one panel per value of this axis")
+    p.add_argument("--log-x", action="store_true", help="a logarithmic x axis")
+    p.add_argument("--log-y", action="store_true", help="a logarithmic y axis")
+    p.add_argument("--title", metavar="TEXT", help="the chart's title (default: the sweep's, else the sheet's)")
+    p.add_argument("-o", "--output", metavar="FILE", required=True, help="FILE.svg, FILE.png or FILE.html")
+    p.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
+                   help="refuse grids larger than N rows (default 10,000,000)")
+    p.set_defaults(show=None)
+    sampling_options(p)
