@@ -350,6 +350,12 @@ COMMANDS: dict[str, cli_parser.Command] = {
         "plot: gives the defaults. More rows than a chart shows are binned (the chart says so). "
         "-o FILE.svg|.png|.html (HTML: the SVG inline, no script needed).",
         cli_plot.plot_options),
+    "report": (cli_plot.report, "one self-contained HTML page of a sheet (or of its change)",
+        "Write one HTML file: the sheet's title and doc, every cell with value, unit, formula, doc and source, "
+        "checks and assumptions with their verdicts, expectations, each named sweep as a chart and a table; "
+        "with --rev REV, the diff against that git revision and each sweep's chart before and after. Scripts, "
+        "styles and charts are inline (SVG): no network, no JavaScript needed; it prints.",
+        cli_plot.report_options),
     "edit": (_edit, "edit a sheet in the terminal UI",
         "Open SHEET in an interactive editor: every cell with its value and formula, grouped as the "
         "sheet groups them. Enter (or typing) edits a cell; only its dependents recompute and every "

@@ -1,4 +1,5 @@
-"""`supersheet plot`: a chart of a sweep, written to SVG, PNG or HTML (supersheet.plots)."""
+"""`supersheet plot` (a chart of a sweep: SVG, PNG or HTML, supersheet.plots) and `supersheet
+report` (one self-contained HTML page of a sheet or of its change, supersheet.report)."""
 from __future__ import annotations
 
 import argparse
@@ -64,3 +65,28 @@ def plot_options(p: argparse.ArgumentParser) -> None:
                    help="refuse grids larger than N rows (default 10,000,000)")
     p.set_defaults(show=None)
     sampling_options(p)
+
+
+def report(args: argparse.Namespace) -> int:
+    from supersheet.cli.support import fixed_overrides, open_valid
+    from supersheet.report import write_report
+
+    if not args.output.lower().endswith((".html", ".htm")):
+        raise UsageError(f"a report is an HTML page: name it .html, not {args.output!r}")
+    sheet = open_valid(args.sheet)
+    if sheet is None:
+        return EXIT_INVALID
+    sheet = fixed_overrides(sheet, args.sets)
+    written = write_report(sheet, args.output, args.rev)
+    print(f"report of {args.sheet} written to {written}", file=sys.stderr)
+    return EXIT_OK
+
+
+def report_options(p: argparse.ArgumentParser) -> None:
+    from supersheet.cli.support import sheet_argument
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
+    p.add_argument("--rev", metavar="REV", help="add the change since this git revision (the diff, and each "
+                                                "sweep's chart before and after)")
+    p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                   help="report the sheet with this cell set (repeatable)")
+    p.add_argument("-o", "--output", metavar="FILE.html", required=True, help="the page to write")

@@ -67,13 +67,14 @@ def choice_html(choice: Choice) -> str:
     """A choice: the feasible rows ranked (the answer first), then why the others were excluded."""
     direction = "minimize" if choice.minimize else "maximize"
     caption = f"{choice.name}: {direction} {choice.objective} ({choice.feasible:,} feasible)"
-    headers, rows = _frame_rows(choice.ranked)
+    headers, rows = frame_rows(choice.ranked)
     reasons = [(f"{count:,} excluded: {reason}",) + ("",) * (len(headers) - 1) for reason, count in choice.reasons.items()]
     sections = [("excluded", reasons)] if reasons and headers else []
     return table(headers or ["no feasible row"], rows, caption, sections)
 
 
-def _frame_rows(frame: pl.DataFrame) -> tuple[list[str], list[tuple[Any, ...]]]:
+def frame_rows(frame: pl.DataFrame) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """A result frame's headers and rows, numbers to 4 significant digits (as tables show them)."""
     from supersheet.units import format_number
     rows = [tuple(format_number(v, 4) if isinstance(v, float) else v for v in row) for row in frame.iter_rows()]
     return list(frame.columns), rows

@@ -137,15 +137,15 @@ def _sweeps(sheet: Sheet) -> list[_Sweep]:
     """Each named sweep of the sheet: its chart (its `plot:`, else its first axis against its first
     shown cell, a line per value of its second axis) and its first rows."""
     from .plots import PlotError, PlotRequest, chart, svg_of
+    from .errors import SheetError
     from .html import frame_rows
     from .sweeps import SweepSetup
     out = []
     for name in SweepSetup(sheet).sweeps:
         setup = SweepSetup(sheet, name)
         try:
-            plan = setup.plan()
-            frame = plan.frame(whole_numbers=True)
-        except Exception as e:  # noqa: BLE001 - one sweep that cannot run is said, the page goes on
+            frame = setup.plan().frame()
+        except SheetError as e:      # one sweep that cannot run is said; the page goes on
             out.append(_Sweep(name, "", "", f"not run: {e}"))
             continue
         request = _request(setup, frame)
@@ -188,7 +188,7 @@ def _changes(sheet: Sheet, revision: str) -> list[str]:
     from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root, snapshot
 
     from .compare import diff_files
-    from .errors import RequestError
+    from .errors import RequestError, SheetError
     from .html import diff_html
     from .sheet import load
 
@@ -205,9 +205,9 @@ def _changes(sheet: Sheet, revision: str) -> list[str]:
     snap = snapshot(commit, root)
     try:
         before = {s.name: s for s in _sweeps(load(snap.path_of(relative)))}
-    except Exception as e:  # noqa: BLE001 - the old version's sweeps are a bonus; the diff above stands
-        before, note = {}, f"the sweeps at {revision} could not be run: {e}"
-        parts.append(f'<p class="meta">{escape(note)}</p>')
+    except SheetError as e:      # the old version does not check: its diff above says so; no old charts
+        before = {}
+        parts.append(f'<p class="meta">{escape(f"the sheet at {revision} does not check: {e}")}</p>')
     finally:
         snap.close()
     for now in _sweeps(sheet):

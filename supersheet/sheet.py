@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from supersheet.engine.base.diagnostics import sheet_problems
 from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
@@ -231,6 +231,20 @@ class Sheet(Mapping[str, CellValue]):
         (None: `RAY_ADDRESS`, else a local runtime)."""
         from .scenarios import sweep
         return sweep(self, name, axes, show, where, on=on, address=address)
+
+    def plot(self, sweep: str | None = None, *, x: str | None = None, y: str | Sequence[str] | None = None,
+             color: str | None = None, facet: str | None = None, log_x: bool = False, log_y: bool = False,
+             title: str | None = None, **axes: Any) -> Any:
+        """A chart of a sweep, as `supersheet plot` draws it, as an altair chart (Jupyter shows it;
+        `.save("x.svg")` writes it). Without `x`/`y`, the sweep's `plot:` gives them."""
+        from .plots import sheet_chart
+        return sheet_chart(self, sweep, axes, x, y, color, facet, log_x, log_y, title)
+
+    def report(self, path: str | Path | None = None, revision: str | None = None) -> str | Path:
+        """The sheet's page as `supersheet report` writes it (cells, verdicts, expectations, each
+        sweep charted; against `revision`, the diff): written to `path`, or returned as HTML text."""
+        from .report import report_html, write_report
+        return report_html(self, revision) if path is None else write_report(self, path, revision)
 
     def solve(self, name: str) -> Solution:
         """Run the sheet's solve `name` (goal seeking)."""

@@ -214,17 +214,17 @@ class SpecReader:
             show = (self.text_item(body, "show"),)
         where = self.expression(body, "where") if body.get("where") is not None else None
         expect = self.expect_map(body, "expect") if body.get("expect") is not None else None
-        plot, plot_problems = self.plot(body, name) if body.get("plot") is not None else (None, ())
+        plot, plot_problems = self.plot(body) if body.get("plot") is not None else (None, ())
         return SweepBlock(name, span, self.vary(body, "vary"), show, where, expect, problems + plot_problems, plot)
 
-    def plot(self, body: CommentedMap, sweep: str) -> tuple[PlotDefaults | None, tuple[Diagnostic, ...]]:
+    def plot(self, body: CommentedMap) -> tuple[PlotDefaults | None, tuple[Diagnostic, ...]]:
         """A sweep's `plot:`: `x` and `y` (a name or a list) required; `color`, `facet`, `log_x`, `log_y`, `title`."""
         span = self.at.key_span(body, "plot")
         node = body["plot"]
         if not isinstance(node, CommentedMap) or "x" not in node or "y" not in node:
-            return None, (Diagnostic("E-SHEET", f"the plot of sweep {sweep!r} needs x and y (names of its columns)",
+            return None, (Diagnostic("E-SHEET", "its plot needs x and y (names of the sweep's columns)",
                                      span, hint="plot: {x: context, y: [step], color: tp}"),)
-        problems = tuple(Diagnostic("E-SHEET", f"unknown key {str(k)!r} in the plot of sweep {sweep!r}",
+        problems = tuple(Diagnostic("E-SHEET", f"unknown key {str(k)!r} in its plot",
                                     self.at.key_span(node, k), hint=did_you_mean(str(k), PLOT_KEYS))
                          for k in node if k not in PLOT_KEYS)
         for flag in ("log_x", "log_y"):

@@ -1,0 +1,125 @@
+"""Charts of sweeps (supersheet.plots, `supersheet plot`, `Sheet.plot`): the units on
+the axes, gaps and marks where a value is not to be trusted, binning beyond what a
+chart shows, byte-identical SVG, and the library's default plots as snapshots."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from syrupy.extensions.image import SVGImageSnapshotExtension
+
+import supersheet as ss
+from supersheet.cli.main import main
+from supersheet.plots import BINS, MAX_POINTS, PlotError, PlotRequest, chart, render
+from supersheet.sweeps import SweepSetup
+
+REPO = Path(__file__).resolve().parents[2]
+SUPERNODES = REPO / "sheets" / "supernodes"
+
+LIBRARY_PLOTS = [   # (sheet, sweep, the axis titles the chart must carry)
+    ("6.2.2-qwen3-32b-decode-step.yaml", "step_vs_context", ("s [token]", "step [ms]", "tp")),
+    ("6.5.1-torus-vs-switched.yaml", "hops_vs_size", ("k", "torus_max_hops, switched_links")),
+    ("6.2.5-pipeline-utilisation.yaml", "utilisation_curve", ("micro_batches", "utilisation [%]")),
+]
+
+
+def sweep_frame(sheet: Path | str, name: str | None = None, vary: tuple[str, ...] = (), show=None):
+    setup = SweepSetup(ss.load(sheet), name)
+    for text in vary:
+        setup.vary(setup.parse_axis(text))
+    if show:
+        setup.show(show)
+    return setup.plan().frame(), setup
+
+
+def layers(spec: dict) -> list[dict]:
+    return spec["layer"] if "layer" in spec else spec["spec"]["layer"]
+
+
+@pytest.mark.parametrize("sheet,sweep,titles", LIBRARY_PLOTS, ids=[s for _, s, _ in LIBRARY_PLOTS])
+def test_library_plots_carry_units_and_stay_byte_identical(tmp_path: Path, snapshot, sheet, sweep, titles) -> None:
+    out = tmp_path / "chart.svg"
+    assert main(["plot", str(SUPERNODES / sheet), sweep, "-o", str(out)]) == 0
+    svg = out.read_text()
+    for title in titles:
+        assert f">{title}</text>" in svg.replace("&#39;", "'"), title
+    again = tmp_path / "again.svg"
+    assert main(["plot", str(SUPERNODES / sheet), sweep, "-o", str(again)]) == 0
+    assert again.read_bytes() == out.read_bytes()
+    assert out.read_bytes() == snapshot(extension_class=SVGImageSnapshotExtension)
+
+
+def test_error_values_and_rows_outside_the_assumptions_are_gaps_and_marked(tmp_path: Path) -> None:
+    sheet = tmp_path / "gaps.yaml"
+    sheet.write_text("title: gaps\ncells:\n  x: 1\n  y: = 10 ms / (x - 3)\n  ok: = y < 8 ms\n"
+                     "assume:\n  small: x <= 6\nchecks:\n  fast: y < 4 ms\n")
+    frame, setup = sweep_frame(sheet, vary=("x=1,2,3,4,5,6,7,8",), show=["y", "fast"])
+    spec = chart(frame, PlotRequest("x", ("y",), checks=tuple(setup.checks)))
+    line, *marks = layers(spec)
+    values = {row["x"]: row["y"] for row in line["data"]["values"]}
+    assert values[3] is None and values[7] is None and values[8] is None        # #DIV/0; outside `small`
+    assert values[4] == pytest.approx(10.0) and values[5] == pytest.approx(5.0)
+    rule = next(m for m in marks if m["mark"]["type"] == "rule")
+    reasons = {row["x"]: row["problem"] for row in rule["data"]["values"]}
+    assert reasons[3].startswith("y: #DIV/0") and "small" in reasons[7] and set(reasons) == {3, 7, 8}
+    cross = next(m for m in marks if m["mark"]["type"] == "point")
+    assert sorted(row["x"] for row in cross["data"]["values"]) == [4, 5]     # `fast` fails there (y >= 4 ms)
+    assert any("gaps" in note for note in spec["title"]["subtitle"])
+
+
+def test_a_check_failing_in_every_row_is_said_once_not_marked_on_every_point(tmp_path: Path) -> None:
+    frame, setup = sweep_frame(SUPERNODES / "6.1.2-running-example.yaml", vary=("cards=8,10,12",),
+                               show=["max_sessions", *SweepSetup(ss.load(SUPERNODES / "6.1.2-running-example.yaml")).checks])
+    spec = chart(frame, PlotRequest("cards", ("max_sessions",), checks=tuple(setup.checks)))
+    assert "fails in every row: fits_one_card" in spec["title"]["subtitle"]
+    assert all(m["mark"]["type"] != "point" for m in layers(spec)[1:])
+
+
+def test_more_rows_than_a_chart_shows_are_binned_and_the_chart_says_so() -> None:
+    frame, _ = sweep_frame(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml",
+                           vary=("tp=1,8", "s=1024token..131072token:5000"), show=["step"])
+    assert frame.height > MAX_POINTS
+    spec = chart(frame, PlotRequest("s", ("step",), color="tp"))
+    area, line = layers(spec)[:2]
+    assert area["mark"]["type"] == "area" and len(line["data"]["values"]) <= 2 * BINS
+    assert "10,000 rows in" in spec["title"]["subtitle"][0]
+    tp1 = [r for r in line["data"]["values"] if r["series"] == "1"]
+    assert all(r["lo"] <= r["y"] <= r["hi"] for r in tp1)
+    assert tp1[0]["y"] == pytest.approx(frame.filter(frame["tp"] == 1)["step [ms]"].head(int(tp1[0]["rows"])).mean())
+
+
+def test_cells_of_different_units_are_refused_and_the_cli_says_so(tmp_path: Path, capsys) -> None:
+    frame, _ = sweep_frame(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml", vary=("tp=1,2",), show=["step", "kv_read"])
+    with pytest.raises(PlotError, match="one unit"):
+        chart(frame, PlotRequest("tp", ("step", "kv_read")))
+    code = main(["plot", str(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml"), "--vary", "tp=1,2", "--x", "tp",
+                 "--y", "step,kv_read", "-o", str(tmp_path / "x.svg")])
+    assert code == 2 and "one unit" in capsys.readouterr().err and not (tmp_path / "x.svg").exists()
+    assert main(["plot", str(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml"), "--vary", "tp=1,2", "--x", "nope",
+                 "--y", "step", "-o", str(tmp_path / "x.svg")]) == 2
+    assert main(["plot", str(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml"), "tp_table", "--x", "tp",
+                 "--y", "step", "-o", str(tmp_path / "x.txt")]) == 2
+
+
+def test_a_plot_key_of_the_wrong_shape_is_a_located_diagnostic(tmp_path: Path, capsys) -> None:
+    sheet = tmp_path / "bad.yaml"
+    sheet.write_text("title: t\ncells:\n  a: 1\n  b: = a * 2\nsweeps:\n  s:\n    vary: {a: [1, 2]}\n"
+                     "    plot: {x: a, colour: a}\n")
+    assert main(["check", str(sheet)]) == 2
+    err = capsys.readouterr().err
+    assert f"{sheet}:8:5: E-SHEET: sweep 's': its plot needs x and y" in err
+
+
+def test_html_and_png_outputs_and_the_api(tmp_path: Path) -> None:
+    sheet = ss.load(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml")
+    figure = sheet.plot("step_vs_context")
+    spec = figure.to_dict()
+    assert spec["title"]["text"].startswith("Decode step against context")
+    html = render(spec, "html").decode()
+    assert "<svg" in html and "<script src" not in html and json.loads(
+        html.split('application/vnd.vegalite+json">')[1].split("</script>")[0])["title"] == spec["title"]
+    assert render(spec, "png")[:8] == b"\x89PNG\r\n\x1a\n"
+    ad_hoc = sheet.plot(x="tp", y="step", tp=[1, 2, 4, 8]).to_dict()
+    (line,) = [layer for layer in ad_hoc["layer"] if layer["mark"]["type"] == "line"]
+    assert [round(r["y"], 2) for r in line["data"]["values"]] == [29.35, 14.89, 7.97, 5.15]    # as tp_table expects
