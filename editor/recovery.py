@@ -20,11 +20,11 @@ import json
 import os
 import socket
 import stat
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from supersheet.editor.safesave import atomic_write
 from supersheet.units._trust import private_folder
 
 MAX_BYTES = 16_000_000     # a sheet is at most --max-file-size (1 MB by default); its JSON, text and base: far less
@@ -79,17 +79,7 @@ def write(sheet: Path, text: str, base: str) -> Path:
     target = file_for(sheet)
     record = {"version": VERSION, "sheet": sheet_key(sheet), "text": text, "base": base,
               "written": time.time(), "pid": os.getpid(), "host": socket.gethostname()}
-    fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=where)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
-            json.dump(record, handle)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(target, json.dumps(record).encode("ascii"), mode=0o600)
     return target
 
 
