@@ -204,14 +204,16 @@ class SheetText:
                 raise ExternalChange(f"{self.path} changed on disk since it was opened")
             refuse_unsafe(self.path)
             try:
-                same = read_regular(self.path)[0] == data
+                on_disk, st = read_regular(self.path)
+                same = on_disk == data
             except OSError:
                 same = False
             written = None
             if not same:
                 written = atomic_write(self.path, data, self._disk.mode, None if force else self._disk,
                                        directory_fd)
-            self._disk = fingerprint(self.path, data)
+                st = written.stat
+            self._disk = fingerprint(self.path, data, st)     # of what was written, not of a write after it
         yaml, doc, _ = self._round_trip()
         self.original, self._endings = text, endings
         self._rt, self._text = (yaml, doc, self.dump()), text

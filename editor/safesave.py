@@ -160,6 +160,7 @@ class Written:
 
     kept: Path | None = None    # another program's version that slipped in during the save, kept here
     unkept: tuple[str, ...] = ()  # what of the file's owner and attributes could not be carried over
+    stat: os.stat_result | None = None  # of the file written, right after it took the sheet's name
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None, expected: Disk | None = None,
@@ -180,6 +181,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, expected: Dis
     target = path.resolve()
     directory = target.parent
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    written = os.dup(fd)    # its status after the rename: of our file, whoever writes the name next
+    swapped = False         # from the exchange on, `tmp` names what the sheet was: never ours to remove
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -194,18 +197,23 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, expected: Dis
             if _identity(now) != _identity_of(expected):
                 raise ExternalChange(f"{target} changed on disk while saving: not saved")
         if os.path.lexists(target) and _exchange(tmp, target, directory_fd):
+            swapped = True
             kept = _keep_if_other(Path(tmp), target, expected)
         else:
             os.replace(tmp, target)
-            kept = None
+            swapped, kept = True, None
+        st = os.fstat(written)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if not swapped:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise
+    finally:
+        os.close(written)
     _fsync_directory(directory, directory_fd)
-    return Written(kept, unkept)
+    return Written(kept, unkept, st)
 
 
 def _identity(st: os.stat_result) -> tuple[int, ...]:
