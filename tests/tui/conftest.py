@@ -42,6 +42,14 @@ def _colour_and_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
 
 
+@pytest.fixture(autouse=True)
+def _own_state_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's recovery files (tui/recover.py) in a folder of its own: an edit a
+    test leaves unsaved must not be offered to the next test that opens the sheet
+    (the library's sheets are opened in place), nor land in the user's state folder."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
 @pytest.fixture
 def library(tmp_path: Path, allow_path) -> Path:
     """A writable copy of sheets/ (imports resolve inside it: its folder is
