@@ -131,6 +131,8 @@ def diff_options(p: argparse.ArgumentParser) -> None:
                                                                          "(default HEAD); PATHs limit the search")
     p.add_argument("--base", metavar="VARIANT", help="compare VARIANT with the sheet it extends")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.add_argument("--plots", metavar="DIR", help="with --format markdown: write each changed sweep's chart before "
+                                                  "and after to DIR (SVG) and show them in the Markdown")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text format (default: when stdout is a terminal)")
 

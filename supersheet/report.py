@@ -21,7 +21,7 @@ from .html import table
 if TYPE_CHECKING:
     from .sheet import Sheet
 
-__all__ = ["SWEEP_ROWS", "report_html", "write_report"]
+__all__ = ["SWEEP_ROWS", "changed_charts", "report_html", "write_report"]
 
 SWEEP_ROWS = 50        # rows of a sweep's table on the page (the chart shows them all)
 
@@ -45,9 +45,15 @@ figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 @dataclass(frozen=True)
 class _Sweep:
     name: str
-    chart: str          # inline SVG ('' when the sweep has nothing to chart)
+    spec: dict | None   # its chart's Vega-Lite spec (None when it has nothing to chart)
     table: str
     note: str = ""
+
+    @property
+    def chart(self) -> str:
+        """The chart as inline SVG ('' when there is none)."""
+        from .plots import svg_of
+        return svg_of(self.spec) if self.spec is not None else ""
 
 
 def report_html(sheet: Sheet, revision: str | None = None) -> str:
@@ -136,8 +142,8 @@ def _marked_table(headers: tuple[str, ...], rows: list[tuple]) -> str:
 def _sweeps(sheet: Sheet) -> list[_Sweep]:
     """Each named sweep of the sheet: its chart (its `plot:`, else its first axis against its first
     shown cell, a line per value of its second axis) and its first rows."""
-    from .plots import PlotError, PlotRequest, chart, svg_of
     from .errors import SheetError
+    from .plots import PlotError, chart
     from .html import frame_rows
     from .sweeps import SweepSetup
     out = []
@@ -146,18 +152,18 @@ def _sweeps(sheet: Sheet) -> list[_Sweep]:
         try:
             frame = setup.plan().frame()
         except SheetError as e:      # one sweep that cannot run is said; the page goes on
-            out.append(_Sweep(name, "", "", f"not run: {e}"))
+            out.append(_Sweep(name, None, "", f"not run: {e}"))
             continue
         request = _request(setup, frame)
-        svg, note = "", ""
+        spec, note = None, ""
         if request is not None:
             try:
-                svg = svg_of(chart(frame, request))
+                spec = chart(frame, request)
             except PlotError as e:
                 note = f"no chart: {e}"
         headers, rows = frame_rows(frame.head(SWEEP_ROWS))
         more = f" (the first {SWEEP_ROWS} of {frame.height:,})" if frame.height > SWEEP_ROWS else ""
-        out.append(_Sweep(name, svg, table(headers, rows, f"{frame.height:,} rows{more}"), note))
+        out.append(_Sweep(name, spec, table(headers, rows, f"{frame.height:,} rows{more}"), note))
     return out
 
 
@@ -185,12 +191,11 @@ def _header(frame, name: str) -> str:
 
 def _changes(sheet: Sheet, revision: str) -> list[str]:
     """The diff against `revision`, and each sweep's chart before and after."""
-    from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root, snapshot
+    from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root
 
     from .compare import diff_files
     from .errors import RequestError, SheetError
     from .html import diff_html
-    from .sheet import load
 
     path = sheet.path.resolve()
     try:
@@ -202,18 +207,57 @@ def _changes(sheet: Sheet, revision: str) -> list[str]:
     diffs = diff_files(f"{revision}:{relative}", str(path), cwd=root)
     parts = [f"<h2>Changes since {escape(revision)} ({escape(commit[:7])})</h2>"]
     parts += [diff_html(d) for d in diffs] or ["<p>No differences.</p>"]
-    snap = snapshot(commit, root)
     try:
-        before = {s.name: s for s in _sweeps(load(snap.path_of(relative)))}
+        before = {s.name: s for s in _sweeps_at(revision, path)}
     except SheetError as e:      # the old version does not check: its diff above says so; no old charts
         before = {}
         parts.append(f'<p class="meta">{escape(f"the sheet at {revision} does not check: {e}")}</p>')
-    finally:
-        snap.close()
     for now in _sweeps(sheet):
         old = before.get(now.name)
-        if old is not None and old.chart and now.chart and old.chart != now.chart:
+        if old is not None and old.spec is not None and now.spec is not None and old.spec != now.spec:
             parts.append(f"<h3>Sweep {escape(now.name)}: before and after</h3>")
             parts.append(f'<div class="pair"><figure>{old.chart}<figcaption>{escape(revision)}</figcaption></figure>'
                          f"<figure>{now.chart}<figcaption>now</figcaption></figure></div>")
     return parts
+
+
+def _sweeps_at(revision: str, path: Path) -> list[_Sweep]:
+    """The sweeps of the sheet at `path` as it was at a git revision (with that revision's imports)."""
+    from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root, snapshot
+
+    from .errors import RequestError
+    from .sheet import load
+    try:
+        root = repo_root(path.parent)
+        commit = commit_of(revision, root)
+    except GitError as e:
+        raise RequestError(f"git: {e}") from None
+    snap = snapshot(commit, root)
+    try:
+        old = snap.path_of(Path(repo_path(path, root)).as_posix())
+        return _sweeps(load(old)) if old.exists() else []
+    finally:
+        snap.close()
+
+
+def changed_charts(path: str | Path, old: str | Path | None = None, revision: str | None = None) -> list[tuple]:
+    """The sweeps of the sheet at `path` whose chart differs from its old version (the file `old`,
+    or the sheet at git `revision`): (sweep, old spec or None, new spec or None), in the sheet's order."""
+    from .errors import SheetError
+    from .sheet import load
+    path = Path(path).resolve()
+    try:
+        now = {s.name: s for s in _sweeps(load(path))} if path.exists() else {}
+    except SheetError:
+        now = {}
+    try:
+        before = {s.name: s for s in (_sweeps(load(old)) if old is not None else _sweeps_at(revision or "HEAD", path))}
+    except SheetError:
+        before = {}
+    out = []
+    for name in dict.fromkeys([*now, *before]):
+        a, b = before.get(name), now.get(name)
+        a_spec, b_spec = (a.spec if a else None), (b.spec if b else None)
+        if (a_spec or b_spec) and a_spec != b_spec:
+            out.append((name, a_spec, b_spec))
+    return out

@@ -106,3 +106,25 @@ def test_the_report_in_headless_chromium(tmp_path: Path, changed, which: str) ->
     dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180).stdout
     names = [r["name"] for r in ss.load(changed[0] if which == "change" else EXAMPLE).records()]
     assert all(f"<td>{name}</td>" in dom for name in names)
+
+
+def test_diff_markdown_links_the_charts_that_changed_before_and_after(tmp_path: Path, capsys, monkeypatch) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    sheet = root / "link.yaml"
+    sheet.write_text("title: a link\ncells:\n  alpha: 2 us\n  bw: 100 GB/s\n  size: 1 MiB\n"
+                     "  t: = alpha + size / bw -> us\n  other: 3\nsweeps:\n  by_size:\n"
+                     "    vary: {size: [1 KiB, 1 MiB, 16 MiB]}\n    show: [t]\n    plot: {x: size, y: [t], log_x: true}\n"
+                     "  flat:\n    vary: {other: [1, 2]}\n    show: [other]\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    sheet.write_text(sheet.read_text().replace("alpha: 2 us", "alpha: 5 us"))
+    monkeypatch.chdir(root)
+    assert main(["diff", "--rev", "HEAD", "--format", "markdown", "--plots", "charts"]) == 1
+    out = capsys.readouterr().out
+    assert "| ![by_size before](charts/link-by_size-before.svg) | ![by_size after](charts/link-by_size-after.svg) |" in out
+    assert "flat" not in out.split("####", 1)[1]          # its chart did not change: not drawn
+    before, after = (root / "charts" / f"link-by_size-{s}.svg" for s in ("before", "after"))
+    assert before.read_bytes() != after.read_bytes() and b"t [" in after.read_bytes()
+    assert main(["diff", "--rev", "HEAD", "--plots", "charts"]) == 2       # --plots needs the Markdown
