@@ -174,15 +174,6 @@ def project_for(sheet: Path, cwd: Path | None = None) -> Project:
     return Project(root, config_file, libraries, config.allow, config.limits, config.problems)
 
 
-def git_work_tree(folder: Path) -> Path | None:
-    """The nearest folder at or above `folder` with a `.git` (a directory, or a
-    file for worktrees and submodules). No git process: this runs on every load."""
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
 def shown_path(path: str | Path) -> str:
     """How outputs name a file: a file of the bundled library by its library name
     (`supersheet:hardware/h100-sxm.yaml`), never by where it is installed, unless it is
