@@ -25,4 +25,4 @@ def add_manual_options(parser: argparse.ArgumentParser) -> None:
 
 def manpage(parser: argparse.ArgumentParser) -> str:
     from argparse_manpage.manpage import Manpage
-    return str(Manpage(parser, _data={"project_name": "supersheet", "url": "README.md"}))
+    return str(Manpage(parser, _data={"project_name": "supersheet"}))
