@@ -6,6 +6,7 @@ import argparse
 from typing import Callable, Mapping
 
 from supersheet.cli.support import loading_options, sampling_options, sheet_argument
+from supersheet.cli.manual import add_manual_options
 
 Handler = Callable[[argparse.Namespace], int]
 Options = Callable[[argparse.ArgumentParser], None]
@@ -24,9 +25,7 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
         epilog="Exit codes: 0 ok, 1 a finding (error value, failed expectation, difference, nothing feasible), "
                "2 invalid sheet or usage, 70 a bug in supersheet, 130 interrupted. See README.md and docs/format.md.")
     parser.add_argument("--version", action="version", version=f"supersheet {installed_version()}")
-    if command not in commands:   # the root's options that need every command's parser: completion, man page
-        from supersheet.cli.manual import add_manual_options
-        add_manual_options(parser)
+    add_manual_options(parser, lambda: build_parser(commands))   # completion and the man page, of every command
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in [command] if command in commands else list(commands):
         handler, help, description, options = commands[name]

@@ -129,9 +129,11 @@ def rank_choice(sheet: Sheet, name: str, top: int | None = None, show: list[str]
     workbook = _workbook(sheet)
     if on == "ray":
         from supersheet.engine.scenarios.choice_ray import DEFAULT_TOP, choose_on_ray
-        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session
+        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed
+
+        from .inputs import ray_session
         try:
-            with session(address):
+            with ray_session(address):
                 choice = choose_on_ray(workbook, name, top or DEFAULT_TOP, address=address, show=show)
         except (RayUnavailable, TaskFailed) as e:
             raise RequestError(str(e)) from None

@@ -8,8 +8,10 @@ or on Ray. Polars is imported only for a sheet that has draws.
 """
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments, open_workbook
 
@@ -79,6 +81,16 @@ def fixed_inputs(sheet: Sheet, sets: Sequence[str]) -> Sheet:
     return opened(variant)
 
 
+@contextmanager
+def ray_session(address: str | None) -> Iterator[None]:
+    """A Ray runtime for one request (`engine.scenarios.on_ray.session`). What Ray prints
+    meanwhile (a dying worker's `(raylet)` lines, with colour codes) goes to stderr: it is for
+    the user's eyes, and stdout may be a command's JSON being piped."""
+    from supersheet.engine.scenarios.on_ray import session
+    with redirect_stdout(sys.stderr), session(address):
+        yield
+
+
 def has_random_draws(workbook: Workbook) -> bool:
     return bool(workbook.checked.distributions)
 
@@ -93,10 +105,10 @@ def sample(workbook: Workbook, sampling: Sampling, fixed: dict[str, Any] | None 
     from supersheet.engine.scenarios.uncertainty import SamplingError, evaluate_samples
     try:
         if sampling.on == "ray":
-            from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session
+            from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed
             from supersheet.engine.scenarios.sample_ray import sample_on_ray
             try:
-                with session(sampling.address):
+                with ray_session(sampling.address):
                     return sample_on_ray(workbook, sampling.samples, sampling.seed, fixed or {}, list(sets),
                                          address=sampling.address, max_memory=sampling.max_memory)
             except (RayUnavailable, TaskFailed) as e:

@@ -24,7 +24,7 @@ from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sweep import SweepSpec, iterate_chunks, load_sweep, plans_for
 
 from .errors import AxisError, Diagnostic, RequestError, engine_problems
-from .inputs import Sampling
+from .inputs import Sampling, ray_session
 
 if TYPE_CHECKING:
     import polars as pl
@@ -195,12 +195,12 @@ class SweepPlan:
                       chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> tuple[int, int]:
         """Evaluate row ranges as Ray tasks, each writing one Parquet file of the dataset
         `directory`: (rows, files) written. RequestError when Ray is unavailable or a task fails."""
-        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed, session
+        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed
         from supersheet.engine.scenarios.sweep_parts import PartError
         from supersheet.engine.scenarios.sweep_ray import sweep_to_dataset
         spec = self.spec
         try:
-            with session(address):
+            with ray_session(address):
                 written = sweep_to_dataset(self.plans, spec.grid, spec.show, spec.where, spec.where_origin,
                                            (self.sampling.samples, self.sampling.seed), self.units, str(directory),
                                            address=address, part_rows=part_rows, chunk_rows=max(1, chunk_rows),

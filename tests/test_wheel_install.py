@@ -7,6 +7,7 @@ supersheet on it.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -114,3 +115,12 @@ def test_the_readme_s_examples_run_with_the_wheel_from_a_fresh_folder(wheel_inst
         result = _run(wheel_install, folder, *argv)
         assert result.returncode == 0, (argv, result.stdout + result.stderr)
     assert len(runnable) >= 6
+
+
+def test_the_wheel_ships_the_type_marker_and_the_json_schemas(wheel_install):
+    """py.typed (PEP 561) and the JSON Schemas the run and sweep JSON name (issue 29)."""
+    package = wheel_install.site / "supersheet"
+    assert (package / "py.typed").is_file()
+    for name in ("run", "sweep"):
+        schema = json.loads((package / "schemas" / f"{name}-1.json").read_text(encoding="utf-8"))
+        assert schema["$id"] == schema["properties"]["schema"]["const"] == f"supersheet-{name}/1"

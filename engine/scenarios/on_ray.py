@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sys
 import warnings
 from typing import Any, Callable, Iterator, Sequence
 
@@ -110,20 +109,17 @@ def session(address: str | None = None) -> Iterator[None]:
     """A runtime for one command: started (or attached) here and shut down at the end,
     even on Ctrl+C; a runtime already up (a test's) is left as it is."""
     ray = _ray()
-    # What Ray prints while it runs (a worker's death: `(raylet)` lines with colour codes) is
-    # for the user's eyes, not for the command's output: stdout may be JSON being piped.
-    with contextlib.redirect_stdout(sys.stderr):
-        if ray.is_initialized():
-            yield
-            return
+    if ray.is_initialized():
+        yield
+        return
+    try:
+        connect(address)
+        yield
+    finally:
         try:
-            connect(address)
-            yield
-        finally:
-            try:
-                ray.shutdown()
-            except KeyboardInterrupt:   # a second Ctrl+C while the local runtime stops: it is stopping anyway
-                pass
+            ray.shutdown()
+        except KeyboardInterrupt:   # a second Ctrl+C while the local runtime stops: it is stopping anyway
+            pass
 
 
 def cluster_cpus() -> int:

@@ -355,8 +355,8 @@ def test_a_failed_attach_says_its_whole_reason(monkeypatch):
 
 
 def test_what_ray_prints_during_a_command_goes_to_stderr_not_into_its_output(ray_runtime, capsys):
-    from supersheet.engine.scenarios import on_ray
-    with on_ray.session():
+    from supersheet.inputs import ray_session
+    with ray_session(None):
         print("(raylet) A worker died or was killed while executing a task")
     out, err = capsys.readouterr()
     assert out == "" and "(raylet)" in err
