@@ -129,7 +129,7 @@ def _parsed(parser, argv):
 
 
 @pytest.mark.parametrize("command", ["run", "check", "test", "explain", "sweep", "solve", "choose", "diff",
-                                     "textconv", "calc", "edit", "init", "lsp"])
+                                     "textconv", "calc", "plot", "report", "edit", "init", "lsp"])
 def test_a_command_line_builds_only_its_command_with_the_same_help_and_errors(command, monkeypatch):
     """argparse spends ~0.5 ms on each subcommand it builds: a command line builds only its own,
     and what it prints for --help or a bad option is what the parser of every command prints."""
@@ -138,7 +138,7 @@ def test_a_command_line_builds_only_its_command_with_the_same_help_and_errors(co
 
     monkeypatch.setenv("COLUMNS", "100")
     assert list(COMMANDS) == ["run", "check", "test", "explain", "sweep", "solve", "choose", "diff", "textconv",
-                              "calc", "edit", "init", "lsp"]   # the order --help lists them
+                              "calc", "plot", "report", "edit", "init", "lsp"]   # the order --help lists them
     alone, every = build_parser(COMMANDS, command), build_parser(COMMANDS)
     for argv in ([command, "--help"], [command, "--no-such-option"]):
         assert _parsed(alone, argv) == _parsed(every, argv)
