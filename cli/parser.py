@@ -7,10 +7,18 @@ from typing import Callable, Mapping
 
 from supersheet.cli.support import loading_options, sampling_options, sheet_argument
 from supersheet.cli.manual import add_manual_options
+from supersheet.errors import bounded
 
 Handler = Callable[[argparse.Namespace], int]
 Options = Callable[[argparse.ArgumentParser], None]
 Command = tuple[Handler, str, str, Options]   # handler, help, description, options
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with what its errors quote (an unknown command, a bad value) cut to size."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(bounded(message))
 
 
 def build_parser(commands: Mapping[str, Command], command: str | None = None) -> argparse.ArgumentParser:
@@ -18,7 +26,7 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
     subparser is built: argparse looks each of its messages up through gettext, ~0.5 ms of CPU a
     subcommand, ~5 ms of every start for all of them; the command's help and errors are the same.
     Anything else (`--help`, a misspelt command) builds them all."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="supersheet",
         description="Declarative spreadsheet-style scenarios with real units: sheets are YAML files of named "
                     "cells (inputs and formulas), checked for dimensions and evaluated with Polars.",
@@ -87,11 +95,16 @@ def sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show", metavar="CELLS", help="comma-separated cells to output (default: the sweep's "
                                                   "'show', else every cell of the sheet)")
     p.add_argument("--where", metavar="COND", help="keep only rows where this condition holds, e.g. 'fits'")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (.csv or .parquet)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (.csv or .parquet): a new file or a regular "
+                                                       "file to replace, never a device, FIFO or folder")
+    p.add_argument("--force", action="store_true", help="replace a read-only FILE (its mode is kept)")
     p.add_argument("--format", choices=("csv", "parquet", "json", "text", "markdown"),
                    help="output format (default: from -o's extension, else text)")
     p.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
                    help="refuse grids larger than N rows (default 10,000,000)")
+    p.add_argument("--max-table-rows", type=int, default=100_000, metavar="N",
+                   help="refuse text, JSON and Markdown tables of more than N rows, which are built in memory "
+                        "(default 100,000; CSV and Parquet stream any number)")
     p.add_argument("--chunk-rows", type=int, default=1_000_000, metavar="N", help=argparse.SUPPRESS)
     on_options(p, "row ranges of the grid run as Ray tasks, each writing one file of the Parquet dataset "
                   "directory -o DIR/")
@@ -158,3 +171,5 @@ def on_options(p: argparse.ArgumentParser, what: str) -> None:
                    help=f"where to evaluate: this process (local, the default) or Ray: {what}")
     p.add_argument("--address", metavar="ray://HOST:PORT|auto",
                    help="with --on ray: the Ray cluster to use (default: start a local Ray runtime)")
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="with --address: give up when the cluster does not answer within SECONDS (default 10)")

@@ -24,12 +24,12 @@ import sys
 from contextlib import contextmanager
 from typing import Iterable, Iterator
 
-from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render
+from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, bounded, render
 from supersheet.engine.base.diagnostics import Problem as EngineProblem
 from supersheet.engine.base.span import Span
 
 __all__ = ["AxisError", "Diagnostic", "OverrideError", "Problem", "RequestError", "SheetError", "SolveError",
-           "SourceCache", "UnknownCell", "render_diagnostic"]
+           "SourceCache", "UnknownCell", "bounded", "render_diagnostic"]
 
 
 class SheetError(Exception):

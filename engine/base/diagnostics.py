@@ -5,6 +5,7 @@ of its problems at once and the UI can keep its last good values.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
@@ -37,7 +38,7 @@ class Diagnostic:
 
     def headline(self) -> str:
         where = f"{self.span}: " if self.span else ""
-        return f"{where}{self.code}: {self.message}"
+        return f"{where}{self.code}: {bounded(self.message)}"
 
     @property
     def is_failed_expectation(self) -> bool:
@@ -115,6 +116,31 @@ def escaped(text: object, limit: int = 120) -> str:
     return short + ("…" if len(text) > limit else "")
 
 
+# How much of what a message quotes is shown (docs/security.md): a name or value in quotes,
+# any other word (a path, an unquoted name or number), and a whole message or hint.
+QUOTED_LIMIT = 40
+WORD_LIMIT = 200
+MESSAGE_LIMIT = 2000
+_QUOTED = re.compile(r"'[^'\s]{%d,}'|\"[^\"\s]{%d,}\"" % (QUOTED_LIMIT + 1, QUOTED_LIMIT + 1))
+_WORD = re.compile(r"\S{%d,}" % (WORD_LIMIT + 1))
+
+
+def bounded(message: str) -> str:
+    """A message with what it quotes cut to size, whatever a sheet or a command line put
+    into it (a 20,000-character name is shown by its first 40 characters and its length)."""
+    if len(message) <= QUOTED_LIMIT:
+        return message
+    message = _QUOTED.sub(lambda m: _cut(m.group(0)[1:-1], QUOTED_LIMIT, m.group(0)[0]), message)
+    message = _WORD.sub(lambda m: _cut(m.group(0), WORD_LIMIT), message)
+    if len(message) > MESSAGE_LIMIT:
+        message = message[:MESSAGE_LIMIT] + f"… (message cut at {MESSAGE_LIMIT:,} of {len(message):,} characters)"
+    return message
+
+
+def _cut(text: str, limit: int, quote: str = "") -> str:
+    return f"{quote}{text[:limit]}…{quote} ({len(text):,} characters)"
+
+
 def excerpt(value: object, limit: int = 40) -> str:
     """A value from a file, quoted for a message: short and escaped."""
     return f"'{escaped(value, limit)}'" if isinstance(value, str) else escaped(repr(value), limit)
@@ -167,9 +193,9 @@ def render(diagnostic: Diagnostic, sources: SourceCache | None = None) -> str:
                 out.append(" " * (len(gutter) - 2) + "| " + notes)
     for label in diagnostic.labels:
         if label.text and span is not None and (label.span.line != span.line or label.span.file != span.file):
-            out.append(f"note: {label.span}: {label.text}")
+            out.append(f"note: {label.span}: {bounded(label.text)}")
     if diagnostic.hint:
-        out.append(f"hint: {diagnostic.hint}")
+        out.append(f"hint: {bounded(diagnostic.hint)}")
     return "\n".join(out)
 
 
