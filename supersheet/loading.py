@@ -18,7 +18,7 @@ from supersheet.engine.base.limits import Limits, set_limits
 from supersheet.engine.base.project import UnknownLibrary, library_name, project_for, shown_path
 from supersheet.engine.base.sheetroot import UnreadableSheet, allow_paths, read_sheet_text, root_for
 
-from .errors import RequestError, SheetError
+from .errors import RequestError, SheetError, bounded
 
 if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
@@ -32,6 +32,10 @@ def configure(allow: Sequence[str | Path] = (), **limits: int | None) -> Limits:
     """Let imports also read sheets under the folders `allow`, and set the load limits
     (`max_file_size=`, `max_cells=`, ... the fields of `Limits`; None keeps a default).
     Returns the limits now in force; a later call replaces both."""
+    for folder in allow:
+        if not str(folder).strip():   # Path("") is the current directory: from `/`, the whole machine
+            raise RequestError("--allow-path needs a folder: an empty one would allow the current directory "
+                               "(write --allow-path . if you mean it)")
     allow_paths([str(folder) for folder in allow])
     return set_limits(**limits)
 
@@ -64,6 +68,7 @@ def find_sheets(paths: Sequence[str | Path]) -> list[Path]:
     found: list[Path] = []
     for text in paths:
         path = Path(text)
+        _stat(path, "file or directory")
         if path.is_dir():
             root = root_for(path / "_")
             inside = sorted(p for p in path.rglob("*.yaml")
@@ -93,14 +98,25 @@ def checked_workbook(path: str | Path) -> Workbook:
     evaluate it themselves and do not need the Sheet's imports)."""
     from supersheet.engine.workbook import open_workbook
     path = library_path(path)
-    if not Path(path).exists():
-        raise RequestError(f"no such sheet: {path}")
+    _stat(Path(path), "sheet")
     if Path(path).is_dir():
         raise RequestError(f"{path} is a directory, not a sheet")
     workbook = open_workbook(path)
     if not workbook.ok:
         raise SheetError(workbook.diagnostics)
     return workbook
+
+
+def _stat(path: Path, what: str) -> None:
+    """RequestError for a path that names nothing: missing, or a name the system refuses
+    (longer than it allows, a loop of links), said in one line that does not echo it whole."""
+    import os
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        raise RequestError(f"no such {what}: {bounded(str(path))}") from None
+    except (OSError, ValueError) as e:
+        raise RequestError(f"cannot read {bounded(str(path))}: {getattr(e, 'strerror', None) or e}") from None
 
 
 def check_readable(path: str | Path) -> None:

@@ -90,7 +90,9 @@ def _same_scalar(text: str, value: Any) -> bool:
         return text in ("true", "false", "True", "False")
     if isinstance(value, (int, float)):
         try:
-            return float(text.replace("_", "")) == float(value)
-        except ValueError:
+            if isinstance(value, int):   # exactly: a 310-digit integer has no float to compare with
+                return int(text.replace("_", ""), 0 if text.lower().startswith(("0x", "0o")) else 10) == value
+            return float(text.replace("_", "")) == value
+        except (ValueError, OverflowError):
             return False
     return text == str(value)
