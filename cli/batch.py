@@ -14,12 +14,13 @@ from supersheet.cli.support import (
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
+    check_on,
     fixed_overrides,
     open_valid,
     print_diagnostics,
     sampling,
 )
-from supersheet.errors import Problem
+from supersheet.errors import Problem, bounded
 
 if TYPE_CHECKING:
     from supersheet.sweeps import SweepPlan, SweepSetup
@@ -73,9 +74,8 @@ def sweep_setup(args: argparse.Namespace, show: Callable[[SweepSetup], list[str]
 
 
 def sweep(args: argparse.Namespace) -> int:
-    from supersheet.sweeps import FORMATS, check_writable, render_table
-    if args.address and args.on != "ray":
-        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
+    from supersheet.sweeps import FORMATS, STREAMED, check_table_rows, check_writable, render_table
+    check_on(args)
     built = sweep_setup(args)
     if built is None:
         return EXIT_INVALID
@@ -84,16 +84,18 @@ def sweep(args: argparse.Namespace) -> int:
         return _sweep_on_ray(args, plan)
     fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "text")
     if fmt not in FORMATS:
-        raise UsageError(f"cannot tell the format of {args.output!r}; add --format csv or --format parquet")
+        raise UsageError(f"cannot tell the format of {bounded(repr(args.output))}; add --format csv or --format parquet")
     if args.output:
-        check_writable(Path(args.output))
+        check_writable(Path(args.output), args.force)
     elif fmt == "parquet":
         raise UsageError("Parquet needs an output file: -o FILE.parquet")
+    if fmt not in STREAMED:
+        check_table_rows(plan.rows, args.max_table_rows)
     bar = ProgressBar(delay=1.0)   # from a second on: a quick sweep prints nothing extra
     progress = bar if bar.enabled else None
     if args.output:
         with bar:
-            rows = plan.write(args.output, fmt, args.chunk_rows, progress)
+            rows = plan.write(args.output, fmt, args.chunk_rows, progress, args.force, args.max_table_rows)
         print(f"{rows:,} rows written to {Path(args.output)}", file=sys.stderr)
         return EXIT_OK
     with bar:
@@ -145,7 +147,8 @@ def solve(args: argparse.Namespace) -> int:
         if args.name:   # placed at the solve's name, as `supersheet check` reports it
             print_diagnostics([e.diagnostic])
         else:
-            print(f"{args.sheet}: E-SOLVE: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""), file=sys.stderr)
+            print(f"{args.sheet}: E-SOLVE: {bounded(e.message)}" + (f"\nhint: {bounded(e.hint)}" if e.hint else ""),
+                  file=sys.stderr)
         return EXIT_FINDING
     print(solved.render(args.format))
     return EXIT_OK
@@ -156,8 +159,7 @@ def choose(args: argparse.Namespace) -> int:
 
     from supersheet.goals import AxisError, rank_choice
     from supersheet.sweeps import render_table
-    if args.address and args.on != "ray":
-        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
+    check_on(args)
     if args.top is not None and args.top < 1:
         raise UsageError("--top needs a number of rows of at least 1")
     sheet = open_valid(args.sheet)
@@ -184,7 +186,7 @@ def choose(args: argparse.Namespace) -> int:
         described = ", ".join(f"{k} = {_short(v)}" for k, v in choice.answer.items())
         print(f"answer ({direction} {choice.objective}): {described}")
     else:
-        print(f"no row is feasible for {args.name!r}")
+        print(f"no row is feasible for {bounded(repr(args.name))}")
     if choice.ranked:
         limited = choice.top is not None
         print(f"\nranked (the best {len(choice.ranked):,} of {choice.feasible:,} feasible rows):" if limited

@@ -22,13 +22,14 @@ from supersheet.cli.support import (
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
+    check_on,
     configure_loading,
     override_usage,
     print_diagnostics,
     sampling,
     sheet_paths,
 )
-from supersheet.errors import OverrideError, RequestError, SheetError, SourceCache, render_diagnostic
+from supersheet.errors import OverrideError, RequestError, SheetError, SourceCache, bounded, render_diagnostic
 from supersheet.loading import shown_path
 
 if TYPE_CHECKING:
@@ -46,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_INVALID
+    if program:   # the command's own process: a signal that stops it removes its temporary files first
+        from supersheet.process import clean_up_on_signals
+        clean_up_on_signals()
     stdout = sys.stdout
     sys.stdout = _ClosedPipeTolerant(stdout)   # a reader that stops early (`| head`) does not change the code
     try:
@@ -55,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except RequestError as e:    # a usage error, or a request the API refuses (with the sheet's problems behind it)
         print_diagnostics(e.diagnostics)
-        print(f"supersheet: {e}", file=sys.stderr)
+        print(f"supersheet: {bounded(str(e))}", file=sys.stderr)
         return EXIT_INVALID
     except SheetError as e:   # the sheet's problems (one at its place: a sweep's where, a goal), as `check` prints them
         print_diagnostics(e.diagnostics)
@@ -69,11 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the promise is: never a traceback for any input
         if isinstance(e, OSError) and e.errno in _OUTPUT_ERRORS:   # stdout on a full disk, a broken device
             _silence_stdout()
-            print(f"supersheet: cannot write the output: {e.strerror or e}", file=sys.stderr)
+            print(f"supersheet: cannot write the output: {bounded(str(e.strerror or e))}", file=sys.stderr)
             return EXIT_INVALID
         if os.environ.get("SUPERSHEET_DEBUG"):
             raise
-        print(f"supersheet: internal error: {type(e).__name__}: {e}\n"
+        print(f"supersheet: internal error: {type(e).__name__}: {bounded(str(e))}\n"
               "(this is a bug in supersheet; rerun with SUPERSHEET_DEBUG=1 for details)", file=sys.stderr)
         return 70
     finally:
@@ -129,8 +133,7 @@ def _silence_stdout() -> None:
 # -- commands -----------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
     from supersheet import reports
-    if args.address and args.on != "ray":
-        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
+    check_on(args)
     try:
         report = reports.run(args.sheet, args.sets, args.format, sampling(args))
     except OverrideError as e:   # a SheetError too: caught first
@@ -336,7 +339,7 @@ COMMANDS: dict[str, cli_parser.Command] = {
         cli_parser.diff_options),
     "textconv": (cli_compare.textconv, "a sheet as evaluated text, for git's diff driver",
         "Print a sheet's YAML followed by its evaluated cells as comments. Used as git's textconv: "
-        "`git config diff.supersheet.textconv 'supersheet textconv'` with `*.yaml diff=supersheet` "
+        "`git config diff.supersheet.textconv 'supersheet textconv --'` with `*.yaml diff=supersheet` "
         "in .gitattributes makes `git diff` show evaluated values.",
         cli_parser.textconv_options),
     "calc": (_calc, "evaluate one formula without a sheet",

@@ -149,6 +149,17 @@ def fixed_overrides(sheet: Sheet, sets: list[str]) -> Sheet:
         raise override_usage(e) from None
 
 
+def check_on(args: argparse.Namespace) -> None:
+    """--on and --address, checked before any work: --address needs --on ray, and the cluster
+    must answer within --connect-timeout (Ray itself would retry for minutes)."""
+    address = getattr(args, "address", None)
+    if address is not None and getattr(args, "on", "local") != "ray":
+        raise UsageError("--address is the Ray cluster to use: it needs --on ray")
+    if getattr(args, "on", "local") == "ray":
+        from supersheet.inputs import check_ray_address
+        check_ray_address(address, args.connect_timeout)
+
+
 def sampling(args: argparse.Namespace) -> Sampling:
     """The sampling options of a command (--samples, --seed, --max-memory, --on, --address)."""
     from supersheet.inputs import Sampling

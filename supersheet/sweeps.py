@@ -33,10 +33,13 @@ if TYPE_CHECKING:
 
     from .sheet import Sheet
 
-__all__ = ["CHUNK_ROWS", "FORMATS", "AxisError", "Progress", "SweepPlan", "SweepSetup", "check_writable", "render_table"]
+__all__ = ["CHUNK_ROWS", "FORMATS", "MAX_TABLE_ROWS", "STREAMED", "AxisError", "Progress", "SweepPlan", "SweepSetup",
+           "check_table_rows", "check_writable", "render_table"]
 
 Progress = Callable[[int, int], None]   # progress(rows done, rows in all), after each chunk
 CHUNK_ROWS = 1_000_000                  # rows evaluated at a time (memory is bounded by a chunk)
+STREAMED = ("csv", "parquet")           # formats written as the rows come; the others are built whole in memory
+MAX_TABLE_ROWS = 100_000                # rows of a text, JSON or Markdown table at most (check_table_rows)
 FORMATS = ("csv", "parquet", "json", "text", "markdown")
 
 
@@ -174,20 +177,28 @@ class SweepPlan:
 
     @engine_problems()
     def write(self, path: str | Path, format: str | None = None, chunk_rows: int = CHUNK_ROWS,
-              progress: Progress | None = None) -> int:
+              progress: Progress | None = None, force: bool = False, max_table_rows: int = MAX_TABLE_ROWS) -> int:
         """Stream the rows to a file (format: csv, parquet, json, text, markdown; default from the
-        extension), written to a temporary file renamed at the end. Returns the rows written."""
-        from supersheet.engine.scenarios.output import write_csv, write_parquet, write_text
+        extension), written to a temporary file renamed at the end. Returns the rows written.
+        Only a regular file is replaced, a read-only one only when `force` (docs/security.md);
+        RequestError otherwise, or when the write fails (a full disk)."""
+        from supersheet.engine.scenarios.output import OutputError, write_csv, write_parquet, write_text
         from supersheet.engine.scenarios.sweep import units_metadata
         path = Path(path)
         fmt = output_format(path, format)
-        check_writable(path)
-        if fmt == "parquet":
-            return write_parquet(self.chunks(chunk_rows, progress), None, path, units_metadata(self.plans))
-        if fmt == "csv":
-            return write_csv(self.chunks(chunk_rows, progress), path)
-        frame = self.frame(chunk_rows, progress)
-        write_text(path, render_table(frame, fmt) + "\n")
+        check_writable(path, force)
+        if fmt not in STREAMED:
+            check_table_rows(self.rows, max_table_rows)
+        try:
+            if fmt == "parquet":
+                return write_parquet(self.chunks(chunk_rows, progress), None, path, units_metadata(self.plans),
+                                     force=force)
+            if fmt == "csv":
+                return write_csv(self.chunks(chunk_rows, progress), path, force)
+            frame = self.frame(chunk_rows, progress)
+            write_text(path, render_table(frame, fmt) + "\n", force)
+        except OutputError as e:
+            raise RequestError(str(e)) from None
         return frame.height
 
     @engine_problems()
@@ -218,13 +229,25 @@ def output_format(path: Path, format: str | None) -> str:
     return fmt
 
 
-def check_writable(path: Path) -> None:
-    """RequestError unless a file can be written at `path` (checked before a long sweep runs)."""
+def check_writable(path: Path, force: bool = False) -> None:
+    """RequestError unless a file can be written at `path` (checked before a long sweep runs):
+    a new file in a writable folder, or a regular file to replace (a read-only one only when
+    `force`); never a device, FIFO, socket or folder."""
     from supersheet.engine.scenarios.output import OutputError, check_writable as writable
     try:
-        writable(path)
+        writable(path, force)
     except OutputError as e:
         raise RequestError(str(e)) from None
+
+
+
+def check_table_rows(rows: int, limit: int = MAX_TABLE_ROWS) -> None:
+    """RequestError when a table, JSON or Markdown output of `rows` rows (built whole in memory,
+    about a kilobyte a row) would pass `limit`: checked before any row is computed."""
+    if rows > limit:
+        raise RequestError(f"the sweep has {rows:,} rows, more than --max-table-rows {limit:,} for a text, JSON or "
+                           "Markdown table (built whole in memory); write CSV or Parquet, which stream: -o FILE.csv, "
+                           "-o FILE.parquet or --format csv (or raise --max-table-rows)")
 
 
 def render_table(frame: pl.DataFrame, format: str, digits: int = 4) -> str:

@@ -4,17 +4,17 @@ schema's metadata and each column's field metadata: arrow_schema.py), JSON, and 
 chunk by chunk, so memory stays bounded whatever the number of rows."""
 from __future__ import annotations
 
-import atexit
 import itertools
 import json
 import math
-import os
-import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 import polars as pl
 
+from supersheet.engine.base import scratch
+from supersheet.engine.base.targets import OutputError, check_target, commit, temp_for, write_error
 from supersheet.engine.expect.assume import OUTSIDE_HEADER
 from supersheet.engine.present.headers import ERROR_UNIT, is_error_header, split_header
 from supersheet.engine.scenarios.arrow_schema import schema_with_units, units_in
@@ -23,28 +23,23 @@ from supersheet.units import format_number
 SWEEP_SCHEMA = "supersheet-sweep/1"   # the JSON schema of `sweep --format json` (supersheet/schemas/)
 
 
-def write_csv(chunks: Iterator[pl.DataFrame], path: Path) -> int:
+def write_csv(chunks: Iterator[pl.DataFrame], path: Path, force: bool = False) -> int:
     """Stream chunks into a CSV file. Its columns are the sweep's, decided by the sheet and the
     command (an error column for every cell that can hold one), never by the rows: every run
     of one sweep has one header, and numbers are written as floats (`4.0`), as `run` writes them."""
-    rows, tmp = 0, None
-    try:
-        tmp = _temp_path(path)
+    rows = 0
+    with _replacing(path, force) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="") as handle:
             first = True
             for chunk in chunks:
                 chunk.write_csv(handle, include_header=first)
                 first = False
                 rows += chunk.height
-        _commit(tmp, path)
-    finally:
-        if tmp is not None:
-            _discard(tmp)
     return rows
 
 
 def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path: Path,
-                  metadata: dict[str, str]) -> int:
+                  metadata: dict[str, str], force: bool = False) -> int:
     """Stream chunks into one Parquet file, one row group per chunk (bounded memory), in
     `schema` (None: the first chunk's), the units in the metadata (arrow_schema.py). Every part
     of a dataset and every run of one sweep has that schema, whatever its rows hold."""
@@ -54,17 +49,12 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
     if schema is None:
         schema = first.schema if first is not None else pl.Schema()
     arrow = schema_with_units(pl.DataFrame(schema=schema).to_arrow().schema, units_in(metadata), metadata)
-    rows, tmp = 0, None
-    try:
-        tmp = _temp_path(path)
+    rows = 0
+    with _replacing(path, force) as tmp:
         with pq.ParquetWriter(tmp, arrow) as writer:
             for chunk in itertools.chain([first] if first is not None else [], chunks):
                 rows += chunk.height
                 writer.write_table(chunk.select(schema.names()).to_arrow().cast(arrow))
-        _commit(tmp, path)
-    finally:
-        if tmp is not None:
-            _discard(tmp)
     return rows
 
 
@@ -131,91 +121,42 @@ def _cell_text(value: object, digits: int) -> str:
     return str(value)
 
 
-class _atomic:
-    """Write to a temp file beside the target, then rename: never a half-written output."""
-
-    def __init__(self, path: Path, mode: str) -> None:
-        self.path, self.mode = path, mode
-
-    def __enter__(self):
-        self.tmp = _temp_path(self.path)
-        self.handle = open(self.tmp, self.mode, **({} if "b" in self.mode else {"encoding": "utf-8", "newline": ""}))
-        return self.handle
-
-    def __exit__(self, kind, value, traceback) -> None:
-        self.handle.close()
-        if kind is None:
-            _commit(self.tmp, self.path)
-        else:
-            _discard(self.tmp)
-
-
-class OutputError(Exception):
-    """An output file that cannot be written (a missing folder, a directory in the way)."""
-
-
-def check_writable(path: Path) -> None:
-    """Refuse before any work is done, with what is wrong, rather than fail on the temp file."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise OutputError(f"cannot write {path}: it is a directory")
-    if not folder.is_dir():
-        raise OutputError(f"cannot write {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise OutputError(f"cannot write {path}: the folder {folder} is not writable")
-
-
-def write_text(path: Path, text: str) -> None:
-    with _atomic(path, "w") as handle:
-        handle.write(text)
-
-
-# Temp files not yet renamed into place nor removed. One Ctrl+C while Polars writes a chunk can
-# raise KeyboardInterrupt twice (seen: the second inside the `finally` that removes the temp file,
-# which then stayed): what a cleanup missed is removed when the process exits.
-_PENDING: set[str] = set()
-
-
-def _commit(tmp: str, path: Path) -> None:
-    os.replace(tmp, path)
-    _PENDING.discard(tmp)
-
-
-def _discard(tmp: str) -> None:
+@contextmanager
+def _replacing(path: Path, force: bool = False) -> Iterator[str]:
+    """A temporary file beside `path` to write the output into: renamed over `path` when the
+    block ends (the replaced file's mode, owner and extended attributes kept), removed when
+    it raises, when a signal stops the process or, if a second Ctrl+C cut that short, at its
+    exit (scratch.py). OutputError for a target that is not a regular file, a read-only one
+    unless `force`, and for a write that fails (a full disk, also as Arrow or Polars say it)."""
+    target = check_target(path, force)
+    tmp = temp_for(target)
     try:
-        os.unlink(tmp)
-    except FileNotFoundError:
-        pass
-    _PENDING.discard(tmp)
-
-
-@atexit.register
-def _discard_pending() -> None:
-    for tmp in list(_PENDING):
-        _discard(tmp)
-
-
-def write_bytes(path: Path, data: bytes) -> None:
-    """A chart or a report (SVG, PNG, HTML), written as every output is: whole or not at all."""
-    with _atomic(path, "wb") as handle:
-        handle.write(data)
-
-
-def _temp_path(path: Path) -> str:
-    """A temp file beside `path`, with the mode a plain open() would give (0666 less the umask):
-    mkstemp's private 0600 would otherwise survive the rename."""
-    check_writable(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    _PENDING.add(name)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
+        try:
+            yield tmp
+            commit(tmp, target)
+        except OSError as e:
+            raise write_error(path, e) from None
+        except pl.exceptions.PolarsError as e:
+            if "os error" not in str(e) and "IO error" not in str(e):
+                raise
+            raise write_error(path, e) from None
     finally:
-        os.close(fd)
-    return name
+        scratch.discard(tmp)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def check_writable(path: Path, force: bool = False) -> None:
+    """Refuse before any work is done, with what is wrong, rather than fail on the temp file."""
+    check_target(path, force)
+
+
+def write_text(path: Path, text: str, force: bool = False) -> None:
+    with _replacing(path, force) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+
+
+def write_bytes(path: Path, data: bytes, force: bool = False) -> None:
+    """A chart or a report (SVG, PNG, HTML), written as every output is: whole or not at all."""
+    with _replacing(path, force) as tmp:
+        with open(tmp, "wb") as handle:
+            handle.write(data)

@@ -13,10 +13,11 @@ replaces the target when every part is done.
 from __future__ import annotations
 
 import os
+import re
 import resource
 import shutil
 import socket
-import tempfile
+import stat
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from typing import Any, Callable, Iterator
 
 import polars as pl
 
+from supersheet.engine.base import scratch
+from supersheet.engine.base.targets import kind, shown
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sheetbundle import Materialized, SheetBundle
 from supersheet.engine.scenarios.sweep import Plan, evaluate_chunk, make_plan, partition_plan
@@ -145,13 +148,20 @@ def peak_rss() -> int:
 
 
 # -- the dataset directory --------------------------------------------------
-def prepare(target: str) -> str:
-    """A staging directory beside the target; refuse a target that is not ours to replace."""
+def staging_pattern(target: str) -> re.Pattern[str]:
+    """The names of the staging folders (and replaced datasets) of `target`."""
+    return re.compile(re.escape(f".{os.path.basename(target)}.") + scratch.TAG + r"\.[A-Za-z0-9_]{8}\.(?:partial|old)")
+
+
+def prepare(target: str, owner: str | None = None) -> str:
+    """A staging directory beside the target, named for the driver `owner` (HOST-PID); refuse a
+    target that is not ours to replace. Stale staging folders of killed runs go first."""
     check_target(target)
     parent = os.path.dirname(target) or "."
     if not os.path.isdir(parent):
         raise PartError(f"no such directory: {parent}")
-    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.", suffix=".partial", dir=parent)
+    scratch.remove_stale(parent, staging_pattern(target))
+    staging = scratch.temp_dir(parent, f".{os.path.basename(target)}.", ".partial", owner=owner or scratch.owner_tag())
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(staging, 0o777 & ~umask)   # mkdtemp's 0700 is for the name's secrecy; the dataset is shared as usual
@@ -159,6 +169,14 @@ def prepare(target: str) -> str:
 
 
 def check_target(target: str) -> None:
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise PartError(f"cannot write {shown(target)}: {e.strerror or e}") from None
+    if not stat.S_ISDIR(st.st_mode) and not stat.S_ISREG(st.st_mode):
+        raise PartError(f"cannot write {shown(target)}: it is {kind(st.st_mode)}; a Parquet dataset is a directory")
     if os.path.isfile(target):
         raise PartError(f"{target} is a file; a Parquet dataset is a directory (remove it or choose another -o)")
     if os.path.isdir(target) and any(not Path(target, name).match(PART_GLOB) for name in os.listdir(target)):
@@ -174,7 +192,8 @@ def commit(staging: str, target: str) -> None:
     check_target(target)
     old = None
     if os.path.isdir(target):
-        old = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.", suffix=".old", dir=os.path.dirname(target))
+        old = scratch.temp_dir(os.path.dirname(target), f".{os.path.basename(target)}.", ".old",
+                               owner=_owner_of(staging))
         os.replace(target, os.path.join(old, "dataset"))
     os.replace(staging, target)
     if old is not None:
@@ -183,3 +202,8 @@ def commit(staging: str, target: str) -> None:
 
 def abort(staging: str) -> None:
     shutil.rmtree(staging, ignore_errors=True)
+
+
+def _owner_of(staging: str) -> str | None:
+    match = re.search(scratch.TAG, os.path.basename(staging))
+    return match.group(0) if match else None

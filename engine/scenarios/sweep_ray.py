@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from supersheet.engine.base import scratch
 from supersheet.engine.scenarios import on_ray
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sheetbundle import SheetBundle
@@ -61,7 +62,9 @@ def sweep_to_dataset(plans: list[Plan], grid: Grid, show: list[str] | None, wher
     per_part = part_rows or rows_per_part(value_rows, len(plans), plans[0].samples, on_ray.cluster_cpus())
     parts = split(len(plans), value_rows, per_part)
     target = os.path.abspath(target)
-    staging = on_ray.call(prepare, target)
+    staging = on_ray.call(prepare, target, scratch.owner_tag())
+    if os.path.isdir(staging):   # this machine sees it (a local runtime, a shared file system): a signal removes it
+        scratch.adopt(staging)
     total, done = value_rows * len(plans), 0
 
     def completed(result: PartDone) -> None:
@@ -73,11 +76,12 @@ def sweep_to_dataset(plans: list[Plan], grid: Grid, show: list[str] | None, wher
     try:
         results = on_ray.run(write_part, job, parts, staging, len(parts), progress=completed)
         on_ray.call(commit, staging, target)
+        scratch.release(staging)
     except BaseException:
         try:
             on_ray.call(abort, staging, timeout=10)
         except BaseException:  # noqa: BLE001 - a task that cannot run now (the runtime stopping), a 2nd Ctrl+C
             pass
-        abort(staging)   # where the driver sees the folder too (a local runtime, a shared file system)
+        scratch.discard(staging)   # where the driver sees the folder too (a local runtime, a shared file system)
         raise
     return DatasetWritten(target, sum(r.rows for r in results), results, startup)

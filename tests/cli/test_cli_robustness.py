@@ -286,7 +286,10 @@ def test_output_files_get_the_umask_mode(suffix, run_cli, write_sheet, tmp_path)
         assert stat.S_IMODE(target.stat().st_mode) == 0o644
         os.umask(0o077)
         assert run_cli("sweep", str(path), "--vary", "n=1,2", "-o", str(target)).code == 0
-        assert stat.S_IMODE(target.stat().st_mode) == 0o600
+        assert stat.S_IMODE(target.stat().st_mode) == 0o644      # a replaced file keeps its mode (issue 28)
+        fresh = tmp_path / f"new{suffix}"
+        assert run_cli("sweep", str(path), "--vary", "n=1,2", "-o", str(fresh)).code == 0
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o600
     finally:
         os.umask(old)
 
