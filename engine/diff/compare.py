@@ -20,7 +20,7 @@ from supersheet.engine.diff.gitrev import (
     repo_root,
     snapshot,
 )
-from supersheet.engine.load.sheet import load_sheet
+from supersheet.engine.load.sheet import load_sheet, not_a_sheet
 from supersheet.engine.workbook import Workbook, open_workbook
 
 
@@ -238,14 +238,24 @@ def _affected(sheets: list[Path], changed: set[Path]) -> list[Path]:
     return [p.resolve() for p in sheets if touched(p.resolve())]
 
 
+class NotASheet(ValueError):
+    """textconv of a file that is not a sheet: the one line that says so."""
+
+
 def textconv(file: str, cwd: Path) -> str:
     """A sheet as evaluated text, for `git diff` (diff.supersheet.textconv).
 
     Git hands an old version over as a temporary file; its imports are
     resolved at the revision the copy comes from when it can be told
     (copyrev.py), else from the work-tree file of the same name, and the
-    first line says which."""
+    first line says which.
+
+    Git runs it on every file its attributes name, secrets included: a file that is not a
+    sheet gives one line saying so (NotASheet), never its content."""
     path = Path(file)
+    problem = not_a_sheet(path)
+    if problem is not None:
+        raise NotASheet(problem)
     as_path = None
     try:
         root = repo_root(cwd)

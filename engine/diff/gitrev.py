@@ -11,12 +11,14 @@ on, and paths always follow `--`."""
 from __future__ import annotations
 
 import os
-import shutil
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from supersheet.engine.base import scratch
+from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.project import CONFIG
 from supersheet.engine.base.sheetroot import register_tree, unregister_tree
 
@@ -77,28 +79,55 @@ class Snapshot:
 
     def close(self) -> None:
         unregister_tree(self.folder)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        scratch.discard(str(self.folder))
+
+
+REV_PREFIX = "supersheet-rev-"
+_REV_PATTERN = re.compile(re.escape(REV_PREFIX) + scratch.TAG + r"\.[A-Za-z0-9_]{8}")
 
 
 def snapshot(revision: str, cwd: Path) -> Snapshot:
+    """The revision's YAML files in a temporary folder (removed by `close()`, by a signal that
+    stops the process, or by a later run once stale). The load limits apply before a blob is
+    read: git tells each blob's size, and one over --max-file-size is not read but stands in
+    the folder as an empty (sparse) file of its size, so that loading it, and only that, is
+    refused by the limit, by name, as the same file in the work tree would be."""
     root = repo_root(cwd)
     commit = commit_of(revision, root)
-    folder = Path(tempfile.mkdtemp(prefix="supersheet-rev-"))
+    scratch.remove_stale(tempfile.gettempdir(), _REV_PATTERN)
+    folder = Path(scratch.temp_dir(None, REV_PREFIX))
+    limit = current_limits().max_file_size
     try:
-        names = [n for n in run_git(["ls-tree", "-r", "-z", "--name-only", commit], root).split("\0")
-                 if n.endswith((".yaml", ".yml")) or n.rsplit("/", 1)[-1] == CONFIG]
-        for name in names:
+        for size, name in _yaml_blobs(commit, root):
             target = (folder / name).resolve()
             if not target.is_relative_to(folder.resolve()):      # git never stores such a name; be sure
                 continue
-            data = _git(["cat-file", "blob", f"{commit}:{name}"], root)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            if size > limit:
+                if name.rsplit("/", 1)[-1] == CONFIG:    # a project file that large is no project file
+                    continue
+                with open(target, "wb") as handle:
+                    handle.truncate(size)
+                continue
+            target.write_bytes(_git(["cat-file", "blob", f"{commit}:{name}"], root))
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.discard(str(folder))
         raise
     register_tree(folder, root)   # its sheets import each other (and name libraries) as they did in the repository
     return Snapshot(revision, root, folder)
+
+
+def _yaml_blobs(commit: str, root: Path) -> list[tuple[int, str]]:
+    """(size in bytes, path) of every `.yaml`/`.yml` blob and project file (supersheet.toml) of the
+    commit (`ls-tree -l`: no blob is read)."""
+    found = []
+    for entry in run_git(["ls-tree", "-r", "-z", "-l", commit], root).split("\0"):
+        meta, tab, name = entry.partition("\t")
+        fields = meta.split()
+        if tab and len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit() \
+                and (name.endswith((".yaml", ".yml")) or name.rsplit("/", 1)[-1] == CONFIG):
+            found.append((int(fields[3]), name))
+    return found
 
 
 def repo_path(path: Path, root: Path) -> str:

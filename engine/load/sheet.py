@@ -95,6 +95,33 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
     return sheet
 
 
+def not_a_sheet(path: str | Path) -> str | None:
+    """Why the file at `path` is not a sheet, in one line that never quotes it (it may be a
+    secret: git's textconv runs on every `.yaml` of a repository), or None for a sheet - a
+    readable YAML mapping with at least one of the sheet's top-level keys, valid or not.
+    UnreadableSheet (FileNotFoundError) for a file that cannot be read as text at all: not
+    a regular file, over the size limit, no permission."""
+    from supersheet.engine.load.sheet_reader import TOP_LEVEL_KEYS
+    try:
+        text = read_sheet_text(Path(path))
+    except UnreadableSheet as e:
+        if "is not a sheet" in str(e):      # binary: readable, and not a sheet
+            return str(e)
+        raise
+    sheet = load_sheet(path, text)
+    document = sheet.document
+    if isinstance(document, CommentedMap) and document and any(k in TOP_LEVEL_KEYS for k in document):
+        return None
+    first = sheet.diagnostics[0] if sheet.diagnostics else None
+    if first is None:
+        return f"{path} is not a sheet: " + ("an empty file" if document is None else
+                                            "a mapping with none of the keys title, cells, use, ...")
+    if first.quote:     # a syntax error in a file named .yaml: its place, never its line
+        where = f" (line {first.span.line}, column {first.span.col})" if first.span else ""
+        return f"{path} is not a sheet: not valid YAML{where}"
+    return first.message if "is not a sheet" in first.message else f"{path} is not a sheet: {first.message}"
+
+
 def _merge_key(document: Any, lines: list[str], file: str) -> Diagnostic | None:
     """YAML merge keys (`<<: *base`) copy keys that have no position of their own in the file, so
     no diagnostic or edit could point at them: refused, at the `<<`."""
