@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from .sheet import Sheet
 
-__all__ = ["Sampling", "fixed_inputs"]   # the rest serves supersheet.reports
+__all__ = ["Sampling", "check_ray_address", "fixed_inputs"]   # the rest serves supersheet.reports
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,17 @@ def ray_session(address: str | None) -> Iterator[None]:
 
 def has_random_draws(workbook: Workbook) -> bool:
     return bool(workbook.checked.distributions)
+
+
+def check_ray_address(address: str | None, timeout: float = 10.0) -> None:
+    """RequestError unless the Ray cluster `address` (`ray://HOST:PORT`, `HOST:PORT`, `auto`;
+    None: RAY_ADDRESS, if set) answers within `timeout` seconds. The commands that take
+    `--address` check it first (`--connect-timeout`); attaching checks it too, with 10 s."""
+    from supersheet.engine.scenarios.on_ray import RayUnavailable, check_address
+    try:
+        check_address(address, timeout)
+    except RayUnavailable as e:
+        raise RequestError(str(e)) from None
 
 
 def sample(workbook: Workbook, sampling: Sampling, fixed: dict[str, Any] | None = None,

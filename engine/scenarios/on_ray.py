@@ -24,6 +24,74 @@ class RayUnavailable(Exception):
     pass
 
 
+CONNECT_TIMEOUT = 10.0          # seconds to wait for a cluster's port to answer (--connect-timeout)
+_reached: set[str] = set()      # addresses this process has found answering
+
+
+def check_address(address: str | None, timeout: float = CONNECT_TIMEOUT) -> None:
+    """RayUnavailable unless `address` (or, when None, a RAY_ADDRESS the environment sets)
+    names a cluster whose port answers within `timeout` seconds: `ray://HOST:PORT`,
+    `HOST:PORT`, or `auto` (the cluster `ray start` started on this machine). Ray itself
+    retries an address that does not answer for minutes; this answers in `timeout`."""
+    if address is None:
+        address = os.environ.get("RAY_ADDRESS") or None
+        if address is None:
+            return      # a local runtime is started
+    text = address.strip()
+    if text in _reached:
+        return
+    if not text:
+        raise RayUnavailable("--address is empty: give ray://HOST:PORT, HOST:PORT or auto, or leave it out "
+                             "to start a local Ray runtime")
+    if not timeout > 0:
+        raise RayUnavailable(f"--connect-timeout must be a number of seconds above 0, got {timeout:g}")
+    host, port = _endpoint(text)
+    import socket
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except (socket.timeout, TimeoutError):
+        raise RayUnavailable(f"cannot reach the Ray cluster at {_shown(text)}: no answer within {timeout:g} s "
+                             "(check --address, or raise --connect-timeout SECONDS)") from None
+    except (OSError, UnicodeError, ValueError) as e:
+        raise RayUnavailable(f"cannot reach the Ray cluster at {_shown(text)}: "
+                             f"{getattr(e, 'strerror', None) or e}") from None
+    _reached.add(text)
+
+
+def _endpoint(text: str) -> tuple[str, int]:
+    """The host and port to probe for an address as --address takes it."""
+    if text == "auto":
+        found = _local_cluster()
+        if found is None:
+            raise RayUnavailable("--address auto: no Ray cluster runs on this machine (start one with "
+                                 "`ray start --head`, or give ray://HOST:PORT)")
+        text = found
+    rest = text[len("ray://"):] if text.startswith("ray://") else text
+    host, sep, port = rest.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or any(c.isspace() for c in host):
+        raise RayUnavailable(f"--address {_shown(text)} is not a Ray address: give ray://HOST:PORT, HOST:PORT or auto")
+    return host, int(port)
+
+
+def _local_cluster() -> str | None:
+    """The address `auto` means, found as Ray finds it: the cluster `ray start` last started here
+    (its address file), else any GCS server running on this machine; None when there is none."""
+    try:
+        from ray._private import services
+        return services.find_bootstrap_address(None) or next(iter(services.find_gcs_addresses()), None)
+    except Exception:  # noqa: BLE001 - Ray's private helpers moved: read the file they read
+        try:
+            with open(os.path.join(os.environ.get("RAY_TMPDIR", "/tmp"), "ray", "ray_current_cluster")) as f:
+                return f.read().strip() or None
+        except OSError:
+            return None
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 60 else repr(text[:60]) + f"… ({len(text):,} characters)"
+
+
 class TaskFailed(Exception):
     """A task raised: its message, without Ray's wrapping."""
 
@@ -36,6 +104,7 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> float:
         return 0.0
     started = time.perf_counter()
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    check_address(address)
     # Without --address, Ray attaches to $RAY_ADDRESS when it is set: a cluster all the same, which
     # needs this driver's code shipped as much as one named on the command line.
     address = address or os.environ.get("RAY_ADDRESS") or None
