@@ -8,6 +8,7 @@ a variant that extends nothing) raises `RequestError`. Loads no Polars.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 from supersheet.engine.diff.diff import Change
 from supersheet.engine.diff.diffview import SECTIONS, arrowed, percent_text
 
-from .errors import RequestError
+from .errors import RequestError, bounded
 
 if TYPE_CHECKING:
     from supersheet.engine.diff.diff import SheetDiff
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 # What a client shows of a change: SECTIONS (section key, title, in the order `supersheet diff`
 # prints them); a `Change` (name, old, new, delta, relative, note); `arrowed(change)` its delta
 # with the arrow of its direction; `percent_text(change)` its relative change (`+12.5%`).
-__all__ = ["SECTIONS", "Change", "Diff", "arrowed", "diff", "diff_files", "diff_revision", "diff_variant",
-           "percent_text", "render_diffs", "textconv"]
+__all__ = ["GIT_DIFFTOOL", "GIT_TEXTCONV", "SECTIONS", "Change", "Diff", "arrowed", "diff", "diff_files",
+           "diff_revision", "diff_variant", "percent_text", "render_diffs", "textconv"]
 
 
 @dataclass(frozen=True)
@@ -126,13 +127,23 @@ def render_diffs(diffs: Sequence[Diff], format: str = "text", color: bool = Fals
 
 def textconv(file: str | Path, cwd: Path | None = None) -> str:
     """A sheet's YAML followed by its evaluated cells as comments: what git's textconv
-    (`supersheet textconv`) shows `git diff`. RequestError for a path that is no readable sheet."""
-    from supersheet.engine.diff.compare import textconv as evaluated_text
-    if not Path(file).exists():
-        raise RequestError(f"no such file: {file}")
+    (`supersheet textconv --`, GIT_TEXTCONV) shows `git diff`. A file that is not a sheet
+    (git runs textconv on every file its attributes name) gives one line saying so, never
+    its content. RequestError for a path that does not exist or is a directory."""
+    from supersheet.engine.diff.compare import NotASheet, textconv as evaluated_text
+    if not os.path.lexists(file):
+        raise RequestError(f"no such file: {bounded(str(file))}")
     if Path(file).is_dir():
-        raise RequestError(f"{file} is a directory, not a sheet")
+        raise RequestError(f"{bounded(str(file))} is a directory, not a sheet")
     try:
         return evaluated_text(str(file), cwd or Path.cwd())
+    except NotASheet as e:
+        return f"# supersheet: {bounded(str(e))} (textconv shows only sheets; its content is not shown)\n"
     except ValueError as e:        # not a regular file, too large, not text (sheetroot.UnreadableSheet)
         raise RequestError(str(e)) from None
+
+
+# The git drivers, as the README documents them and `supersheet init` writes them: options end
+# with `--`, so a sheet named `--help.yaml` is a file to git's command, not an option.
+GIT_TEXTCONV = "supersheet textconv --"        # git config diff.supersheet.textconv
+GIT_DIFFTOOL = "supersheet diff --"            # git difftool -x (git appends the two files)

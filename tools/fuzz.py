@@ -8,6 +8,7 @@ outcome is printed with the input that caused it (and saved with --save DIR).
 
     .venv/bin/python tools/fuzz.py --cases 10000 --seed 1    # the full campaign
     .venv/bin/python tools/fuzz.py --cases 200 --seed 7      # a quick look
+    .venv/bin/python tools/fuzz.py --cases 14000 --seed 28 --only safety   # issue 28's classes alone
 
 Cases are of five kinds, in turn: a sheet generated from the format's grammar
 (cells, long forms, units, functions, draws, sweeps, solves, expectations,
@@ -19,6 +20,21 @@ a command line (calc expressions), and a tame generated sheet that checks
 evaluation and outputs are reached.
 Each sheet is then put through several commands (check, run, test, explain,
 sweep, solve, diff) with generated arguments.
+
+A sixth kind, *safety* (issue 28), attacks what the commands do to the files
+around them, in turn over ten classes: output targets (`-o` onto a device, a
+FIFO, a socket, a folder, a read-only file, a link to a device), long names,
+huge integers (axes, solves, choices, `expect`, `--set`, `--vary`),
+`--allow-path` (empty, blank), textconv of files that are not sheets (with a
+secret in them), sheets named like options through the git drivers' `--`,
+`diff --rev` of a repository with blobs around `--max-file-size`, Ray
+addresses (empty, malformed, closed ports, `auto` with no cluster), and
+message lengths (names and values of thousands of characters). Besides the
+exit code, each run is checked for what it must not do: no special file
+replaced or written (0 non-regular files written), a read-only file replaced
+only with --force, no temporary file left behind, no secret of a non-sheet
+printed, no blob over the limit read, no Ray address taking longer than
+its --connect-timeout, no message over 4,000 characters.
 """
 from __future__ import annotations
 
@@ -60,6 +76,8 @@ class Outcome:
     failures: list[tuple[str, list[str], str]] = field(default_factory=list)  # (sheet text, argv, output)
     commands: int = 0
     slowest: tuple[float, list[str]] = (0.0, [])
+    safety: Counter = field(default_factory=Counter)    # safety runs per class
+    nonregular: int = 0                                 # special files replaced or written: must stay 0
 
 
 # -- generators -----------------------------------------------------------------
@@ -250,6 +268,281 @@ def calc_lines(rng: random.Random) -> list[list[str]]:
     return [["calc", expression]]
 
 
+# -- safety (issue 28) -------------------------------------------------------------
+SAFETY_CLASSES = ["outputs", "long names", "huge integers", "allow-path", "textconv", "git names", "diff --rev",
+                  "ray addresses", "message lengths", "outputs"]
+SECRET = "SECRET-d41d8cd98f"
+MESSAGE_BOUND = 4_000
+SMALL_SWEEP = ("cells:\n  a: 1\n  b: = a * 2\nsweeps:\n  s:\n    vary: {a: [1, 2]}\nsolve:\n  g:\n    vary: a\n"
+               "    goal: b == 4\n    between: [0.1, 100]\nchoose:\n  c:\n    vary: {a: [1, 2, 4]}\n    minimize: b\n")
+
+
+@dataclass
+class SafetyRun:
+    """One command of a safety case, what it must not do (a check returning the violation, or
+    None), and whether its exit must be 2 (a refusal)."""
+    argv: list[str]
+    check: object = None
+    refused: bool = False
+    text: str = ""
+
+
+class Sandbox:
+    """The files the safety cases attack: special files beside ordinary ones, a git repository."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True)
+        self.sheet = folder / "s.yaml"
+        self.sheet.write_text(SMALL_SWEEP, encoding="utf-8")
+        self.specials: dict[str, Path] = {}
+        self.repo = folder / "repo"
+        self._make_specials()
+        self._make_repo()
+
+    def _make_specials(self) -> None:
+        import socket
+        import stat
+        os.mkfifo(self.folder / "fifo.csv")
+        self.specials["fifo"] = self.folder / "fifo.csv"
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(self.folder / "sock.csv"))
+        server.close()
+        self.specials["socket"] = self.folder / "sock.csv"
+        (self.folder / "dir.csv").mkdir()
+        self.specials["directory"] = self.folder / "dir.csv"
+        if os.geteuid() == 0:
+            os.mknod(self.folder / "dev.csv", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            self.specials["device"] = self.folder / "dev.csv"
+            (self.folder / "to-dev.csv").symlink_to(self.folder / "dev.csv")
+        self.specials["/dev/null"] = Path("/dev/null")
+        self.identity = {name: self._identity(path) for name, path in self.specials.items()}
+
+    @staticmethod
+    def _identity(path: Path) -> tuple[int, int, int]:
+        st = os.lstat(path)
+        return st.st_ino, st.st_mode, st.st_rdev
+
+    def specials_intact(self) -> str | None:
+        for name, path in self.specials.items():
+            try:
+                now = self._identity(path)
+            except OSError:
+                return f"the {name} {path} is gone"
+            if now != self.identity[name]:
+                return f"the {name} {path} was replaced"
+        return None
+
+    def leftovers(self) -> list[str]:
+        return [str(p) for p in self.folder.rglob("*") if re.search(r"\.tmp$|\.partial$|\.old$", p.name)
+                and ".git" not in p.parts]
+
+    def _make_repo(self) -> None:
+        import subprocess
+        repo = self.repo
+        repo.mkdir()
+        for args in (["init", "-q"], ["config", "user.email", "f@example.com"], ["config", "user.name", "f"]):
+            subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True)
+        (repo / "--help.yaml").write_text("cells:\n  a: 1\n  b: = a * 2\n", encoding="utf-8")
+        (repo / "-o.yaml").write_text("cells:\n  x: 3\n", encoding="utf-8")
+        (repo / "base.yaml").write_text("cells:\n  a: 1\n", encoding="utf-8")
+        for size in (20_000, 120_000, 400_000):
+            (repo / f"blob{size}.yaml").write_text("cells:\n  a: 1\n" + "# pad\n" * (size // 6), encoding="utf-8")
+        subprocess.run(["git", "add", "-A"], cwd=repo, capture_output=True, check=True)
+        subprocess.run(["git", "commit", "-qm", "one"], cwd=repo, capture_output=True, check=True)
+        (repo / "--help.yaml").write_text("cells:\n  a: 2\n  b: = a * 2\n", encoding="utf-8")
+        self.blob_sizes = {f"blob{size}.yaml": (repo / f"blob{size}.yaml").stat().st_size
+                           for size in (20_000, 120_000, 400_000)}
+
+
+def _huge(rng: random.Random) -> str:
+    return rng.choice(["", "-"]) + "9" * rng.choice([309, 310, 320, 400, 1000, 4299, 4301])
+
+
+def safety_case(rng: random.Random, box: Sandbox, number: int) -> tuple[str, list[SafetyRun]]:
+    """The runs of one safety case of class SAFETY_CLASSES[number % 10] (its name, its runs)."""
+    kind = SAFETY_CLASSES[number % len(SAFETY_CLASSES)]
+    sheet = str(box.sheet)
+    out = box.folder
+    if kind == "outputs":
+        name = rng.choice(list(box.specials) + ["read-only", "read-only", "link", "new"])
+        fmt = rng.choice(["csv", "parquet", "json", "text", "markdown"])
+        force = rng.random() < 0.3
+        if name == "read-only":
+            target = out / f"ro.{fmt}"
+            target.unlink(missing_ok=True)
+            target.write_text("precious\n", encoding="utf-8")
+            target.chmod(0o444)
+
+            def kept(output: str, code: object, target: Path = target, force: bool = force) -> str | None:
+                replaced = target.read_text(encoding="utf-8", errors="replace") != "precious\n"
+                if replaced != force or oct(target.stat().st_mode & 0o777) != oct(0o444):
+                    return f"read-only {target.name}: replaced={replaced} with force={force}"
+                return None
+            check, refused = kept, not force
+        elif name == "link":
+            target, check, refused = out / "to-dev.csv", None, (out / "to-dev.csv").is_symlink()
+            if not refused:
+                target, check = out / "new.csv", None
+        elif name == "new":
+            target, check, refused = out / f"new.{fmt}", None, False
+        else:
+            target, check, refused = box.specials[name], None, True
+        command = rng.choice([["sweep", sheet, "s"], ["sweep", sheet, "--vary", "a=1..8*2"]])
+        return kind, [SafetyRun(command + ["-o", str(target), "--format", fmt] + (["--force"] if force else []),
+                                check, refused)]
+    if kind == "long names":
+        length = rng.choice([200, 250, 255, 256, 300, 1000, 5000])
+        stem = rng.choice(["x", "é", "-", "a b", "\u202e"]) * length
+        target = out / (stem[:length] + ".csv")
+        shown_ok = len(os.fsencode(target.name)) <= 255
+        runs = [SafetyRun(["sweep", sheet, "s", "-o", str(target)], None, not shown_ok)]
+        runs.append(SafetyRun([rng.choice(["run", "check", "test"]), str(out / (stem[:length] + ".yaml"))], None, True))
+        return kind, runs
+    if kind == "huge integers":
+        big = _huge(rng)
+        where = rng.choice(["sweep", "solve", "choose", "expect", "set", "vary", "cell", "between"])
+        text = SMALL_SWEEP
+        argv = ["test", "{path}"]
+        if where == "sweep":
+            text = text.replace("vary: {a: [1, 2]}", f"vary: {{a: [1, {big}]}}")
+            argv = ["sweep", "{path}", "s"]
+        elif where == "solve":
+            text = text.replace("between: [0.1, 100]", f"between: [0.1, {big}]")
+            argv = ["solve", "{path}", "g"]
+        elif where == "choose":
+            text = text.replace("vary: {a: [1, 2, 4]}", f"vary: {{a: [1, {big}, 4]}}")
+            argv = ["choose", "{path}", "c"]
+        elif where == "expect":
+            text = text.replace("    vary: {a: [1, 2]}\n", f"    vary: {{a: [1, 2]}}\n    expect:\n      b: [2, {big}]\n")
+        elif where == "cell":
+            text = text.replace("a: 1\n", f"a: {big}\n", 1)
+            argv = [rng.choice(["run", "sweep", "check"]), "{path}"] + (["s"] if argv[0] == "sweep" else [])
+        elif where == "set":
+            argv = ["run", "{path}", "--set", f"a={big}"]
+        elif where == "vary":
+            argv = ["sweep", "{path}", "--vary", f"a=1,{big}"]
+        else:
+            argv = ["solve", "{path}", "--vary", "a", "--goal", "b == 4", "--between", f"1,{big}"]
+        return kind, [SafetyRun(argv, None, where not in ("expect",), text)]
+    if kind == "allow-path":
+        value = rng.choice(["", " ", "  ", "\t"])
+        command = rng.choice([["check", sheet], ["run", sheet], ["test", sheet], ["sweep", sheet, "s"],
+                              ["textconv", sheet], ["explain", sheet, "b"]])
+        return kind, [SafetyRun(command + ["--allow-path", value], None, True)]
+    if kind == "textconv":
+        target = out / rng.choice(["creds.yaml", "notes.yml", "secret.json", "blob.bin"])
+        content = rng.choice([
+            f"password: {SECRET}\n", f"- {SECRET}\n- two\n", f"{SECRET}\n", f"token: [{SECRET}\n",
+            f"a:\n  b: {SECRET}\n", "\x00\x01" + SECRET, f"{SECRET}: {{\n", f"title: [{SECRET}\n", "",
+            f"---\n{SECRET}\n...\n",
+        ])
+        target.write_bytes(content.encode("utf-8", "surrogateescape"))
+
+        def hidden(output: str, code: object, content: str = content) -> str | None:
+            lines = [line for line in output.splitlines() if line.strip()]
+            if SECRET in output:
+                return "the secret of a file that is not a sheet was printed"
+            if code == 0 and len(lines) != 1:
+                return f"{len(lines)} lines for a file that is not a sheet"
+            return None
+        return kind, [SafetyRun(["textconv", str(target)], hidden, False)]
+    if kind == "git names":
+        name = rng.choice(["--help.yaml", "-o.yaml"])
+        runs = [SafetyRun(["textconv", "--", str(box.repo / name)]),
+                SafetyRun(["diff", "--", str(box.repo / "base.yaml"), str(box.repo / name)])]
+        return kind, runs
+    if kind == "diff --rev":
+        limit = rng.choice([10_000, 50_000, 150_000, 1_000_000])
+        return kind, [SafetyRun(["diff", "--rev", "--max-file-size", str(limit), "--format",
+                                 rng.choice(["text", "json"])], ("blobs", limit), False)]
+    if kind == "ray addresses":
+        address = rng.choice(["", " ", "auto", "127.0.0.1:1", "ray://127.0.0.1:1", "[::1]:1", "localhost:9",
+                              "host:", ":1", "ray://", "ray://x:99999", "x" * 3000, "127.0.0.1:abc", "a b:1",
+                              "ray://127.0.0.1:0", "-1"])
+        command = rng.choice([["run", sheet], ["sweep", sheet, "s", "-o", str(out / "ray-out") + "/"],
+                              ["choose", sheet, "c"]])
+        timeout = rng.choice(["0.5", "2", "10"])
+        return kind, [SafetyRun(command + ["--on", "ray", "--address", address, "--connect-timeout", timeout],
+                                ("seconds", float(timeout) + 5), True)]
+    # message lengths
+    long = rng.choice(["n", "é", "\x1b[31m", "'"]) * rng.choice([1000, 5000, 20000])
+    command = rng.choice([["run", sheet, "--set", f"{long}=1"], ["run", sheet, "--set", f"a={long}"],
+                          ["sweep", sheet, "--vary", f"{long}=1,2"], ["sweep", sheet, long],
+                          ["sweep", sheet, "s", "--show", long], ["explain", sheet, long], ["choose", sheet, long],
+                          ["solve", sheet, long], ["calc", long], ["diff", "--rev", long],
+                          ["solve", sheet, "--vary", "a", "--goal", f"{long} == 1", "--between", "1,2"],
+                          ["run", sheet, "--format", long], ["sweep", sheet, "--vary", f"a={long}"]])
+    return kind, [SafetyRun(command, None, False)]
+
+
+def _blob_reads() -> tuple[list[str], object]:
+    """Record the blobs `git cat-file blob` reads (restore with the returned original)."""
+    from supersheet.engine.diff import gitrev
+    read: list[str] = []
+    original = gitrev._git
+
+    def recording(args: list[str], cwd: Path) -> bytes:
+        if args[:2] == ["cat-file", "blob"]:
+            read.append(args[2].partition(":")[2])
+        return original(args, cwd)
+    gitrev._git = recording
+    return read, original
+
+
+def run_safety(box: Sandbox, run: SafetyRun, seconds: int, outcome: Outcome) -> str | None:
+    """Run one safety command; the violation found, or None."""
+    from supersheet.engine.diff import gitrev
+    from supersheet.engine.scenarios import on_ray
+    argv = [a.replace("{path}", str(box.folder / "case.yaml")) for a in run.argv]
+    if run.text:
+        (box.folder / "case.yaml").write_text(run.text, encoding="utf-8")
+    read, original = _blob_reads() if isinstance(run.check, tuple) and run.check[0] == "blobs" else ([], None)
+    found_cluster = on_ray._local_cluster
+    on_ray._local_cluster = lambda: None      # `auto` finds no cluster (not another process's runtime)
+    cwd = os.getcwd()
+    if argv[0] == "diff" and "--rev" in argv:
+        os.chdir(box.repo)
+    started = time.perf_counter()
+    try:
+        code, output = run_command(argv, seconds)
+    finally:
+        took = time.perf_counter() - started
+        os.chdir(cwd)
+        on_ray._local_cluster = found_cluster
+        if original is not None:
+            gitrev._git = original
+    outcome.commands += 1
+    outcome.codes[code] += 1
+    if took > outcome.slowest[0]:
+        outcome.slowest = (took, argv)
+    intact = box.specials_intact()
+    if intact:
+        outcome.nonregular += 1
+        return intact
+    if code not in (0, 1, 2) or "internal error" in output or "Traceback" in output:
+        return f"exit {code}"
+    if run.refused and code != 2:
+        return f"exit {code} where a refusal (2) was due"
+    if len(output) > MESSAGE_BOUND and code == 2:
+        return f"a message of {len(output):,} characters"
+    left = box.leftovers()
+    if left:
+        for name in left:
+            Path(name).unlink() if Path(name).is_file() else shutil.rmtree(name, ignore_errors=True)
+        return f"temporary files left behind: {left}"
+    if isinstance(run.check, tuple) and run.check[0] == "blobs":
+        over = [b for b in read if box.blob_sizes.get(b, 0) > run.check[1]]
+        if over:
+            return f"read blobs over --max-file-size {run.check[1]}: {over}"
+    elif isinstance(run.check, tuple) and run.check[0] == "seconds":
+        if took > run.check[1]:
+            return f"took {took:.1f} s"
+    elif callable(run.check):
+        return run.check(output, code)
+    return None
+
+
 # -- running ----------------------------------------------------------------------
 class _Timeout(Exception):
     pass
@@ -300,7 +593,12 @@ def shows_internals(output: str, text: str) -> bool:
     return False
 
 
-def campaign(cases: int, seed: int, seconds: int = 20, save: Path | None = None, quiet: bool = False) -> Outcome:
+KINDS = 6       # generated, mutated, hostile, calc, tame, safety
+
+
+def campaign(cases: int, seed: int, seconds: int = 20, save: Path | None = None, quiet: bool = False,
+             only: str | None = None) -> Outcome:
+    """`cases` cases in turn over the kinds (`only="safety"`: the safety classes alone)."""
     os.environ.pop("SUPERSHEET_DEBUG", None)
     rng = random.Random(seed)
     outcome = Outcome()
@@ -311,8 +609,26 @@ def campaign(cases: int, seed: int, seconds: int = 20, save: Path | None = None,
                   if p.parent.name in ("supernodes", "questions")]
         other = base / "other.yaml"
         other.write_text("cells:\n  a: 1\n", encoding="utf-8")
+        box = Sandbox(Path(folder) / "safety")   # beside the library's copy, with a git repository of its own
+        safety_cases = 0
         for i in range(cases):
-            kind = i % 5
+            kind = 5 if only == "safety" else i % KINDS
+            if kind == 5:
+                name, runs = safety_case(rng, box, safety_cases)
+                safety_cases += 1
+                for run in runs:
+                    outcome.safety[name] += 1
+                    found = run_safety(box, run, seconds, outcome)
+                    if found:
+                        outcome.failures.append((run.text, run.argv, found))
+                        if save is not None:
+                            save.mkdir(parents=True, exist_ok=True)
+                            (save / f"case{i}.txt").write_text(" ".join(run.argv)[:2000] + "\n\n" + found + "\n\n"
+                                                               + run.text, encoding="utf-8", errors="replace")
+                if not quiet and (i + 1) % 500 == 0:
+                    print(f"  {i + 1:,} cases, {outcome.commands:,} commands, {len(outcome.failures)} findings",
+                          file=sys.stderr)
+                continue
             if kind == 3:
                 runs, text = calc_lines(rng), ""
             else:
@@ -350,18 +666,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=20, help="seconds per command before it counts as 'timeout'")
     parser.add_argument("--save", type=Path, help="write each finding's sheet and output to this folder")
+    parser.add_argument("--only", choices=("safety",), help="run only the safety classes (issue 28)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    outcome = campaign(args.cases, args.seed, args.timeout, args.save)
+    load = os.getloadavg()[0]
+    outcome = campaign(args.cases, args.seed, args.timeout, args.save, only=args.only)
     print(f"{args.cases:,} cases, {outcome.commands:,} commands in {time.perf_counter() - started:.0f} s "
-          f"(seed {args.seed}); load average {os.getloadavg()[0]:.2f}")
+          f"(seed {args.seed}); load average {load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     for code, count in sorted(outcome.codes.items(), key=lambda kv: str(kv[0])):
         print(f"  exit {code}: {count:,}")
-    print(f"slowest command: {outcome.slowest[0]:.1f} s: supersheet {' '.join(outcome.slowest[1])}")
-    print(f"{len(outcome.failures)} internal errors or exit codes outside 0/1/2")
+    if outcome.safety:
+        print("safety runs: " + ", ".join(f"{name} {count:,}" for name, count in sorted(outcome.safety.items())))
+    print(f"slowest command: {outcome.slowest[0]:.1f} s: supersheet {' '.join(outcome.slowest[1])[:200]}")
+    hangs = outcome.codes.get("timeout", 0)
+    print(f"{len(outcome.failures)} findings (internal errors, exit codes outside 0/1/2, safety violations); "
+          f"{hangs} hangs; {outcome.nonregular} non-regular files written")
     for text, argv, output in outcome.failures[:20]:
         print("-" * 60)
-        print("supersheet " + " ".join(argv))
+        print("supersheet " + " ".join(argv)[:400])
         print(text[:400])
         print(output[-600:])
     return 1 if outcome.failures else 0

@@ -24,3 +24,15 @@ def test_the_campaign_is_reproducible():
     first = fuzz.campaign(cases=10, seed=3, quiet=True)
     second = fuzz.campaign(cases=10, seed=3, quiet=True)
     assert first.codes == second.codes and first.commands == second.commands
+
+
+def test_a_fixed_seed_slice_of_the_safety_classes_finds_nothing():
+    """Issue 28's classes (outputs onto special and read-only files, long names, huge integers,
+    --allow-path, textconv of non-sheets, git names, diff --rev blobs, Ray addresses, message
+    lengths): no violation, no special file written, every class reached."""
+    outcome = fuzz.campaign(cases=40, seed=28, seconds=20, quiet=True, only="safety")
+    report = [f"supersheet {' '.join(argv)[:300]}\n{text[:300]}\n{found}" for text, argv, found in outcome.failures]
+    assert not outcome.failures, "\n\n".join(report)
+    assert outcome.nonregular == 0 and "timeout" not in outcome.codes
+    assert set(outcome.safety) == set(fuzz.SAFETY_CLASSES) and sum(outcome.safety.values()) == outcome.commands >= 40
+    assert outcome.codes[2] and outcome.codes[0]
