@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_bytes
+from supersheet.engine.base.targets import carry_over
 
 
 class ExternalChange(Exception):
@@ -226,38 +227,15 @@ def _identity_of(disk: Disk) -> tuple[int, ...]:
 
 def _carry_over(target: Path, fd: int, mode: int | None) -> tuple[str, ...]:
     """Give the new file (open as `fd`) the target's owner, mode and extended
-    attributes; what could not be carried over is returned, by name."""
+    attributes (as `sweep -o` does: targets.carry_over); what could not be
+    carried over is returned, by name."""
     try:
         st = os.stat(target)
     except FileNotFoundError:
         if mode is not None:
             os.fchmod(fd, mode)
         return ()
-    unkept = []
-    if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
-        try:
-            os.fchown(fd, st.st_uid, st.st_gid)          # root: the owner stays whoever it was
-        except PermissionError:
-            try:
-                os.fchown(fd, -1, st.st_gid)             # anyone: a group they belong to
-            except PermissionError:
-                unkept.append("group")
-            if st.st_uid != os.geteuid():
-                unkept.append("owner")
-    os.fchmod(fd, stat.S_IMODE(st.st_mode))      # after chown, which clears set-id bits
-    for name in _xattrs(target):
-        try:
-            os.setxattr(fd, name, os.getxattr(target, name))
-        except OSError:
-            unkept.append(f"extended attribute {name}")
-    return tuple(unkept)
-
-
-def _xattrs(target: Path) -> list[str]:
-    try:
-        return os.listxattr(target)
-    except (OSError, AttributeError):      # not supported by the platform or the file system
-        return []
+    return carry_over(target, st, fd)
 
 
 RENAME_EXCHANGE = 2

@@ -11,7 +11,6 @@ before the rename, and nothing opens it for writing.
 """
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import re
@@ -128,40 +127,40 @@ def commit(temp: str, target: Target) -> None:
         raise OutputError(f"cannot write {shown(target.path)}: it became {kind(now.st_mode)} while the output "
                           "was written; supersheet writes only regular files")
     if now is not None:
-        keep_metadata(str(target.real), temp, now)
+        carry_over(target.real, now, temp)
     os.replace(temp, target.real)
     scratch.release(temp)
 
 
-def keep_metadata(source: str, temp: str, st: os.stat_result) -> None:
-    """Give `temp` the owner, mode and extended attributes of `source` where this platform and
-    our rights allow (a user cannot give a file away; root can)."""
-    if (st.st_uid, st.st_gid) != _owner(temp):
-        for uid, gid in ((st.st_uid, st.st_gid), (-1, st.st_gid)):
+def carry_over(source: str | Path, st: os.stat_result, dest: int | str) -> tuple[str, ...]:
+    """Give `dest` (a new file: its path or an open descriptor) the owner, mode and extended
+    attributes of the file `source` it replaces (`st`: its stat) where this platform and our
+    rights allow - root keeps the owner, anyone a group they belong to. What could not be
+    kept is returned, by name. The editor's saves use it too (editor/safesave.py)."""
+    unkept = []
+    if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.chown(dest, st.st_uid, st.st_gid)
+        except PermissionError:
             try:
-                os.chown(temp, uid, gid)
-                break
-            except OSError:
-                continue
-    os.chmod(temp, stat.S_IMODE(st.st_mode))     # after chown, which clears set-id bits
+                os.chown(dest, -1, st.st_gid)
+            except PermissionError:
+                unkept.append("group")
+            if st.st_uid != os.geteuid():
+                unkept.append("owner")
+    os.chmod(dest, stat.S_IMODE(st.st_mode))     # after chown, which clears set-id bits
     for name in _xattrs(source):
         try:
-            os.setxattr(temp, name, os.getxattr(source, name, follow_symlinks=False), follow_symlinks=False)
+            os.setxattr(dest, name, os.getxattr(source, name))
         except OSError:
-            continue      # security.* or trusted.* without the right, a file system without them
+            unkept.append(f"extended attribute {name}")    # security.* without the right, a file system without them
+    return tuple(unkept)
 
 
-def _owner(path: str) -> tuple[int, int]:
-    st = os.lstat(path)
-    return st.st_uid, st.st_gid
-
-
-def _xattrs(path: str) -> list[str]:
-    if not hasattr(os, "listxattr"):
-        return []
+def _xattrs(path: str | Path) -> list[str]:
     try:
-        return os.listxattr(path, follow_symlinks=False)
-    except OSError:
+        return os.listxattr(path)
+    except (OSError, AttributeError):      # not supported by the platform or the file system
         return []
 
 
@@ -175,10 +174,6 @@ def write_error(path: str | Path, error: BaseException) -> OutputError:
         reason = os.strerror(int(code.group(1))) if code else escaped(text.strip().splitlines()[-1] if text.strip()
                                                                       else type(error).__name__, 120)
     return OutputError(f"cannot write {shown(path)}: {reason}")
-
-
-WRITE_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EROFS, errno.ENAMETOOLONG, errno.EACCES, errno.EPERM,
-                getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 
 def _umask() -> int:
