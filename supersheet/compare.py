@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # prints them); a `Change` (name, old, new, delta, relative, note); `arrowed(change)` its delta
 # with the arrow of its direction; `percent_text(change)` its relative change (`+12.5%`).
 __all__ = ["GIT_DIFFTOOL", "GIT_TEXTCONV", "SECTIONS", "Change", "Diff", "arrowed", "diff", "diff_files",
-           "diff_revision", "diff_variant", "percent_text", "render_diffs", "textconv"]
+           "diff_revision", "diff_variant", "git_drivers", "percent_text", "render_diffs", "textconv"]
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,14 @@ def textconv(file: str | Path, cwd: Path | None = None) -> str:
         raise RequestError(str(e)) from None
 
 
-# The git drivers, as the README documents them and `supersheet init` writes them: options end
-# with `--`, so a sheet named `--help.yaml` is a file to git's command, not an option.
-GIT_TEXTCONV = "supersheet textconv --"        # git config diff.supersheet.textconv
-GIT_DIFFTOOL = "supersheet diff --"            # git difftool -x (git appends the two files)
+def git_drivers(program: str = "supersheet") -> dict[str, str]:
+    """The git configuration of supersheet's diff drivers (key -> command), for `program` (the
+    command as shell words: `supersheet`, or an absolute path, quoted). The one source of the
+    README's lines and of what `supersheet init` writes: options end with `--`, so a sheet
+    named `--help.yaml` is a file to the command, not an option."""
+    return {"diff.supersheet.textconv": f"{program} textconv --",
+            "difftool.supersheet.cmd": f'{program} diff -- "$LOCAL" "$REMOTE"'}
+
+
+GIT_TEXTCONV = git_drivers()["diff.supersheet.textconv"]   # git config diff.supersheet.textconv '…'
+GIT_DIFFTOOL = "supersheet diff --"                        # git difftool -x '…' (git appends the two files)

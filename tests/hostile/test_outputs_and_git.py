@@ -354,7 +354,7 @@ def repo(tmp_path) -> Path:
 
 
 def test_the_documented_drivers_end_options_and_a_sheet_named_like_an_option_diffs(repo, tmp_path):
-    from supersheet.compare import GIT_DIFFTOOL, GIT_TEXTCONV
+    from supersheet.compare import GIT_DIFFTOOL, GIT_TEXTCONV, git_drivers
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert f"git config diff.supersheet.textconv '{GIT_TEXTCONV}'" in readme
     assert f"-x '{GIT_DIFFTOOL}'" in readme
@@ -376,6 +376,11 @@ def test_the_documented_drivers_end_options_and_a_sheet_named_like_an_option_dif
     assert re.search(r"^-#\s+b\s+2\s", diff.stdout, re.M) and re.search(r"^\+#\s+b\s+10\s", diff.stdout, re.M)
     tool = subprocess.run(["git", "difftool", "-y", "-x", GIT_DIFFTOOL, "HEAD", "--", "./--help.yaml"], cwd=repo,
                           capture_output=True, text=True, env=env)
+    assert tool.returncode == 0 and "b: 2 → 10" in tool.stdout, tool.stderr
+    for key, value in git_drivers(str(bin_dir / "supersheet")).items():   # what `supersheet init` configures
+        _git(repo, "config", key, value)
+    tool = subprocess.run(["git", "difftool", "-y", "--tool=supersheet", "HEAD", "--", "./--help.yaml"], cwd=repo,
+                          capture_output=True, text=True)
     assert tool.returncode == 0 and "b: 2 → 10" in tool.stdout, tool.stderr
     _git(repo, "config", "diff.supersheet.textconv", "supersheet textconv")   # the old driver: git gives up
     old = subprocess.run(["git", "diff"], cwd=repo, capture_output=True, text=True, env=env)
