@@ -10,6 +10,8 @@ outcome is printed with the input that caused it (and saved with --save DIR).
     .venv/bin/python tools/fuzz.py --cases 200 --seed 7      # a quick look
     .venv/bin/python tools/fuzz.py --cases 14000 --seed 28 --only safety   # issue 28's classes alone
 
+`kill -USR1 PID` ends a long campaign after the case at hand and prints its figures so far.
+
 Cases are of five kinds, in turn: a sheet generated from the format's grammar
 (cells, long forms, units, functions, draws, sweeps, solves, expectations,
 samples), a library sheet mutated (characters deleted, duplicated or replaced,
@@ -78,6 +80,7 @@ class Outcome:
     slowest: tuple[float, list[str]] = (0.0, [])
     safety: Counter = field(default_factory=Counter)    # safety runs per class
     nonregular: int = 0                                 # special files replaced or written: must stay 0
+    cases: int = 0                                      # cases run (fewer than asked when stopped by SIGUSR1)
 
 
 # -- generators -----------------------------------------------------------------
@@ -611,7 +614,13 @@ def campaign(cases: int, seed: int, seconds: int = 20, save: Path | None = None,
         other.write_text("cells:\n  a: 1\n", encoding="utf-8")
         box = Sandbox(Path(folder) / "safety")   # beside the library's copy, with a git repository of its own
         safety_cases = 0
+        stop = []
+        if hasattr(signal, "SIGUSR1"):   # `kill -USR1 PID`: finish the case at hand, then report what ran
+            signal.signal(signal.SIGUSR1, lambda number, frame: stop.append(number))
         for i in range(cases):
+            if stop:
+                break
+            outcome.cases = i + 1
             kind = 5 if only == "safety" else i % KINDS
             if kind == 5:
                 name, runs = safety_case(rng, box, safety_cases)
@@ -671,7 +680,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     load = os.getloadavg()[0]
     outcome = campaign(args.cases, args.seed, args.timeout, args.save, only=args.only)
-    print(f"{args.cases:,} cases, {outcome.commands:,} commands in {time.perf_counter() - started:.0f} s "
+    stopped = f" (stopped by SIGUSR1 after {outcome.cases:,} of {args.cases:,})" if outcome.cases < args.cases else ""
+    print(f"{outcome.cases:,} cases{stopped}, {outcome.commands:,} commands in {time.perf_counter() - started:.0f} s "
           f"(seed {args.seed}); load average {load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     for code, count in sorted(outcome.codes.items(), key=lambda kv: str(kv[0])):
         print(f"  exit {code}: {count:,}")
