@@ -11,6 +11,8 @@ and the checker and compiler only when a sheet is opened (the command's
 """
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -46,17 +48,17 @@ def library_path(text: str | Path, cwd: Path | None = None) -> str:
     of the current folder) is that file of the library; anything else is returned as it is.
     RequestError for a name no library has."""
     text = str(text)
-    if library_name(text) is None or Path(text).exists():
+    if library_name(text) is None or os.path.exists(text):     # False, not OSError, for a name too long
         return text
     here = Path(cwd or Path.cwd())
     try:
         located = project_for(here / "_", here).locate(text, here)
     except UnknownLibrary as e:
         raise RequestError(f"{text}: {e} ({e.hint})") from None
-    if not located.exists():       # said as written, not by where the library is installed
+    if not os.path.exists(located):       # said as written, not by where the library is installed
         from supersheet.engine.base.diagnostics import did_you_mean
         near = did_you_mean(located.name, [p.name for p in located.parent.glob("*.y*ml")]) \
-            if located.parent.is_dir() else None
+            if os.path.isdir(located.parent) else None
         raise RequestError(f"no such file in the library: {text}" + (f" ({near})" if near else ""))
     return str(located)
 
@@ -110,7 +112,6 @@ def checked_workbook(path: str | Path) -> Workbook:
 def _stat(path: Path, what: str) -> None:
     """RequestError for a path that names nothing: missing, or a name the system refuses
     (longer than it allows, a loop of links), said in one line that does not echo it whole."""
-    import os
     try:
         os.stat(path)
     except FileNotFoundError:

@@ -400,7 +400,8 @@ def safety_case(rng: random.Random, box: Sandbox, number: int) -> tuple[str, lis
         target = out / (stem[:length] + ".csv")
         shown_ok = len(os.fsencode(target.name)) <= 255
         runs = [SafetyRun(["sweep", sheet, "s", "-o", str(target)], None, not shown_ok)]
-        runs.append(SafetyRun([rng.choice(["run", "check", "test"]), str(out / (stem[:length] + ".yaml"))], None, True))
+        runs.append(SafetyRun([rng.choice(["run", "check", "test"]), rng.choice([str(out), "supersheet:hardware"])
+                               + "/" + stem[:length] + ".yaml"], None, True))
         return kind, runs
     if kind == "huge integers":
         big = _huge(rng)

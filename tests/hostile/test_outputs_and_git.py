@@ -136,6 +136,13 @@ def test_a_300_character_file_name_is_a_one_line_error(run_cli, write_sheet, tmp
     assert "over this file system's limit" in line and len(line) < 300
 
 
+@pytest.mark.parametrize("command", ["run", "check", "sweep"])
+def test_a_sheet_name_longer_than_the_system_allows_is_a_one_line_error(command, run_cli, tmp_path):
+    for sheet in (str(tmp_path / ("x" * 300 + ".yaml")), "supersheet:hardware/" + "x" * 300 + ".yaml"):
+        result = run_cli(command, sheet)
+        assert result.code == 2 and "Traceback" not in result.err and len(result.err) < 2_000
+
+
 def test_a_long_name_that_fits_gets_a_temporary_that_fits(run_cli, write_sheet, tmp_path):
     target = tmp_path / ("y" * 250 + ".csv")
     assert run_cli("sweep", str(write_sheet(SWEEP)), "s", "-o", str(target)).code == 0
