@@ -8,14 +8,17 @@ from pathlib import Path
 
 from supersheet.cli.batch import sweep_setup
 from supersheet.cli.support import EXIT_INVALID, EXIT_OK, UsageError, sampling_options
+from supersheet.errors import bounded
 
 
 def plot(args: argparse.Namespace) -> int:
     from supersheet.plots import FORMATS, PlotError, PlotRequest, chart, save
 
+    from supersheet.sweeps import check_writable
     output = Path(args.output)
     if output.suffix.lstrip(".").lower() not in FORMATS:
-        raise UsageError(f"cannot tell the format of {args.output!r}: name it .svg, .png or .html")
+        raise UsageError(f"cannot tell the format of {bounded(repr(args.output))}: name it .svg, .png or .html")
+    check_writable(output, args.force)      # a device, FIFO, folder or read-only file: refused before the work
     given = [y.strip() for y in args.y.split(",") if y.strip()] if args.y else []
 
     def cells(setup) -> list[str]:     # computed: the cells charted, and the checks marked where they fail
@@ -38,7 +41,7 @@ def plot(args: argparse.Namespace) -> int:
         checks=tuple(built.setup.checks))
     frame = built.plan.frame()
     try:
-        save(chart(frame, request), output)
+        save(chart(frame, request), output, args.force)
     except PlotError as e:
         raise UsageError(str(e)) from None
     print(f"{frame.height:,} rows plotted to {output}", file=sys.stderr)
@@ -61,6 +64,7 @@ def plot_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-y", action="store_true", help="a logarithmic y axis")
     p.add_argument("--title", metavar="TEXT", help="the chart's title (default: the sweep's, else the sheet's)")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="FILE.svg, FILE.png or FILE.html")
+    p.add_argument("--force", action="store_true", help="replace a read-only FILE (its mode is kept)")
     p.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
                    help="refuse grids larger than N rows (default 10,000,000)")
     p.set_defaults(show=None)
@@ -71,13 +75,15 @@ def report(args: argparse.Namespace) -> int:
     from supersheet.cli.support import fixed_overrides, open_valid
     from supersheet.report import write_report
 
+    from supersheet.sweeps import check_writable
     if not args.output.lower().endswith((".html", ".htm")):
-        raise UsageError(f"a report is an HTML page: name it .html, not {args.output!r}")
+        raise UsageError(f"a report is an HTML page: name it .html, not {bounded(repr(args.output))}")
+    check_writable(Path(args.output), args.force)
     sheet = open_valid(args.sheet)
     if sheet is None:
         return EXIT_INVALID
     sheet = fixed_overrides(sheet, args.sets)
-    written = write_report(sheet, args.output, args.rev)
+    written = write_report(sheet, args.output, args.rev, args.force)
     print(f"report of {args.sheet} written to {written}", file=sys.stderr)
     return EXIT_OK
 
@@ -90,3 +96,4 @@ def report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
                    help="report the sheet with this cell set (repeatable)")
     p.add_argument("-o", "--output", metavar="FILE.html", required=True, help="the page to write")
+    p.add_argument("--force", action="store_true", help="replace a read-only FILE.html (its mode is kept)")

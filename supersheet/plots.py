@@ -305,23 +305,24 @@ def svg_of(spec: dict[str, Any]) -> str:
     return vlc.vegalite_to_svg(spec, VL_VERSION, allowed_base_urls=OFFLINE)
 
 
-def save(spec: dict[str, Any], path: str | Path) -> Path:
-    """Write the chart to `path` (its suffix says the format), through the project's safe writer."""
+def save(spec: dict[str, Any], path: str | Path, force: bool = False) -> Path:
+    """Write the chart to `path` (its suffix says the format), through the project's safe writer
+    (a regular file only; a read-only one only when `force`: docs/security.md)."""
     path = Path(path)
     format = path.suffix.lstrip(".").lower()
     if format not in FORMATS:
         raise PlotError(f"cannot tell the format of {str(path)!r}: name it .svg, .png or .html")
-    write_output(path, render(spec, format))
+    write_output(path, render(spec, format), force)
     return path
 
 
-def write_output(path: Path, data: bytes) -> None:
+def write_output(path: Path, data: bytes, force: bool = False) -> None:
     """`data` to `path` as every output of supersheet is written (a temp file beside it, renamed)."""
     from supersheet.engine.scenarios.output import OutputError, write_bytes
 
     from .errors import RequestError
     try:
-        write_bytes(path, data)
+        write_bytes(path, data, force)
     except OutputError as e:
         raise RequestError(str(e)) from None
 

@@ -103,11 +103,12 @@ def report_html(sheet: Sheet, revision: str | None = None) -> str:
             f"<body>\n{body}\n</body></html>\n")
 
 
-def write_report(sheet: Sheet, output: str | Path, revision: str | None = None) -> Path:
-    """Write the page to `output` (as every output is written: whole or not at all)."""
+def write_report(sheet: Sheet, output: str | Path, revision: str | None = None, force: bool = False) -> Path:
+    """Write the page to `output` (as every output is written: whole or not at all; a read-only
+    file only when `force`)."""
     from .plots import write_output
     output = Path(output)
-    write_output(output, report_html(sheet, revision).encode())
+    write_output(output, report_html(sheet, revision).encode(), force)
     return output
 
 
