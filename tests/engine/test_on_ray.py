@@ -336,6 +336,7 @@ def test_ray_address_from_the_environment_ships_the_code_as_address_does(monkeyp
     from supersheet.engine.scenarios import on_ray
     fake = _FakeRay()
     monkeypatch.setattr(on_ray, "_ray", lambda: fake)
+    monkeypatch.setattr(on_ray, "check_address", lambda *args: None)   # no head.example to answer the probe
     monkeypatch.setenv("RAY_ADDRESS", "ray://head.example:10001")
     on_ray.connect()
     assert fake.options["address"] == "ray://head.example:10001"
@@ -348,6 +349,7 @@ def test_a_failed_attach_says_its_whole_reason(monkeypatch):
     reason = ("Failed to connect to the Ray cluster at head:10001\n  because the client server did not answer\n"
               "\x1b[31m  within 30 seconds\x1b[0m")
     monkeypatch.setattr(on_ray, "_ray", lambda: _FakeRay(ConnectionError(reason)))
+    monkeypatch.setattr(on_ray, "check_address", lambda *args: None)   # the port answered; Ray's attach failed
     with pytest.raises(on_ray.RayUnavailable) as caught:
         on_ray.connect("ray://head:10001")
     assert str(caught.value) == ("cannot attach to the Ray cluster at ray://head:10001: Failed to connect to the Ray "
