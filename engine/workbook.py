@@ -46,6 +46,19 @@ class Workbook:
     def name_hint(self, name: str) -> str | None:
         return self.model.twin_hint(name) or did_you_mean(self.model.canonical(name), self.model.cells)
 
+    @without_cycle_collection
+    def variant(self, import_overrides: dict[str, str] | None = None,
+                cell_overrides: dict[str, str] | None = None) -> Workbook:
+        """This sheet with imports pointed at other sheets (an import axis) or root cells set
+        as inputs (a cell that shapes the sheet, an array of another length), built from the
+        texts it was loaded from — an editor's unsaved text stays what it is; only a sheet
+        the variant imports anew is read from disk. The one way to make a variant: a path is
+        never opened again for it."""
+        texts = {path: sheet.text for path, sheet in self.model.files.items() if sheet.text}
+        model = build_model(self.model.path, import_overrides, texts=texts, cell_overrides=cell_overrides)
+        with project_limits(model.limits):
+            return Workbook(model, check_model(model))
+
     def evaluate(self, fixed: dict[str, A.Node] | None = None) -> Scenario:
         """One scenario; the sheet as written is evaluated once and remembered
         (sweeps, solves and choices all start from it)."""
@@ -118,7 +131,7 @@ def apply_assignments(workbook: Workbook, texts: list[str]) -> tuple[Workbook, d
             raise
     if not reshaping:
         return workbook, fixed
-    variant = open_workbook(workbook.model.path, cell_overrides=reshaping)
+    variant = workbook.variant(cell_overrides=reshaping)
     if not variant.ok:
         d = variant.diagnostics[0]
         where = f" (at {d.span})" if d.span else ""

@@ -13,7 +13,7 @@ from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments, open_workbook
+from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments
 
 from .errors import RequestError, engine_problems
 
@@ -74,7 +74,7 @@ def fixed_inputs(sheet: Sheet, sets: Sequence[str]) -> Sheet:
             raise RequestError(f"--set {text}: sweep, solve and choose set cells of this sheet; "
                                f"to fix an imported cell, vary it over one value: --vary {name}={value.strip()}")
         values[name] = value.strip()
-    variant = open_workbook(workbook.model.path, cell_overrides={**sheet.inputs, **values})
+    variant = workbook.variant(cell_overrides={**sheet.inputs, **values})
     if not variant.ok:
         raise RequestError("the sheet does not check with " + " ".join(f"--set {t}" for t in sets),
                            variant.diagnostics)

@@ -25,7 +25,7 @@ from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, build_grid
 from supersheet.engine.scenarios.sweep_columns import Column, column_units, output_columns, with_statistics
-from supersheet.engine.workbook import Workbook, open_workbook
+from supersheet.engine.workbook import Workbook
 
 if TYPE_CHECKING:
     import polars as pl
@@ -193,8 +193,7 @@ def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: 
     import axis's path to where the file is read from (a worker's copy)."""
     imports = {a.name: a.paths[picks[a.name]] for a in grid.import_axes}  # type: ignore[index]
     cells = {a.name: a.labels[picks[a.name]] for a in grid.partition_axes if not a.is_import}
-    variant = open_workbook(workbook.model.path, import_overrides={k: locate(v) for k, v in imports.items()},
-                            cell_overrides=cells)
+    variant = workbook.variant({k: locate(v) for k, v in imports.items()}, cells)
     picked = ", ".join(f"{name}={value}" for name, value in {**imports, **cells}.items())
     if not variant.ok:
         d = variant.diagnostics[0]
