@@ -41,6 +41,7 @@ class KeyRouting:
         if isinstance(event, (events.Key, events.Paste, events.MouseDown)):
             self.heap.touched()
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            self._regain_focus()
             if self._routes_keys():
                 if isinstance(event, events.Paste):
                     self.route_paste(event.text)
@@ -59,6 +60,24 @@ class KeyRouting:
                     await self._check_bindings(event.key)
                 return
         await super().on_event(event)  # type: ignore[misc]
+
+    def _regain_focus(self) -> None:
+        """A key typed while the terminal said the app lost the focus (a focus report,
+        `ESC [ O`: tmux sends one when a client detaches or the pane loses focus) gives
+        the focus back to the widget that had it before this key is looked at. Textual
+        does that too, but only after the key was passed by: it then went to the grid
+        through the grid's message queue and ran after the keys typed behind it
+        (`Home Down 2048 Enter` edited the row below the one meant, then moved to the
+        top). With nothing to give it back to, the grid takes it."""
+        if not self.app_focus:
+            self.app_focus = True       # Textual's watcher gives the focus back, now
+        if self.focused is None and not isinstance(self.screen, Dialog):
+            try:
+                grid = self.grid
+            except NoMatches:   # not composed yet, or being torn down
+                return
+            if grid.screen is self.screen:
+                self.screen.set_focus(grid)
 
     @property
     def filter_field(self) -> Input:
