@@ -226,6 +226,10 @@ class KeyRouting:
         self._focus_now(self.grid)
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "filter" and event.value != self.grid.filter_text:
+        """The filter field changed other than by a routed key (the mouse, a paste into
+        it). Its Changed messages come after the keys queued with them, so one about an
+        older text (`s` of `/skew` typed in a burst) is dropped: filtering by it again
+        would move the cursor under the keys typed next."""
+        if event.input.id == "filter" and event.value == event.input.value != self.grid.filter_text:
             self.grid.set_filter(event.value)
 

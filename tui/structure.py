@@ -74,7 +74,8 @@ class StructureActions:
         def answer(name: str | None) -> None:
             if name:
                 self._structural(lambda: self.document.duplicate_cell(key, name.strip()), name.strip())
-        self.push_screen(PromptScreen("Duplicate a cell", f"The name of the copy of {key}:", f"{key}_copy"), answer)
+        self.push_screen(PromptScreen("Duplicate a cell", f"The name of the copy of {key} (typing replaces it):",
+                                      f"{key}_copy", selected=True), answer)
 
     def action_rename_cell(self) -> None:
         key = self._selected_own()

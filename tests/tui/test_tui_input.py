@@ -175,8 +175,9 @@ async def test_a_bare_number_keeps_the_cells_unit(example: Path) -> None:
 async def test_the_filter_selects_its_first_match_when_the_selected_cell_is_filtered_out(library: Path) -> None:
     """The tmux run of issue 16: on `startup_latency` (4th row), `/skew` Enter left the
     cursor on the 4th row's index clamped to the list — `skew_after`, the last match —
-    so Del asked to delete skew_after. The first match is selected instead; a cell that
-    still matches keeps the cursor."""
+    so Del asked to delete skew_after. The first match is selected instead; a cell whose
+    name still matches keeps the cursor, unless another cell has exactly the name typed
+    (issue 31)."""
     app = SupersheetApp(library / Q9, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("alpha")
@@ -186,6 +187,9 @@ async def test_the_filter_selects_its_first_match_when_the_selected_cell_is_filt
         burst(app, "escape", "escape")
         await settle(pilot, lambda: not isinstance(app.screen, ChoiceScreen) and not app.grid.filter_text)
         app.go_to("skew_after")
-        burst(app, "/", *"skew", "enter")
-        await settle(pilot, lambda: app.focused is app.grid and app.grid.filter_text == "skew")
+        burst(app, "/", *"skew_", "enter")
+        await settle(pilot, lambda: app.focused is app.grid and app.grid.filter_text == "skew_")
         assert app.grid.current_key == "skew_after"
+        burst(app, "/", "end", "backspace", "enter")   # (/ selects the filter's text: End keeps it)
+        await settle(pilot, lambda: app.focused is app.grid and app.grid.filter_text == "skew")
+        assert app.grid.current_key == "skew"

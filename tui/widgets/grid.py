@@ -75,6 +75,9 @@ class SheetGrid(RowsView, can_focus=True):
         self.sections: list[Section] = []
         self.folded: set[str] = set()
         self.filter_text = ""
+        # rows a filter shows whether they match or not: a cell just added, renamed or
+        # gone to (and a group's row gone to), until the filter's text changes
+        self.pinned: set[str] = set()
         self.changes: dict[str, Change] = {}
         self.problems: set[str] = set()     # cells a diagnostic points into (marked !)
         self.failing: set[str] = set()      # cells whose values their `expect` does not accept (✗)
@@ -122,8 +125,9 @@ class SheetGrid(RowsView, can_focus=True):
             return
         needle = self.filter_text.lower()
         for section in self.sections:
-            keys = [k for k in section.keys if self.matches(k, needle)] if needle else section.keys
-            if needle and not keys:
+            keys = [k for k in section.keys if k in self.pinned or self.matches(k, needle)] if needle \
+                else section.keys
+            if needle and not keys and HEADER + section.id not in self.pinned:
                 continue
             self.rows.append(Row(HEADER + section.id, section))
             if section.id in self.folded and not needle:
@@ -276,14 +280,15 @@ class SheetGrid(RowsView, can_focus=True):
         self._set_cursor(len(self.rows) - 1)
 
     def go_to(self, key: str) -> None:
-        """Move the cursor to a cell, unfolding its section or clearing the filter if needed."""
+        """Move the cursor to a cell, unfolding its section if needed. A filter that
+        hides the cell stays (its field still says it), and the cell shows among its rows."""
         section = self._section_of.get(key)
         changed = False
         if section is not None and section.id in self.folded:
             self.folded.discard(section.id)
             changed = True
-        if self.filter_text and not self.matches(key, self.filter_text.lower()):
-            self.filter_text = ""
+        if self.filter_text and key not in self._index:
+            self.pinned.add(key)
             changed = True
         if changed:
             self.populate()
@@ -294,9 +299,9 @@ class SheetGrid(RowsView, can_focus=True):
         return any(s.id == section_id for s in self.sections)
 
     def go_to_section(self, section_id: str) -> None:
-        """Move the cursor to a group's row (an import's), clearing the filter if it hides it."""
+        """Move the cursor to a group's row (an import's), shown among a filter's rows if it hides it."""
         if HEADER + section_id not in self._index and self.filter_text:
-            self.filter_text = ""
+            self.pinned.add(HEADER + section_id)
             self.populate()
         if HEADER + section_id in self._index:
             self._set_cursor(self._index[HEADER + section_id])
@@ -309,16 +314,31 @@ class SheetGrid(RowsView, can_focus=True):
         return needle in document.raw_text(key).lower() or needle in value_text(document, key).plain.lower()
 
     def set_filter(self, text: str) -> None:
-        """Show the cells that match `text`. When the selected row no longer shows, the
-        first match is selected (not whatever row its index now falls on: Del or typing
-        right after the filter would hit a cell the user did not look for)."""
+        """Show the cells that match `text`. The cell named exactly `text` is selected
+        (`/attn_weights` Enter is that cell, not the first formula that names it); else
+        the selected row stays when its name matches; else the first cell whose name
+        matches, before one whose formula or value only mentions the text; else the
+        first match (not whatever row its index now falls on: Del or typing right after
+        the filter would hit a cell the user did not look for)."""
         shown = self.current_row_key
+        if text != self.filter_text:
+            self.pinned = set()
         self.filter_text = text
         self.populate()
-        if text and shown is not None and shown not in self._index:
-            first = next((i for i, row in enumerate(self.rows) if not row.key.startswith(HEADER)), None)
-            if first is not None:
-                self._set_cursor(first)
+        if not text:
+            return
+        needle = text.lower()
+        cells = [(i, row.key) for i, row in enumerate(self.rows) if not row.key.startswith(HEADER)]
+        exact = next((i for i, key in cells if key.lower() == needle), None)
+        named = next((i for i, key in cells if needle in key.lower()), None)
+        if exact is not None:
+            self._set_cursor(exact)
+        elif shown is not None and shown in self._index and (needle in shown.lower() or named is None):
+            return      # still shown, and by its name (or no name has the text)
+        elif named is not None:
+            self._set_cursor(named)
+        elif cells:
+            self._set_cursor(cells[0][0])
 
     def action_toggle_section(self) -> None:
         key = self.current_row_key
