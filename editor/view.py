@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable
 
 from supersheet.editor import places, sections as grouping, sweep as editsweep
 from supersheet.editor.places import Place
+from supersheet.editor.problems import value_problems
 from supersheet.editor.sections import Section
 from supersheet.editor.sweep import SweepRun
 from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render, sheet_problems
@@ -40,6 +41,7 @@ class SheetView:
     layout: object
     _unchecked: tuple[object, list[Diagnostic]] | None
     _diagnostics: tuple[Workbook, Scenario, list[Diagnostic]] | None
+    _problems: tuple[Workbook, Scenario, list[Diagnostic]] | None = None
 
     @property
     def file(self) -> str:
@@ -64,6 +66,14 @@ class SheetView:
                 self.workbook, self.scenario) + [o.diagnostic() for found in self.failing().values() for o in found]
             self._diagnostics = (self.workbook, self.scenario, found)
         return list(self._diagnostics[2])
+
+    @property
+    def problems(self) -> list[Diagnostic]:
+        """Everything F4 lists and the status line counts (problems.py): the diagnostics,
+        then the cells holding an error value and the checks that fail; once per state."""
+        if self._problems is None or self._problems[0] is not self.workbook or self._problems[1] is not self.scenario:
+            self._problems = (self.workbook, self.scenario, self.diagnostics + value_problems(self))
+        return list(self._problems[2])
 
     def unchecked_expectations(self) -> list[Diagnostic]:
         """The top-level expectations that cannot be checked; found once per `layout`

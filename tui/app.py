@@ -14,6 +14,7 @@ from textual.widgets import Header, Input, Static
 
 from supersheet.editor.baselines import Baselines
 from supersheet.editor.document import Document, EditResult
+from supersheet.editor.problems import summary
 from supersheet.editor.resampler import Resampler
 from supersheet.editor.sample import Samples
 from supersheet.editor.verdicts import Verdict
@@ -62,6 +63,8 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, Rec
         self._locks: dict = {}
         self.heap = QuietHeap()   # full garbage collections only when the user is idle (heap.py)
         self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
+        self._problems_shown = False   # the status line's problem count is on screen
+        self._problem_at = -1          # the last problem F8 went to
 
     # layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -75,7 +78,9 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, Rec
         yield SweepView(id="sweep")
         yield DiffView(id="diff")
         yield DiagnosticsPanel(id="diagnostics")
-        yield Static("", id="status")
+        with Horizontal(id="statusbar"):
+            yield Static("", id="status")
+            yield Static("", id="problems")     # how many problems, always there while there are any
         yield KeyFooter()
 
     @property
@@ -128,7 +133,8 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, Rec
         self.inspector.verdicts = {}
         self.grid.load(document)
         self.grid.border_title = document.title or document.path.name
-        count = self.diagnostics_panel.load(document, [])
+        self.load_problems(document, [])
+        count = len(document.diagnostics)
         if count:
             self.diagnostics_panel.display = True
         self.editor.close()
@@ -156,6 +162,16 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, Rec
         if document is None:
             return
         self.sub_title = str(document.path) + (" ● unsaved" if document.dirty else "")
+
+    def load_problems(self, document: Document, verdicts: list[Verdict] | None = None) -> None:
+        """F4's list and the count at the right of the status line (editor/problems.py)."""
+        self.diagnostics_panel.load(document, verdicts)
+        found = [d for d, _ in self.diagnostics_panel.problems()]
+        said = summary(found)
+        self.query_one("#problems", Static).update(
+            Text(f" ⚠ {said} · F8 next ", style="bold yellow" if all(d.code == "E-EXPECT" for d in found)
+                 else "bold red") if said else "", layout=bool(said) != self._problems_shown)
+        self._problems_shown = bool(said)
 
     def set_status(self, text: str | Text) -> None:
         self.query_one("#status", Static).update(text, layout=False)
@@ -241,11 +257,11 @@ class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, Rec
             # re-checked from the text: cells, groups, markers and formulas may have moved too
             grid.changes = changes
             grid.load(document, keep_state=True)
-            self.diagnostics_panel.load(document)
+            self.load_problems(document)
             self._shown_layout = document.layout
         else:
             grid.show_changes(changes, also=[result.key] if document.has_cell(result.key) else [])
-            self.diagnostics_panel.load(document)   # new values: assumptions and expectations may now fail
+            self.load_problems(document)   # new values: assumptions and expectations may now fail
         changed = len([k for k in changes if k != result.key])
         self.set_status(f"{verb}: {changed} value{'s' if changed != 1 else ''} changed, "
                         f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")

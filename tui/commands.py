@@ -30,6 +30,8 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("Toggle inspector", "doc, unit, precedents and dependents of the selected cell", "toggle_inspector"),
     ("Toggle sweep view", "table and plot of a sweep", "toggle_sweep"),
     ("Toggle diagnostics", "every problem of the sheet", "toggle_diagnostics"),
+    ("Next problem", "go to the next error, failed check, violated assumption or failed expectation", "next_problem"),
+    ("Previous problem", "go to the previous one", "previous_problem"),
     ("Toggle diff view", "what the unsaved edits change, result by result", "toggle_diff"),
     ("Diff against the saved file", "the unsaved sheet against the file on disk", "diff_saved"),
     ("Diff against git HEAD", "the unsaved sheet against its last commit (imports at HEAD too)", "diff_head"),

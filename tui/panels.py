@@ -50,6 +50,36 @@ class PanelActions:
     def action_toggle_diagnostics(self) -> None:
         self.toggle(self.diagnostics_panel, lambda: self._focus_now(self.diagnostics_panel))
 
+    def action_next_problem(self) -> None:
+        self.step_problem(1)
+
+    def action_previous_problem(self) -> None:
+        self.step_problem(-1)
+
+    def step_problem(self, step: int) -> None:
+        """F8 / Shift+F8: go to the next (previous) of the problems F4 lists, in its
+        order, round; the status line says which of how many, and what it is. F4's
+        list, when open, highlights it. The grid keeps the focus."""
+        document = self.document
+        if document is None:
+            return
+        problems = self.diagnostics_panel.problems()
+        if not problems:
+            self.set_status(Text("no problems", style="green"))
+            return
+        self._problem_at = (self._problem_at + step) % len(problems) if 0 <= self._problem_at < len(problems) \
+            else (0 if step > 0 else len(problems) - 1)
+        diagnostic, key = problems[self._problem_at]
+        if self.diagnostics_panel.display:
+            self.diagnostics_panel.highlighted = self._problem_at
+        place = document.place_of(diagnostic, key)
+        self.go_to_place(place)
+        said = Text(f"problem {self._problem_at + 1}/{len(problems)}: ", style="bold")
+        said.append(f"{diagnostic.code} ", style="red")
+        said.append(diagnostic.message + (f" ({diagnostic.hint})" if diagnostic.hint else ""))
+        said.append(f" → {place.title}", style="dim")
+        self.set_status(said)
+
     # (named handlers: `@on` collects handlers of Textual classes only, not of a mixin)
     def on_inspector_jump(self, event: Inspector.Jump) -> None:
         self.jump(event.key)
@@ -269,7 +299,7 @@ class PanelActions:
         self.inspector.verdicts = cells
         if self.inspector.display:
             self.show_inspector()
-        self.diagnostics_panel.load(document, verdicts)
+        self.load_problems(document, verdicts)
 
     def in_background(self, group: str, compute, show) -> None:
         """Run `compute` in a thread, then `show` its result on the UI thread

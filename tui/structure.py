@@ -314,7 +314,7 @@ class StructureActions:
         if go_to:
             result.changes.pop(go_to, None)    # a new cell did not change: it is new
         self.after_edit(result, result.text)
-        self.diagnostics_panel.load(self.document)
+        self.load_problems(self.document)
         if go_to:
             self.grid.go_to(go_to)
             self.show_selected(go_to)

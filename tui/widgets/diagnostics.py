@@ -8,10 +8,13 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from supersheet.editor.document import Document, Place
+from supersheet.editor.problems import ERROR_VALUE, FAILED_CHECK
 from supersheet.editor.verdicts import Verdict
 from supersheet.errors import Diagnostic
 
 from .messages import PlaceMessage
+
+NAMED = (ERROR_VALUE, FAILED_CHECK)     # problems whose message names their cell (E-EXPECT starts with it)
 
 
 class DiagnosticsPanel(OptionList):
@@ -35,7 +38,7 @@ class DiagnosticsPanel(OptionList):
         if verdicts is not None:
             self.verdicts = verdicts
         self.document = document
-        diagnostics = document.diagnostics
+        diagnostics = document.problems
         keys = [document.diagnostic_cell(d) for d in diagnostics] + [v.key for v in self.verdicts]
         stale = [False] * len(diagnostics) + [v.stale for v in self.verdicts]
         diagnostics = diagnostics + [v.diagnostic for v in self.verdicts]
@@ -54,7 +57,7 @@ class DiagnosticsPanel(OptionList):
             text.append(f"{where:<7} ", style="dim")
             if row[-2]:      # found before the last edit, being checked again: not a current verdict
                 text.append("… checking again: ", style="italic")
-            if key and not d.message.startswith(f"{key}:"):   # E-EXPECT names its cell already
+            if key and not d.message.startswith(f"{key}:") and d.code not in NAMED:   # these name their cell
                 text.append(f"{key}: ", style="bold")
             text.append(d.message)
             if d.hint:
@@ -70,6 +73,10 @@ class DiagnosticsPanel(OptionList):
             options.append(Option(Text("no problems", style="green"), disabled=True))
         self.add_options(options)
         return len(diagnostics)
+
+    def problems(self) -> list[tuple[Diagnostic, str | None]]:
+        """What the list shows, in its order: each problem and the cell it is about."""
+        return [self.chosen[option_id] for option_id in sorted(self.chosen, key=lambda i: int(i[1:]))]
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -1,0 +1,84 @@
+"""Problems are never silent (issue 31): the status line counts them (errors —
+the sheet's and its error values —, failed checks, violated assumptions, failed
+expectations), F8 / Shift+F8 go through them in F4's order, and F4 names the
+cell and the code of every error value."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from supersheet.editor.document import Document
+from supersheet.editor.problems import summary
+from supersheet.tui.app import SupersheetApp
+
+SIZE = (100, 30)
+SHEET = """\
+title: problems
+cells:
+  a: 0
+  b: = 1 / a
+  c: = b * 2
+  d: = sqrt(a - 1)
+  e: = a + 1
+checks:
+  positive: a > 1
+assume:
+  small: e < 3
+expect:
+  e: 2.5
+"""
+
+
+def status(app: SupersheetApp, which: str = "#status") -> str:
+    return str(app.query_one(which, Static).render())
+
+
+def test_the_problems_of_a_sheet_are_counted_by_kind(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(SHEET, encoding="utf-8")
+    document = Document(path)
+    codes = [(d.code, d.message.split(" (")[0]) for d in document.problems]
+    assert ("E-VALUE", "#DIV/0 in b") in codes and ("E-VALUE", "#DIV/0 in c") in codes
+    assert ("E-VALUE", "#NUM in d") in codes and ("E-CHECK", "check positive fails: a > 1") in codes
+    assert [d.hint for d in document.problems if d.message.startswith("#DIV/0 in c")] == ["from b"]
+    assert summary(document.problems) == "5 problems: 3 errors, 1 failed check, 1 failed expectation"
+    document.apply("a", "2")
+    assert summary(document.problems) == "2 problems: 1 violated assumption, 1 failed expectation"   # e = 3
+    document.apply("a", "1.5")
+    assert summary(document.problems) == "" and document.problems == []
+
+
+async def test_the_status_line_counts_them_and_f8_goes_through_them(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(SHEET, encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "5 problems: 3 errors, 1 failed check, 1 failed expectation · F8 next" in status(app, "#problems")
+        visited = []
+        for _ in range(6):
+            await pilot.press("f8")
+            await pilot.pause()
+            visited.append(app.grid.current_key)
+            assert app.focused is app.grid
+        assert visited == ["e", "b", "c", "d", "positive", "e"]     # F4's order, and round
+        assert "problem 1/5: E-EXPECT" in status(app)
+        await pilot.press("shift+f8", "shift+f8")
+        await pilot.pause()
+        assert app.grid.current_key == "d" and "problem 4/5: E-VALUE #NUM in d (= sqrt(a - 1))" in status(app)
+        await pilot.press("f4")
+        await pilot.pause()
+        panel = app.diagnostics_panel
+        rows = [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
+        assert any(r.startswith("E-VALUE") and "#DIV/0 in b" in r for r in rows)
+        assert any(r.startswith("E-VALUE") and "#NUM in d" in r for r in rows)
+        await pilot.press("f4")
+        app.go_to("a")
+        await pilot.press("enter")
+        app.query_one("#editor-input", Input).value = "1.5"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert status(app, "#problems") == ""
+        await pilot.press("f8")
+        assert "no problems" in status(app)
