@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from supersheet.editor import cells as editcells, expectations, importers, rename as editrename
+from supersheet.editor import cells as editcells, expectations, importers, imports as editimports, rename as editrename
 from supersheet.editor.properties import PROPERTIES, set_property
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
@@ -184,6 +184,16 @@ class StructureEdits:
         label = "; ".join(f"{prop} of {key} {current[prop] or '(none)'} → {values[prop].strip() or '(none)'}"
                           for prop in changed)
         return self.restructure(key, label, text)
+
+    def swap_import(self, alias: str, written: str) -> EditResult:
+        """Import another sheet as `alias` (`written` as the `use:` entry will say it):
+        one changed line, one undo step. Names the new sheet lacks become diagnostics
+        (the picker listed them before)."""
+        spec = editimports.root_import(self.workbook, alias)
+        if spec.span.file != self.file:
+            raise StructureError(f"{alias} is imported by the base sheet: swap it there, or import it here")
+        new = editimports.swapped(self.text(), spec, written)
+        return self.restructure("", f"{alias} now imports {written}", new, check=False)
 
     def restructure(self, key: str, label: str, new_text: str, check: bool = True) -> EditResult:
         """Take `new_text` as the sheet (one undo step); refused when `check` and it brings a new problem."""

@@ -24,6 +24,7 @@ from .commands import SheetCommands
 from .files import FileActions
 from .keys import KeyRouting
 from .heap import QuietHeap
+from .imports import ImportActions
 from .keytable import APP_KEYS
 from .panels import PanelActions
 from .recover import RecoveryActions
@@ -39,7 +40,7 @@ from .widgets.render import value_text, visible_changes
 from .widgets.sweep import SweepView
 
 
-class SupersheetApp(KeyRouting, StructureActions, FileActions, PanelActions, RecoveryActions, App[int]):
+class SupersheetApp(KeyRouting, StructureActions, ImportActions, FileActions, PanelActions, RecoveryActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}

@@ -23,6 +23,7 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("Duplicate cell", "a copy of the selected cell under a new name", "duplicate_cell"),
     ("Rename cell", "rename the selected cell and every reference to it; offers to update the sheets that import it", "rename_cell"),
     ("Cell properties", "the selected cell's unit, digits, doc and source", "edit_properties"),
+    ("Swap import", "import another sheet under the selected import's alias (another model, other hardware)", "swap_import"),
     ("Delete cell", "delete the selected cell; asks, and lists what uses it", "delete_cell"),
     ("Remove expectation", "an expect entry: the one of the diagnostic selected in F4 (Del there), or one about the selected cell", "remove_expectation"),
     ("Copy value", "the selected cell's value with its unit, to the clipboard", "copy_value"),

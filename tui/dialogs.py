@@ -14,8 +14,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from rich.text import Text
+from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.input import Selection
+from textual.widgets.option_list import Option
 
 from .widgets.editor import type_into
 
@@ -311,3 +313,46 @@ class ImportedPropertiesScreen(FieldsDialog["tuple[str, dict[str, str]] | None"]
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss(("open", {}))
+
+
+class PickerScreen(Dialog["str | None"]):
+    """A list to choose one row from (↑ ↓ PgUp PgDn Home End, Enter chooses, Esc answers
+    None): answers the chosen row's id. Rows are (id, text); a row with id None is a
+    heading, never chosen."""
+
+    def __init__(self, title: str, message: str, rows: list[tuple[str | None, Text | str]]) -> None:
+        super().__init__()
+        self.title_text, self.message, self.rows = title, message, rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="picker"):
+            yield Label(self.title_text, id="dialog-title")
+            yield Static(self.message, id="dialog-message")
+            yield OptionList(*[Option(text, id=row_id, disabled=row_id is None) for row_id, text in self.rows],
+                             id="picker-list")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def take_key(self, event: events.Key) -> bool:
+        key = event.key
+        if key == "escape":
+            self.dismiss(None)
+            return True
+        lists = list(self.query(OptionList))
+        if not lists:
+            return True       # not built yet: only Esc means anything
+        options = lists[0]
+        if key == "enter":
+            if options.highlighted is not None:
+                self.dismiss(options.get_option_at_index(options.highlighted).id)
+            return True
+        action = {"up": "cursor_up", "down": "cursor_down", "pageup": "page_up", "pagedown": "page_down",
+                  "home": "first", "end": "last", "tab": "cursor_down", "shift+tab": "cursor_up"}.get(key)
+        if action is not None:
+            getattr(options, f"action_{action}")()
+        return True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)

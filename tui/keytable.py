@@ -64,6 +64,7 @@ GRID_KEYS = (
     Key("ctrl+r", "app.rename_cell", "Rename cell", "Ctrl+R", show=False),
     Key("ctrl+e", "app.edit_properties", "Cell properties", "Ctrl+E", show=False),
     Key("ctrl+k", "app.remove_expectation", "Remove expectation", "Ctrl+K", show=False),
+    Key("ctrl+o", "app.swap_import", "Swap import", "Ctrl+O", show=False),
 )
 
 EDITOR_KEYS = (       # while a cell is being edited (also the cell editor's bindings)

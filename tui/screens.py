@@ -10,10 +10,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from .dialogs import ChoiceScreen, ImportedPropertiesScreen, PromptScreen, PropertiesScreen
+from .dialogs import ChoiceScreen, ImportedPropertiesScreen, PickerScreen, PromptScreen, PropertiesScreen
 from .keytable import PALETTE_KEY, written
 
-__all__ = ["ChoiceScreen", "HelpScreen", "ImportedPropertiesScreen", "PromptScreen", "PropertiesScreen",
+__all__ = ["ChoiceScreen", "HelpScreen", "ImportedPropertiesScreen", "PickerScreen", "PromptScreen", "PropertiesScreen",
            "help_text"]
 
 INTRO = """\
@@ -38,6 +38,8 @@ KEYS = [
     (written("toggle_inspector"), "inspector: doc, source, unit, what the cell uses and what uses it"),
     (written("toggle_sweep"), "sweep view: a sweep of the sheet, or an axis over a cell"),
     (written("toggle_diagnostics"), "diagnostics: every problem; choose one to go where it is"),
+    (written("next_problem", "previous_problem"), "the next / previous problem (the status line counts them)"),
+    (written("swap_import"), "on an import: import another sheet instead (another model, other hardware)"),
     (written("toggle_diff"), "diff: the unsaved sheet against the saved file or git HEAD"),
     (PALETTE_KEY, "command palette: open a sheet, run a sweep, go to a cell, save"),
     (written("help"), "this help"),
