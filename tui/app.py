@@ -21,6 +21,7 @@ from supersheet.editor.verdicts import Verdict
 
 from .clipboard import in_tmux, to_tmux
 from .commands import SheetCommands
+from .completing import CompletionActions
 from .files import FileActions
 from .keys import KeyRouting
 from .heap import QuietHeap
@@ -40,7 +41,8 @@ from .widgets.render import value_text, visible_changes
 from .widgets.sweep import SweepView
 
 
-class SupersheetApp(KeyRouting, StructureActions, ImportActions, FileActions, PanelActions, RecoveryActions, App[int]):
+class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, FileActions, PanelActions,
+                    RecoveryActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
@@ -207,6 +209,9 @@ class SupersheetApp(KeyRouting, StructureActions, ImportActions, FileActions, Pa
         self.editor.open(key, Text("✎ " + key, style="bold"), text)
         where = " (imported: saved as a `use: … set:` override in this sheet)" if cell.scope.prefix else ""
         self.set_status(f"editing {key}{where} · Enter commits · Esc cancels · Ctrl+Z undoes typing")
+        self.completions = None
+        if initial is not None:        # typed on the grid: what it may complete is offered at once
+            self.offer_completions()
 
     def on_cell_editor_committed(self, event: CellEditor.Committed) -> None:
         self.commit_edit(event.key, event.text)

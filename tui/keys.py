@@ -114,13 +114,15 @@ class KeyRouting:
     async def _editor_key(self, event: events.Key) -> None:
         editor = self.editor
         self._focus_now(editor.input)
-        if event.key in EDITOR:                  # commit, cancel, undo typing: the key table's
+        if event.key in EDITOR:                  # commit, cancel, undo typing, complete: the key table's
             await self.run_action(EDITOR[event.key])
-        elif event.is_printable and event.character is not None:
+            return
+        if event.is_printable and event.character is not None:
             editor.type_text(event.character)
         else:
             with editor.typing():
                 await self._check_bindings(event.key)
+        self.offer_completions()
 
     async def _grid_key(self, event: events.Key) -> None:
         grid = self.grid
@@ -175,6 +177,7 @@ class KeyRouting:
         if self.editor.editing:
             self._focus_now(self.editor.input)
             self.editor.type_text(line)
+            self.offer_completions()
         elif self.focused is self.filter_field:
             type_into(self.filter_field, line)
             self.grid.set_filter(self.filter_field.value)

@@ -71,6 +71,7 @@ EDITOR_KEYS = (       # while a cell is being edited (also the cell editor's bin
     Key("enter", "app.commit_edit", "Commit", "Enter", show=False),
     Key("escape", "app.cancel_edit", "Cancel edit", "Esc", show=False),
     Key("ctrl+z", "app.undo_typing", "Undo", "Ctrl+Z"),     # the footer's Undo while editing: of the typing
+    Key("tab", "app.accept_completion", "Complete", "Tab", show=False),   # the first offer in the status line
 )
 
 FILTER_KEYS = (       # while the filter field has the focus

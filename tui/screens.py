@@ -27,6 +27,7 @@ KEYS = [
     ("↑ ↓ PgUp PgDn", "move between cells"),
     ("Enter, or type", "edit the cell: its value or formula as written (a paste too)"),
     (written("commit_edit", "cancel_edit"), f"in the editor: commit / cancel; {written('undo_typing')} undoes typing"),
+    (written("accept_completion"), "in the editor: take the first completion the status line offers"),
     ("Enter, Space", "on a group: fold or unfold it (imports start folded)"),
     (written("filter"), "filter cells by name, formula or value (↑ ↓ step through them; Esc clears)"),
     (written("copy_value"), "copy the cell's value (the palette also copies its formula)"),
