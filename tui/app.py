@@ -14,7 +14,7 @@ from textual.widgets import Header, Input, Static
 
 from supersheet.editor.baselines import Baselines
 from supersheet.editor.document import Document, EditResult
-from supersheet.editor.problems import summary
+from supersheet.editor.problems import kind_of, summary
 from supersheet.editor.resampler import Resampler
 from supersheet.editor.sample import Samples
 from supersheet.editor.verdicts import Verdict
@@ -172,8 +172,10 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         found = [d for d, _ in self.diagnostics_panel.problems()]
         said = summary(found)
         self.query_one("#problems", Static).update(
-            Text(f" ⚠ {said} · F8 next ", style="bold yellow" if all(d.code == "E-EXPECT" for d in found)
-                 else "bold red") if said else "", layout=bool(said) != self._problems_shown)
+            # red while something is wrong with the sheet or outside its model; a failed check or
+            # expectation (a finding, a number that moved) in yellow
+            Text(f" ⚠ {said} · F8 ", style="bold red" if any(kind_of(d) in ("error", "assumption") for d in found)
+                 else "bold yellow") if said else "", layout=bool(said) != self._problems_shown)
         self._problems_shown = bool(said)
 
     def set_status(self, text: str | Text) -> None:

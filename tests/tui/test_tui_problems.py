@@ -55,7 +55,7 @@ async def test_the_status_line_counts_them_and_f8_goes_through_them(tmp_path: Pa
     app = SupersheetApp(path, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert "5 problems: 3 errors, 1 failed check, 1 failed expectation · F8 next" in status(app, "#problems")
+        assert "5 problems: 3 errors, 1 failed check, 1 failed expectation · F8" in status(app, "#problems")
         visited = []
         for _ in range(6):
             await pilot.press("f8")
