@@ -28,7 +28,7 @@ from .heap import QuietHeap
 from .imports import ImportActions
 from .keytable import APP_KEYS
 from .panels import PanelActions
-from .recover import RecoveryActions
+class SupersheetApp(SaveAsActions, RecoveryActions, App[int]):
 from .screens import HelpScreen
 from .structure import StructureActions
 from .widgets.diagnostics import DiagnosticsPanel
@@ -41,8 +41,8 @@ from .widgets.render import value_text, visible_changes
 from .widgets.sweep import SweepView
 
 
-class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, FileActions, PanelActions,
-                    RecoveryActions, App[int]):
+class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, FileActions, SaveAsActions,
+                    PanelActions, RecoveryActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 ACTIONS: list[tuple[str, str, str]] = [
     ("Save", "write the sheet back", "save"),
+    ("Save As", "write the sheet with its edits to a new file, and edit that one", "save_as"),
     ("Undo", "undo the last edit", "undo"),
     ("Redo", "redo the undone edit", "redo"),
     ("Edit cell", "edit the selected cell (Enter)", "edit"),

@@ -34,6 +34,7 @@ class Key:
 
 APP_KEYS = (
     Key("ctrl+s", "save", "Save", "Ctrl+S"),
+    Key("ctrl+w", "save_as", "Save As", "Ctrl+W", show=False),
     Key("ctrl+z", "undo", "Undo", "Ctrl+Z"),
     Key("ctrl+y", "redo", "Redo", "Ctrl+Y"),
     Key("slash", "filter", "Filter", "/"),

@@ -35,7 +35,7 @@ KEYS = [
     (written("rename_cell", "edit_properties"), "rename (every reference follows) / unit, digits, doc, source"),
     (written("remove_expectation") + "; F4: Del", "remove an expect entry about the cell / the one a diagnostic is in"),
     (written("undo", "redo"), "undo / redo an edit"),
-    (written("save"), "save; comments and layout are kept"),
+    (written("save", "save_as"), "save; comments and layout are kept / save as a new file"),
     (written("toggle_inspector"), "inspector: doc, source, unit, what the cell uses and what uses it"),
     (written("toggle_sweep"), "sweep view: a sweep of the sheet, or an axis over a cell"),
     (written("toggle_diagnostics"), "diagnostics: every problem; choose one to go where it is"),
