@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from supersheet.engine.compile.evaluate import Value
@@ -84,6 +85,45 @@ def run_sweep(workbook: Workbook, name: str | None = None, axis: str | None = No
         return SweepRun(title, None, [], [], f"cannot run {title}: {type(e).__name__}: {e}")
     n_axes = len(spec.grid.import_axes) + len(spec.grid.value_axes)
     return SweepRun(title, frame, frame.columns[:n_axes], frame.columns[n_axes:])
+
+
+EXPORT_FORMATS = ("csv", "parquet")
+
+
+def export_sweep(workbook: Workbook, path: Path, name: str | None = None, axis: str | None = None) -> int:
+    """Write the sweep the view shows (the sheet's `name`, or the ad hoc `axis`), on the
+    open sheet's current values, to `path` (.csv or .parquet) through the CLI's writers
+    (engine/scenarios/output.py: the same columns, Parquet's unit metadata, written to a
+    temporary file and renamed). Returns the rows written; ExportError says why not."""
+    from supersheet.engine.scenarios.axes import AxisError, cli_axis
+    from supersheet.engine.scenarios.output import OutputError, check_writable, write_csv, write_parquet
+    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, iterate_chunks, load_sweep, plans_for, \
+        units_metadata
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in EXPORT_FORMATS:
+        raise ExportError(f"{path.name}: the table is written as .csv or .parquet")
+    if not workbook.ok:
+        raise ExportError("the sheet has problems; fix them first (see the diagnostics)")
+    try:
+        if name:
+            spec = load_sweep(workbook, name)
+        else:
+            parsed = cli_axis(workbook, axis or "")
+            spec = SweepSpec("ad hoc", Grid([parsed]), _downstream(workbook, parsed.key) if parsed.key else None)
+        check_writable(path)
+        plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+        chunks = iterate_chunks(plans, spec.grid)
+        if fmt == "parquet":
+            return write_parquet(chunks, None, path, units_metadata(plans))
+        return write_csv(chunks, path)
+    except AxisError as e:
+        raise ExportError(e.line()) from None
+    except (OutputError, OSError) as e:
+        raise ExportError(str(e)) from None
+
+
+class ExportError(Exception):
+    """A sweep table that cannot be written, and why."""
 
 
 def _downstream(workbook: Workbook, key: str) -> list[str] | None:

@@ -22,13 +22,15 @@ from supersheet.editor.verdicts import Verdict
 from .clipboard import in_tmux, to_tmux
 from .commands import SheetCommands
 from .completing import CompletionActions
+from .export import ExportActions
 from .files import FileActions
 from .keys import KeyRouting
 from .heap import QuietHeap
 from .imports import ImportActions
 from .keytable import APP_KEYS
 from .panels import PanelActions
-class SupersheetApp(SaveAsActions, RecoveryActions, App[int]):
+from .recover import RecoveryActions
+from .saveas import SaveAsActions
 from .screens import HelpScreen
 from .structure import StructureActions
 from .widgets.diagnostics import DiagnosticsPanel
@@ -42,7 +44,7 @@ from .widgets.sweep import SweepView
 
 
 class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, FileActions, SaveAsActions,
-                    PanelActions, RecoveryActions, App[int]):
+                    ExportActions, PanelActions, RecoveryActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}

@@ -37,6 +37,7 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("Toggle diff view", "what the unsaved edits change, result by result", "toggle_diff"),
     ("Diff against the saved file", "the unsaved sheet against the file on disk", "diff_saved"),
     ("Diff against git HEAD", "the unsaved sheet against its last commit (imports at HEAD too)", "diff_head"),
+    ("Export sweep table", "the rows the sweep view shows, to a CSV or Parquet file (as `supersheet sweep -o` writes them)", "export_sweep"),
     ("Ad hoc sweep over the selected cell", "vary the selected cell around its value", "adhoc_sweep"),
     ("Reload from disk", "drop unsaved edits and read the file again", "reload"),
     ("Help", "keys and how editing works", "help"),

@@ -42,6 +42,7 @@ APP_KEYS = (
     Key("f3", "toggle_sweep", "Sweep", "F3"),
     Key("f4", "toggle_diagnostics", "Diagnostics", "F4"),
     Key("f5", "toggle_diff", "Diff", "F5"),
+    Key("ctrl+x", "export_sweep", "Export sweep", "Ctrl+X", show=False),
     Key("f8", "next_problem", "Next problem", "F8", show=False),
     Key("shift+f8", "previous_problem", "Previous problem", "Shift+F8", show=False),
     Key("f1,question_mark", "help", "Help", "?", key_display="?"),

@@ -37,7 +37,7 @@ KEYS = [
     (written("undo", "redo"), "undo / redo an edit"),
     (written("save", "save_as"), "save; comments and layout are kept / save as a new file"),
     (written("toggle_inspector"), "inspector: doc, source, unit, what the cell uses and what uses it"),
-    (written("toggle_sweep"), "sweep view: a sweep of the sheet, or an axis over a cell"),
+    (written("toggle_sweep", "export_sweep"), "sweep view: a sweep of the sheet, or an axis over a cell / export its table"),
     (written("toggle_diagnostics"), "diagnostics: every problem; choose one to go where it is"),
     (written("next_problem", "previous_problem"), "the next / previous problem (the status line counts them)"),
     (written("swap_import"), "on an import: import another sheet instead (another model, other hardware)"),

@@ -1,0 +1,52 @@
+"""Export the sweep table from the editor (issue 31): the rows the sweep view
+shows, on the current (unsaved) values, through the CLI's writers — the same
+CSV `supersheet sweep -o` writes, Parquet with each column's unit."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from textual.widgets import Static
+
+from supersheet.editor.document import Document
+from supersheet.editor.sweep import ExportError, export_sweep
+from supersheet.tui.app import SupersheetApp
+
+SIZE = (120, 36)
+
+
+def test_the_csv_is_the_cli_s(example: Path, tmp_path: Path) -> None:
+    document = Document(example)
+    ours = tmp_path / "ours.csv"
+    assert export_sweep(document.workbook, ours, name="per_card_table") == 2
+    cli = tmp_path / "cli.csv"
+    supersheet = Path(sys.executable).with_name("supersheet")
+    subprocess.run([str(supersheet), "sweep", str(example), "per_card_table", "-o", str(cli),
+                    "--allow-path", str(example.parents[1])], check=True, capture_output=True)
+    assert ours.read_text() == cli.read_text()
+    with pytest.raises(ExportError, match=r"\.csv or \.parquet"):
+        export_sweep(document.workbook, tmp_path / "x.xlsx", name="per_card_table")
+
+
+async def test_ctrl_x_writes_the_unsaved_values(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("workspace")
+        await pilot.press(*"3", "enter", "f3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.sweep.choice = "per_card_table"
+        await pilot.press("ctrl+x")
+        await pilot.pause()
+        await pilot.press(*"cards.parquet", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "wrote 2 rows of per_card_table" in str(app.query_one("#status", Static).render())
+    table = pq.read_table(example.parent / "cards.parquet")
+    assert table.column("workspace [GiB]").to_pylist() == [3, 3]          # the unsaved edit
+    units = json.loads(table.schema.metadata[b"supersheet.units"])
+    assert units["total_per_card [GB]"] == "GB"
