@@ -204,6 +204,12 @@ class SheetView:
         """A sweep of the sheet, or over `axis`, on the current (unsaved) values."""
         return self.sweeper(name, axis, max_rows)()
 
+    def exporter(self, path: Path, name: str | None = None, axis: str | None = None) -> Callable[[], int]:
+        """Writing the table of a sweep (or ad hoc axis) to `path`, to run off the UI thread,
+        on the sheet as it is now (sweep.py's `export_sweep`: ExportError says why not)."""
+        workbook = self.workbook
+        return lambda: editsweep.export_sweep(workbook, path, name, axis)
+
     def sweeper(self, name: str | None = None, axis: str | None = None,
                 max_rows: int = editsweep.MAX_ROWS) -> Callable[[], SweepRun]:
         """The sweep of the sheet as it is now, to run off the UI thread: like

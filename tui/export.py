@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from supersheet.editor.sweep import ExportError, export_sweep
+from supersheet.editor.sweep import ExportError
 
 from .screens import ChoiceScreen, PromptScreen
 from .widgets.sweep import ADHOC
@@ -49,12 +49,12 @@ class ExportActions:
             "Typing replaces the name.", f"{stem}.csv", selected=True), answer)
 
     def _export(self, target: Path, name: str | None, axis: str | None) -> None:
-        workbook = self.document.workbook
+        export = self.document.exporter(target, name, axis)
         self.set_status(f"writing the table of {name or axis} to {target}…")
 
         def write() -> int | str:
             try:
-                return export_sweep(workbook, target, name, axis)
+                return export()
             except ExportError as e:
                 return str(e)
 

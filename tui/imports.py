@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from supersheet.editor import imports as editimports
+from supersheet.editor.imports import Candidate
 from supersheet.editor.cells import StructureError
 
 from .screens import ChoiceScreen, PickerScreen
@@ -45,23 +45,23 @@ class ImportActions:
                                  style="yellow"))
             return
         try:
-            spec = editimports.root_import(document.workbook, alias)
+            target = document.import_target(alias)
         except StructureError as e:
             self.set_status(Text(str(e), style="yellow"))
             return
-        used = editimports.used_names(document.workbook, alias)
-        self.set_status(f"{alias} imports {spec.target} · looking for sheets that define the {len(used)} "
+        used = document.import_uses(alias)
+        self.set_status(f"{alias} imports {target} · looking for sheets that define the {len(used)} "
                         f"names this sheet uses from it…")
-        workbook, path = document.workbook, document.path
+        layout = document.layout
 
-        def show(found: list[editimports.Candidate]) -> None:
-            if self.document is not document or document.workbook is not workbook:
+        def show(found: list[Candidate]) -> None:
+            if self.document is not document or document.layout is not layout:
                 return        # edited (or another sheet opened) meanwhile: Ctrl+O again asks anew
             if not found:
                 self.set_status(f"no other sheet defines what this sheet uses from {alias}")
                 return
-            self.pick_import(alias, spec.target, used, found)
-        self.in_background("imports", lambda: editimports.candidates(workbook, path, alias), show)
+            self.pick_import(alias, target, used, found)
+        self.in_background("imports", document.import_candidates(alias), show)
 
     def pick_import(self, alias: str, current: str, used: list[str], found: list) -> None:
         rows: list = []

@@ -10,7 +10,6 @@ from rich.text import Text
 
 from supersheet.editor.cells import StructureError
 from supersheet.editor.document import Document
-from supersheet.editor.saveas import save_as
 
 from .screens import PromptScreen
 
@@ -34,13 +33,15 @@ class SaveAsActions:
                 return
             target = Path(name.strip()).expanduser()
             try:
-                written = save_as(document.workbook, old, document.text(), target)
+                written = document.save_as(target)
             except (StructureError, OSError) as e:
                 self.set_status(Text(f"not saved: {e}", style="bold red"))
                 self.notify(str(e), title="not saved", severity="error", timeout=15)
                 return
             self.load(Document(written))
-            self.set_status(f"saved as {written} · now editing it; {old.name} is unchanged on disk")
+            self.set_status(f"saved as {written.name} · now editing it; {old.name} is unchanged on disk "
+                            f"(both in {written.parent})" if written.parent == old.parent else
+                            f"saved as {written.name} · now editing it, in {written.parent}; {old} is unchanged")
         self.push_screen(PromptScreen(
             "Save As", f"A new file for this sheet, with its unsaved edits (relative to {old.parent}). "
             f"It is never written over an existing file; {old.name} stays as it is on disk, and the editor "

@@ -5,6 +5,7 @@ do, focus reports and bracketed paste included (issue 31)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,68 @@ def test_no_key_is_lost_to_focus_reports(work: Path) -> None:
     assert ran == len(rounds)
     assert changed(git_diff(work)) == ["-    value: 8192 token", "+    value: 4096 token",
                                        "-    value: 2 GiB", "+    value: 3 GiB"]
+
+
+def test_a_planning_session_in_a_real_terminal(work: Path) -> None:
+    """Issue 31's walk, in tmux with raw bytes: a focus report then keys, swap the running
+    example's model, jump to its problems, complete a formula, Save As, export the sweep;
+    each step checked on the screen and in git."""
+    sheet = work / EXAMPLE
+    with TmuxEditor(sheet, work) as editor:
+        editor.wait_for("99 cells")
+        # the last row is the model's group row (imports are folded at the end)
+        editor.send(FOCUS_OUT + KEYS["end"] + KEYS["ctrl+o"])
+        editor.wait_for("Import another sheet as model", "../models/qwen3-32b.yaml",
+                        "lacks 2: expert_params, replicated_params")
+        editor.keys("down", "enter")           # qwen3-30b-a3b is first (as many missing, its name first)
+        editor.wait_for("Swap model for qwen3-32b.yaml?")
+        editor.keys("down", "enter")
+        screen = editor.wait_for("model now imports ../models/qwen3-32b.yaml")
+        assert "⚠ 3 problems: 3 errors · F8" in screen, screen   # the two names it lacks, three times
+        editor.keys("f8")
+        screen = editor.wait_for("problem 1/3: E-NAME")
+        bar = formula_bar(screen)
+        assert bar[0] == "weights_per_card" and "model.replicated_params" in bar[1], screen
+        # the cell at the cursor is the broken one: a new formula, completed as typed
+        editor.keys("=", " model.weig")
+        editor.wait_for("Tab: model.weights")
+        editor.keys("tab", " / car")
+        editor.wait_for("Tab: cards 8")
+        editor.keys("tab", " -> GB", "enter")
+        screen = editor.wait_for("edited weights_per_card")
+        assert formula_bar(screen) == ("weights_per_card", "= model.weights / cards -> GB"), screen
+        assert "⚠ 1 problem: 1 error · F8" in screen, screen
+        editor.keys("f8")
+        screen = editor.wait_for("problem 1/1: E-NAME")
+        assert formula_bar(screen)[0] == "expert_flops", screen
+        editor.keys("=", " 2 * model.layer_p")
+        editor.wait_for("Tab: model.layer_params")
+        editor.keys("tab", " * 1 FLOP -> MFLOP", "enter")
+        screen = editor.wait_for("edited expert_flops")
+        assert "1 error" not in screen.splitlines()[-2] or "E-NAME" not in screen, screen
+        # the sheet computes again: its values, checked against the 235B numbers it expects, now differ
+        assert "failed expectations · F8" in screen.splitlines()[-2] or "⚠" in screen.splitlines()[-2], screen
+        # Save As: the new file has both changes, the old one none
+        editor.keys("ctrl+w")
+        editor.wait_for("Save As", "6.1.2-running-example-2.yaml")
+        editor.keys("plan-32b.yaml", "enter")
+        editor.wait_for("saved as plan-32b.yaml")
+        # export the sweep the sweep view opens on (per_card_table)
+        editor.keys("f3")
+        editor.wait_for("per_card_table")
+        editor.keys("ctrl+x")
+        editor.wait_for("Export the sweep table", "plan-32b-per_card_table.csv")
+        editor.keys("cards.csv", "enter")
+        editor.wait_for("wrote 2 rows of per_card_table")
+    assert git_diff(work) == ""                                     # the running example as it was
+    new = sheet.with_name("plan-32b.yaml")
+    diff = subprocess.run(["git", "diff", "--no-index", "-U0", str(sheet), str(new)], capture_output=True,
+                          text=True).stdout
+    assert changed(diff) == ["-  model: ../models/qwen3-235b-a22b.yaml", "+  model: ../models/qwen3-32b.yaml",
+                             "-    formula: ((model.params_total - model.replicated_params - kv_proj) / cards "
+                             "+ model.replicated_params + kv_proj / kv_split) * model.dtype_bytes",
+                             "+    formula: model.weights / cards -> GB",
+                             "-  expert_flops: = 2 * model.top_k * model.expert_params * 1 FLOP -> MFLOP",
+                             "+  expert_flops: = 2 * model.layer_params * 1 FLOP -> MFLOP"]
+    rows = (sheet.parent / "cards.csv").read_text().splitlines()
+    assert rows[0].startswith("cards,weights_per_card [GB]") and len(rows) == 3
