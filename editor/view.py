@@ -148,6 +148,22 @@ class SheetView:
         """`value` as `key` shows it: in its display unit, to its digits."""
         return show(self.workbook.checked, key, value)
 
+    def exact_text(self, key: str) -> str:
+        """The value at full precision in its display unit (`470.18726912 GB`): the
+        shortest text that reads back as the very same float, not the digits shown."""
+        shown = self.shown(key, self.value(key))
+
+        def exact(number: object) -> str:
+            if isinstance(number, float) and not isinstance(number, bool):
+                return repr(int(number)) if number.is_integer() and abs(number) < 1e16 else repr(number)
+            return shown.text if not isinstance(number, (str, bool)) else \
+                (number if isinstance(number, str) else "true" if number else "false")
+        if isinstance(shown.value, list):
+            text = "[" + ", ".join(exact(v) for v in shown.value) + "]"
+        else:
+            text = exact(shown.value)
+        return f"{text} {shown.unit}" if shown.unit and not isinstance(shown.value, (bool, str)) else text
+
     def type_of(self, key: str) -> Type | None:
         """The cell's checked type (None when it does not check)."""
         cell = self.workbook.checked.cells.get(key)

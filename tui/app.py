@@ -314,6 +314,9 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
     def action_copy_formula(self) -> None:
         self._copy("formula")
 
+    def action_copy_exact(self) -> None:
+        self._copy("exact")
+
     def _copy(self, what: str) -> None:
         """Copy the selected cell's value (as shown, with its unit) or its raw text
         to the clipboard (OSC 52: the terminal must allow it), and inside tmux to
@@ -322,9 +325,10 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         if document is None or key is None:
             self.set_status("select a cell to copy")
             return
-        text = value_text(document, key).plain if what == "value" else document.raw_text(key)
+        text = {"value": lambda: value_text(document, key).plain, "exact": lambda: document.exact_text(key),
+                "formula": lambda: document.raw_text(key)}[what]()
         self.copy_to_clipboard(text)
-        said = f"copied {key}'s {'value' if what == 'value' else 'formula / text'}: {text} · "
+        said = f"copied {key}'s {({'value': 'value', 'exact': 'exact value'}).get(what, 'formula / text')}: {text} · "
         if not in_tmux():
             self.set_status(said + "sent to the terminal's clipboard (OSC 52: the terminal must allow it)")
             return

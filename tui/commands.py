@@ -28,6 +28,7 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("Delete cell", "delete the selected cell; asks, and lists what uses it", "delete_cell"),
     ("Remove expectation", "an expect entry: the one of the diagnostic selected in F4 (Del there), or one about the selected cell", "remove_expectation"),
     ("Copy value", "the selected cell's value with its unit, to the clipboard", "copy_value"),
+    ("Copy exact value", "the selected cell's value at full precision, with its unit (not the digits shown)", "copy_exact"),
     ("Copy formula", "the selected cell's formula or value as written, to the clipboard", "copy_formula"),
     ("Toggle inspector", "doc, unit, precedents and dependents of the selected cell", "toggle_inspector"),
     ("Toggle sweep view", "table and plot of a sweep", "toggle_sweep"),

@@ -40,6 +40,13 @@ async def test_copy_a_value_and_a_formula(example: Path) -> None:
         assert app.clipboard == "1.577 GB"
         app.action_copy_formula()
         assert app.clipboard == "= model.kv_per_token * context -> GB"
+        app.action_copy_exact()              # issue 31: every digit, with the unit
+        assert app.clipboard == "1.577058304 GB"
+        app.go_to("expert_read_time")
+        app.action_copy_exact()
+        number, unit = app.clipboard.split()
+        shown = app.document.shown("expert_read_time", app.document.value("expert_read_time"))
+        assert float(number) == shown.value and unit == shown.unit == "μs" and len(number) > 10
 
 
 async def test_open_sheet_lists_sheets_beside_the_open_one_and_under_the_working_directory(
