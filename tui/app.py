@@ -166,7 +166,8 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         document = self.document
         if document is None:
             return
-        self.sub_title = str(document.path) + (" ● unsaved" if document.dirty else "")
+        # the mark first: a narrow header cuts the end of a long path, never the mark
+        self.sub_title = ("● unsaved · " if document.dirty else "") + str(document.path)
 
     def load_problems(self, document: Document, verdicts: list[Verdict] | None = None) -> None:
         """F4's list and the count at the right of the status line (editor/problems.py)."""

@@ -308,3 +308,24 @@ def test_properties_of_an_inherited_cell(snap_compare) -> None:
 
     app = SupersheetApp("sheets/supernodes/6.1.2-running-example-32k.yaml", watch_seconds=0)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def _edited_with_problems(pilot) -> None:
+    """An edit (the header's `● unsaved`), its changes, the problem count, F8 to the first."""
+    await _steady(pilot)
+    pilot.app.go_to("workspace")
+    await pilot.press("enter")
+    pilot.app.query_one("#editor-input", Input).value = "30 GiB"
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.press("f8")
+    await pilot.pause()
+
+
+def test_80x24_after_an_edit_with_problems(snap_compare) -> None:
+    """Issue 31: at 80x24 `● unsaved` is not cut from the header, the problem count shows."""
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=_edited_with_problems)
+
+
+def test_200x60_after_an_edit_with_problems(snap_compare) -> None:
+    assert snap_compare(_app(), terminal_size=(200, 60), run_before=_edited_with_problems)

@@ -56,7 +56,8 @@ class TmuxEditor:
         command = [str(supersheet), "edit", *arguments, str(sheet)]
         self._run("-f", "/dev/null", "new-session", "-d", "-s", "edit", "-x", str(width), "-y", str(height),
                   "-c", str(cwd), *[f"-e{k}={v}" for k, v in environment.items()
-                                    if k in ("TERM", "TEXTUAL_ANIMATIONS", "PATH", "HOME", "VIRTUAL_ENV")],
+                                    if k in ("TERM", "TEXTUAL_ANIMATIONS", "PATH", "HOME", "VIRTUAL_ENV",
+                                             "XDG_STATE_HOME")],
                   " ".join(_quote(part) for part in command), env=environment)
         self._run("set-option", "-g", "focus-events", "on")
         self._run("set-option", "-g", "escape-time", "0")

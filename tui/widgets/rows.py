@@ -41,6 +41,8 @@ CHANGE_WIDTH = 22     # the change column's share when room is short ("↑ 300% 
 CHANGE_WORDS = 15     # its text beside the old value: "↑ 1.23e+04% was "
 RANGE_WIDTH = 26
 MIN_FORMULA = 12
+NARROW_FORMULA = 20   # what the change column and the names give way to, on a narrow terminal (80 columns)
+NARROW_CHANGE = 8     # the change column at its narrowest beside formulas: its arrow and percent ("↑ 300%")
 FORMULA_FIRST = 40    # the formula column's room before the change column grows past CHANGE_WIDTH
 MIN_CHANGE = 12
 MIN_NAME = 8
@@ -110,8 +112,8 @@ class Measures:
 
 def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     """Column widths for `inner` cells of width: the formula column takes what
-    is left; when that is too little, the change column and then the names
-    give way; with no room for formulas at all (the inspector shows them), the
+    is left; when that is less than NARROW_FORMULA, the change column and then
+    the names give way (an 80-column terminal shows 20 characters of formula); with no room for formulas at all (the inspector shows them), the
     change column takes the rest, or goes too; the value column always shows.
     Spare width goes to the change and formula columns, in turn: the formula
     column first up to FORMULA_FIRST (or its content, when narrower), then the
@@ -121,8 +123,8 @@ def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     name, change = want.name, CHANGE_WIDTH
     pads = 2 * PAD * len(columns)
     formula = inner - name - fixed - change - pads
-    short = max(0, MIN_FORMULA - formula)
-    cut = min(short, change - 12)
+    short = max(0, NARROW_FORMULA - formula)
+    cut = min(short, change - NARROW_CHANGE)
     change, short = change - cut, short - cut
     cut = min(short, name - want.least_name)
     name = name - cut
