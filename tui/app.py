@@ -22,6 +22,7 @@ from supersheet.editor.verdicts import Verdict
 from .clipboard import in_tmux, to_tmux
 from .commands import SheetCommands
 from .completing import CompletionActions
+from .definition import DefinitionActions
 from .export import ExportActions
 from .files import FileActions
 from .keys import KeyRouting
@@ -43,8 +44,8 @@ from .widgets.render import value_text, visible_changes
 from .widgets.sweep import SweepView
 
 
-class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, FileActions, SaveAsActions,
-                    ExportActions, PanelActions, RecoveryActions, App[int]):
+class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, DefinitionActions, FileActions,
+                    SaveAsActions, ExportActions, PanelActions, RecoveryActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
@@ -70,6 +71,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
         self._problems_shown = False   # the status line's problem count is on screen
         self._problem_at = -1          # the last problem F8 went to
+        self.sheet_stack: list[tuple[Path, str]] = []   # where F12 came from: (sheet, cell), for Ctrl+B
 
     # layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -24,6 +24,8 @@ ACTIONS: list[tuple[str, str, str]] = [
     ("Duplicate cell", "a copy of the selected cell under a new name", "duplicate_cell"),
     ("Rename cell", "rename the selected cell and every reference to it; offers to update the sheets that import it", "rename_cell"),
     ("Cell properties", "the selected cell's unit, digits, doc and source", "edit_properties"),
+    ("Go to definition", "open the sheet the selected cell (or the one cell of another sheet its formula names) is written in, at it", "go_to_definition"),
+    ("Back", "back to the sheet and cell before the last Go to definition", "go_back"),
     ("Swap import", "import another sheet under the selected import's alias (another model, other hardware)", "swap_import"),
     ("Delete cell", "delete the selected cell; asks, and lists what uses it", "delete_cell"),
     ("Remove expectation", "an expect entry: the one of the diagnostic selected in F4 (Del there), or one about the selected cell", "remove_expectation"),

@@ -67,6 +67,8 @@ GRID_KEYS = (
     Key("ctrl+e", "app.edit_properties", "Cell properties", "Ctrl+E", show=False),
     Key("ctrl+k", "app.remove_expectation", "Remove expectation", "Ctrl+K", show=False),
     Key("ctrl+o", "app.swap_import", "Swap import", "Ctrl+O", show=False),
+    Key("f12", "app.go_to_definition", "Go to definition", "F12", show=False),
+    Key("ctrl+b", "app.go_back", "Back", "Ctrl+B", show=False),
 )
 
 EDITOR_KEYS = (       # while a cell is being edited (also the cell editor's bindings)
