@@ -50,3 +50,37 @@ async def test_ctrl_x_writes_the_unsaved_values(example: Path) -> None:
     assert table.column("workspace [GiB]").to_pylist() == [3, 3]          # the unsaved edit
     units = json.loads(table.schema.metadata[b"supersheet.units"])
     assert units["total_per_card [GB]"] == "GB"
+
+
+async def test_the_sweep_table_sorts_and_hides_columns(example: Path) -> None:
+    """S sorts by the column under the cursor (again: the other way), H hides it, A shows all;
+    they hold through the rerun after an edit."""
+    from textual.widgets import DataTable
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        app.open_sweep("experiment_6_1a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.query_one("#sweep-table", DataTable)
+        table.focus()
+        await pilot.pause()
+        first = str(table.ordered_columns[0].key.value)
+        values = lambda: [table.get_row_at(i)[0] for i in range(table.row_count)]    # noqa: E731
+        ascending = values()
+        await pilot.press("s", "s")
+        await pilot.pause()
+        assert values() == list(reversed(ascending)) and app.sweep.sort == (first, True)
+        await pilot.press("h")
+        await pilot.pause()
+        assert first not in [str(c.key.value) for c in table.ordered_columns]
+        assert "1 column hidden" in str(app.query_one("#sweep-status", Static).render())
+        app.sweep.pending()
+        app.rerun_sweep()                               # (as after an edit)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert first not in [str(c.key.value) for c in table.ordered_columns]
+        table.focus()
+        await pilot.press("a")
+        await pilot.pause()
+        assert str(table.ordered_columns[0].key.value) == first and values() == list(reversed(ascending))

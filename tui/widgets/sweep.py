@@ -7,6 +7,7 @@ from typing import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Select, Static
@@ -19,6 +20,36 @@ from supersheet.units import format_number
 ADHOC = "\0adhoc"
 MAX_TABLE_ROWS = 500
 MAX_SERIES = 6
+
+
+class SweepTable(DataTable):
+    """The sweep's rows. S sorts them by the column under the cursor (again: the other
+    way), H hides that column, A shows every column again; the sort and the hidden
+    columns stay through the reruns after each edit."""
+
+    BINDINGS = [Binding("s", "sort_column", "Sort by column"), Binding("h", "hide_column", "Hide column"),
+                Binding("a", "show_all", "All columns")]
+
+    def _column_at_cursor(self) -> str | None:
+        if not self.columns:
+            return None
+        return str(self.ordered_columns[self.cursor_column].key.value)
+
+    def action_sort_column(self) -> None:
+        column = self._column_at_cursor()
+        if column is not None:
+            self.parent_view().sort_by(column)
+
+    def action_hide_column(self) -> None:
+        column = self._column_at_cursor()
+        if column is not None:
+            self.parent_view().hide(column)
+
+    def action_show_all(self) -> None:
+        self.parent_view().show_all()
+
+    def parent_view(self) -> SweepView:
+        return next(a for a in self.ancestors if isinstance(a, SweepView))
 
 
 class SweepView(Vertical):
@@ -34,6 +65,8 @@ class SweepView(Vertical):
         self.x: str | None = None
         self.last: SweepRun | None = None
         self.stale = False                # the rows shown are from before the last edit (pending)
+        self.sort: tuple[str, bool] | None = None   # the column the rows are sorted by, and descending
+        self.hidden: set[str] = set()     # columns the table does not show (the plot still can)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="sweep-controls"):
@@ -43,7 +76,7 @@ class SweepView(Vertical):
             yield Select([], prompt="against", id="sweep-x", compact=True)
         with Horizontal(id="sweep-body"):
             yield PlotextPlot(id="sweep-plot")
-            yield DataTable(id="sweep-table", cursor_type="row", zebra_stripes=True)
+            yield SweepTable(id="sweep-table", cursor_type="column", zebra_stripes=True)
         yield Static("", id="sweep-status")
 
     # what to run -------------------------------------------------------------------
@@ -146,13 +179,40 @@ class SweepView(Vertical):
     def _fill_table(self, result: SweepRun) -> None:
         frame = result.frame
         table = self.query_one("#sweep-table", DataTable)
+        at = table.cursor_column
         table.clear(columns=True)
+        said = ""
+        if self.sort is not None and self.sort[0] in frame.columns:   # every row, before the first 500 are taken
+            frame = frame.sort(self.sort[0], descending=self.sort[1], nulls_last=True, maintain_order=True)
+            said = f", sorted by {self.sort[0]} {'↓' if self.sort[1] else '↑'}"
+        hidden = [c for c in frame.columns if c in self.hidden]
+        if hidden:
+            frame = frame.drop(hidden)
+            said += f", {len(hidden)} column{'s' if len(hidden) != 1 else ''} hidden (A shows them)"
         for column in frame.columns:
             table.add_column(column, key=column)
         for row in frame.head(MAX_TABLE_ROWS).iter_rows():
             table.add_row(*(_cell(v) for v in row))
+        if frame.columns:
+            table.move_cursor(column=min(at, len(frame.columns) - 1))
         more = f", first {MAX_TABLE_ROWS} shown" if frame.height > MAX_TABLE_ROWS else ""
-        self.query_one("#sweep-status", Static).update(f"{self._rows(result)}{more}")
+        self.query_one("#sweep-status", Static).update(f"{self._rows(result)}{more}{said} · S sort, H hide")
+
+    def sort_by(self, column: str) -> None:
+        """Sort the rows by `column`, ascending; again, descending."""
+        self.sort = (column, not self.sort[1]) if self.sort is not None and self.sort[0] == column else (column, False)
+        if self.last is not None and self.last.frame is not None:
+            self._fill_table(self.last)
+
+    def hide(self, column: str) -> None:
+        self.hidden.add(column)
+        if self.last is not None and self.last.frame is not None:
+            self._fill_table(self.last)
+
+    def show_all(self) -> None:
+        self.hidden.clear()
+        if self.last is not None and self.last.frame is not None:
+            self._fill_table(self.last)
 
     def draw(self) -> None:
         plot = self.query_one("#sweep-plot", PlotextPlot)
