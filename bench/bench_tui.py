@@ -301,6 +301,8 @@ def main() -> None:
                         help="with --only-echo: also the echo with no resample running, under the same load")
     args = parser.parse_args()
     os.environ.pop("NO_COLOR", None)
+    # the editors it starts keep their unsaved edits as recovery files: not in the user's state folder
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="bench-tui-state-")
     loads = [int(n) for n in args.load.split(",")]
     print(f"cpus {os.cpu_count()}, {load_average()} at start")
     if args.only_echo:

@@ -121,3 +121,30 @@ def test_saves_take_the_folders_lock(sheet: Path, monkeypatch) -> None:
         thread.join()
     document.save()
     assert "a: 5 GB" in sheet.read_text()
+
+
+async def test_the_editor_says_when_both_versions_were_kept(sheet: Path, monkeypatch) -> None:
+    from test_tui_app import SIZE, edit
+
+    from supersheet.tui.app import SupersheetApp
+
+    theirs = SHEET.replace("b: 3 GB", "b: 4 GB")
+    real = safesave._exchange
+
+    def slipped_in(tmp, target, directory_fd):
+        with open(sheet, "r+", encoding="utf-8") as handle:
+            handle.write(theirs)
+        return real(tmp, target, directory_fd)
+    monkeypatch.setattr(safesave, "_exchange", slipped_in)
+    app = SupersheetApp(sheet, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "a", "5 GB")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        notes = [n.message for n in app._notifications]
+        kept = [p for p in sheet.parent.iterdir() if p.name.startswith("s.yaml.concurrent-")]
+        assert len(kept) == 1 and kept[0].read_text() == theirs
+        assert any("another program wrote s.yaml while it was being saved" in n and str(kept[0]) in n
+                   for n in notes), notes
+        assert not app.document.dirty
+    assert "a: 5 GB" in sheet.read_text()
