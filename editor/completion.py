@@ -45,14 +45,16 @@ class Completions:
         return text[:self.start] + chosen + text[cursor:], self.start + len(chosen)
 
 
-def complete(view: SheetView, key: str, text: str, cursor: int) -> Completions | None:
-    """The offers for the word before `cursor` in the text of cell `key` (None: nothing to offer)."""
+def complete(view: SheetView, key: str, text: str, cursor: int, listed: int = LISTED) -> Completions | None:
+    """The offers for the word before `cursor` in the text of cell `key` (None: nothing to offer);
+    at most `listed` of them, the rest counted (a language server's client lists them all)."""
     before = text[:cursor]
     unit = _UNIT_AFTER_NUMBER.search(before)
     if unit is not None and (unit["unit"] or before.endswith(" ")):
         word = unit["unit"] or ""
         names = sorted(set(sheet_units(view)) | set(COMMON_UNITS), key=lambda u: (u.lower() != word.lower(), len(u), u))
-        return _offers(cursor - len(word), word, [Offer(u, "unit") for u in names if u.startswith(word) and u != word])
+        return _offers(cursor - len(word), word, [Offer(u, "unit") for u in names if u.startswith(word) and u != word],
+                       listed)
     if not text.lstrip().startswith("="):
         return None       # a value: only its unit is completed
     match = _NAME.search(before)
@@ -85,9 +87,9 @@ def complete(view: SheetView, key: str, text: str, cursor: int) -> Completions |
         offers = [o for o in offers if o.text != word]
     offers.sort(key=lambda o: (not o.text.startswith(word), len(o.text), o.text))
     # a cell's offer carries its key until here: only the listed ones are shown with their values
-    listed = [Offer(o.text, value_detail(view, o.detail)) if view.has_cell(o.detail) else o
-              for o in offers[:LISTED]]
-    return _offers(start, word, listed + offers[LISTED:])
+    shown = [Offer(o.text, value_detail(view, o.detail)) if view.has_cell(o.detail) else o
+             for o in offers[:listed]]
+    return _offers(start, word, shown + offers[listed:], listed)
 
 
 def value_detail(view: SheetView, key: str) -> str:
@@ -114,7 +116,7 @@ def sheet_units(view: SheetView) -> list[str]:
     return sorted(found)
 
 
-def _offers(start: int, word: str, offers: list[Offer]) -> Completions | None:
+def _offers(start: int, word: str, offers: list[Offer], listed: int = LISTED) -> Completions | None:
     if not offers:
         return None
-    return Completions(start, word, tuple(offers[:LISTED]), max(len(offers) - LISTED, 0))
+    return Completions(start, word, tuple(offers[:listed]), max(len(offers) - listed, 0))

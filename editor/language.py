@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 from supersheet.editor.baselines import workbook_from_text
@@ -316,29 +315,6 @@ class Snapshot(SheetView):
             if scope is not None and scope.path is not None:
                 return Span(str(scope.path), 1, 1, 1)
         return None
-
-    # completion --------------------------------------------------------------------------
-    @cached_property
-    def local_names(self) -> dict[str, str]:
-        """This sheet's own names (bare) -> their keys."""
-        return dict(self.workbook.model.scope.names)
-
-    def alias_cells(self, alias: str) -> dict[str, str]:
-        """The cells an alias path (`gpu`, `b.hgx`) reaches: their name there -> key."""
-        scope = self.workbook.model.scope
-        for part in alias.split("."):
-            scope = scope.aliases.get(part)
-            if scope is None:
-                return {}
-        return dict(scope.names)
-
-    def aliases(self) -> list[str]:
-        return list(self.workbook.model.scope.aliases)
-
-    def label_of(self, key: str) -> str:
-        """A cell's value as shown (`17.72 ms`), for completion items."""
-        cell = self.cell_of(key)
-        return self.value_label(cell)[0] if cell is not None else ""
 
 
 def _uncertain_text(cell: Cell, samples: Samples) -> tuple[str, bool] | None:

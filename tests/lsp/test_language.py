@@ -69,16 +69,17 @@ def test_definition_of_an_imported_cell_is_in_its_file() -> None:
 
 
 def test_completion_completes_only_the_word_typed(tmp_path: Path) -> None:
+    """The terminal editor's completion (editor/completion.py), at a line of the sheet's text."""
     path = SHEETS / "supernodes" / "6.1.2-running-example.yaml"
     s = Snapshot(path, path.read_text())
     after_alias = suggestions(s, "  x: = model.kv_pe")
-    assert [x.label for x in after_alias] == ["kv_per_token"] and after_alias[0].replace == len("kv_pe")
+    assert [x.label for x in after_alias] == ["model.kv_per_token"] and after_alias[0].replace == len("model.kv_pe")
     assert after_alias[0].detail.endswith("/token")          # its value with its unit
     units = suggestions(s, "  x: 80 G")
-    assert {"GB", "GiB", "Gbit"} <= {u.label for u in units} and all(u.replace == 1 for u in units)
+    assert {"GB", "GiB", "GB/s"} <= {u.label for u in units} and all(u.replace == 1 for u in units)
     assert suggestions(s, "  x: 8") == []                    # still typing the number
     functions = {x.label: x.detail for x in suggestions(s, "  x: = ce")}
-    assert functions["ceil"].startswith("ceil(x)")
+    assert functions["ceil("].startswith("ceil(x)")
     assert [x.label for x in suggestions(s, "ce")] == ["cells"]
 
 

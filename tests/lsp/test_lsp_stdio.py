@@ -201,7 +201,7 @@ def test_rename_across_two_sheets_and_completion(project: Path) -> None:
     assert (in_plan.range.start.line, in_plan.range.start.character, in_plan.new_text) == \
         (5, len("  t: = weights / gpu."), "hbm_bw")
     labels = {i.label: i.detail for i in after_dot.items}
-    assert "hbm_bandwidth" in labels and "GB/s" in labels["hbm_bandwidth"]
+    assert "gpu.hbm_bandwidth" in labels and "GB/s" in labels["gpu.hbm_bandwidth"]
     assert {"GB", "GiB", "GB/s"} <= {i.label for i in after_number.items}
 
 
