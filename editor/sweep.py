@@ -122,8 +122,35 @@ def export_sweep(workbook: Workbook, path: Path, name: str | None = None, axis: 
         raise ExportError(str(e)) from None
 
 
+CHART_FORMATS = ("svg", "png", "html")
+
+
+def export_chart(workbook: Workbook, path: Path, name: str | None, axis: str | None, x: str, y: str) -> int:
+    """Write the chart the sweep view shows — cell `y` against axis `x` (headers as the view
+    names them), a line per value of the next axis, a panel per value of the one after —
+    through `supersheet plot`'s code (supersheet/plots.py: units on the axes, gaps and marks),
+    on the open sheet's current values, to `path` (.svg, .png or .html). Returns the rows charted."""
+    from supersheet.errors import RequestError
+    from supersheet.plots import PlotError, PlotRequest, chart, save
+    run = run_sweep(workbook, name, axis)
+    if run.frame is None:
+        raise ExportError(run.error)
+    others = [column_name(c) for c in run.axes if c != x]
+    xs = run.frame[x].drop_nulls()
+    log_x = xs.len() > 1 and xs.min() > 0 and xs.max() / xs.min() >= 64     # as the view draws it
+    root = workbook.model.root
+    request = PlotRequest(column_name(x), (column_name(y),), others[0] if others else None,
+                          others[1] if len(others) > 1 else None, log_x=log_x, title=f"{run.title}: {workbook.model.title}",
+                          checks=tuple(root.checks) if root is not None else ())
+    try:
+        save(chart(run.frame, request), path)
+    except (PlotError, RequestError) as e:     # a name the chart cannot draw; a path it cannot write
+        raise ExportError(str(e)) from None
+    return run.frame.height
+
+
 class ExportError(Exception):
-    """A sweep table that cannot be written, and why."""
+    """A sweep table or chart that cannot be written, and why."""
 
 
 def _downstream(workbook: Workbook, key: str) -> list[str] | None:

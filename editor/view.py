@@ -220,10 +220,16 @@ class SheetView:
         """A sweep of the sheet, or over `axis`, on the current (unsaved) values."""
         return self.sweeper(name, axis, max_rows)()
 
-    def exporter(self, path: Path, name: str | None = None, axis: str | None = None) -> Callable[[], int]:
-        """Writing the table of a sweep (or ad hoc axis) to `path`, to run off the UI thread,
-        on the sheet as it is now (sweep.py's `export_sweep`: ExportError says why not)."""
+    def exporter(self, path: Path, name: str | None = None, axis: str | None = None,
+                 chart: tuple[str, str] | None = None) -> Callable[[], int]:
+        """Writing the table of a sweep (or ad hoc axis) to `path` — or, for a .svg, .png or .html
+        `path`, the chart of `chart` = (x, y) — to run off the UI thread, on the sheet as it is
+        now (sweep.py's `export_sweep`, `export_chart`: ExportError says why not)."""
         workbook = self.workbook
+        if path.suffix.lstrip(".").lower() in editsweep.CHART_FORMATS:
+            if chart is None:
+                raise editsweep.ExportError("pick the axis and the cell to plot first")
+            return lambda: editsweep.export_chart(workbook, path, name, axis, *chart)
         return lambda: editsweep.export_sweep(workbook, path, name, axis)
 
     def sweeper(self, name: str | None = None, axis: str | None = None,

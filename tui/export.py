@@ -1,6 +1,7 @@
 """Export the sweep table the sweep view shows (Ctrl+X): the sheet's sweep, or
 the ad hoc axis, on the current (unsaved) values, written as CSV or Parquet by
-the CLI's writers (editor/sweep.py), off the UI thread. An existing file is
+the CLI's writers (editor/sweep.py) — or its chart, named .svg, .png or .html,
+drawn by `supersheet plot`'s code — off the UI thread. An existing file is
 replaced only when the question says so (Cancel has the focus). A mixin of the
 app (tui/app.py)."""
 from __future__ import annotations
@@ -45,11 +46,18 @@ class ExportActions:
                 self._export(target, name, axis)
         self.push_screen(PromptScreen(
             "Export the sweep table", f"The file for the rows of {name or axis}, on the current values "
-            f"(relative to {document.path.parent}): .csv, or .parquet with each column's unit. "
-            "Typing replaces the name.", f"{stem}.csv", selected=True), answer)
+            f"(relative to {document.path.parent}): .csv, or .parquet with each column's unit; "
+            ".svg, .png or .html for the chart shown. Typing replaces the name.", f"{stem}.csv", selected=True),
+            answer)
 
     def _export(self, target: Path, name: str | None, axis: str | None) -> None:
-        export = self.document.exporter(target, name, axis)
+        view = self.sweep
+        try:
+            export = self.document.exporter(target, name, axis,
+                                            (view.x, view.y) if view.x is not None and view.y is not None else None)
+        except ExportError as e:
+            self.set_status(Text(f"not exported: {e}", style="bold red"))
+            return
         self.set_status(f"writing the table of {name or axis} to {target}…")
 
         def write() -> int | str:
