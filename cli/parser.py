@@ -28,6 +28,9 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
     Anything else (`--help`, a misspelt command) builds them all."""
     parser = Parser(
         prog="supersheet",
+        # The root's own options are whole words: a command's option is never read as a prefix of
+        # one (`init --print` is init's, not an ambiguous --print-completion/--print-manpage).
+        allow_abbrev=False,
         description="Declarative spreadsheet-style scenarios with real units: sheets are YAML files of named "
                     "cells (inputs and formulas), checked for dimensions and evaluated with Polars.",
         epilog="Exit codes: 0 ok, 1 a finding (error value, failed expectation, difference, nothing feasible), "
