@@ -12,6 +12,7 @@ import argparse
 import errno
 import gc
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -215,8 +216,14 @@ def _sensitivity(report: SensitivityReport) -> int:
     return EXIT_OK
 
 
+LIBRARY_NAME = re.compile(r"[a-z][a-z0-9_-]+:")     # `supersheet:hardware/h100-sxm.yaml` (format 10.1)
+
+
 def _edit(args: argparse.Namespace) -> int:
     from supersheet.editor.document import running_example
+    if args.sheet and LIBRARY_NAME.match(args.sheet) and not Path(args.sheet).exists():
+        raise UsageError(f"{args.sheet} is a file of a library, shared by every sheet that imports it: "
+                         "edit a copy in your project (supersheet init, then copy it there), not the library")
     if args.sheet:
         path = Path(args.sheet)
         if path.is_dir():

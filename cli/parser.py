@@ -161,7 +161,7 @@ def calc_options(p: argparse.ArgumentParser) -> None:
 
 
 def edit_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("sheet", metavar="SHEET", type=sheet_argument, nargs="?", help="the sheet (a YAML file); default: the running example")
+    p.add_argument("sheet", metavar="SHEET", nargs="?", help="the sheet (a YAML file); default: the running example")
 
 
 def lsp_options(p: argparse.ArgumentParser) -> None:

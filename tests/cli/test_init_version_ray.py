@@ -104,3 +104,10 @@ def test_on_ray_without_ray_says_how_to_install_it(argv, run_cli, monkeypatch, t
     result = run_cli(*[str(tmp_path / "out") + "/" if a == "OUT/" else a for a in argv])
     assert result.code == 2, result.output
     assert "pip install 'supersheet[ray]'" in result.err and "internal error" not in result.err
+
+
+def test_edit_refuses_a_file_of_the_library_named_by_its_library_name(capsys) -> None:
+    """The library is shared by every project that imports it: the editor never writes it by name."""
+    from supersheet.cli.main import main
+    assert main(["edit", "supersheet:hardware/h100-sxm.yaml"]) == 2
+    assert "is a file of a library" in capsys.readouterr().err
