@@ -51,7 +51,10 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
     arrow = schema_with_units(pl.DataFrame(schema=schema).to_arrow().schema, units_in(metadata), metadata)
     rows = 0
     with _replacing(path, force) as tmp:
-        with pq.ParquetWriter(tmp, arrow) as writer:
+        # zstd as Polars writes it; no dictionary encoding, which pyarrow tries on every column by
+        # default and which a sweep's float columns never pay back (2.4x Polars' CPU with it, 0.84x
+        # without: bench/bench_parquet_units.py)
+        with pq.ParquetWriter(tmp, arrow, compression="zstd", use_dictionary=False) as writer:
             for chunk in itertools.chain([first] if first is not None else [], chunks):
                 rows += chunk.height
                 writer.write_table(chunk.select(schema.names()).to_arrow().cast(arrow))
