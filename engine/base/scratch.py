@@ -102,7 +102,11 @@ def _remove(name: str) -> None:
     except OSError:
         return
     if stat.S_ISDIR(st.st_mode):
-        shutil.rmtree(name, ignore_errors=True)
+        for _ in range(5):     # a task still finishing may write into it while it goes: try again, briefly
+            shutil.rmtree(name, ignore_errors=True)
+            if not os.path.lexists(name):
+                break
+            time.sleep(0.05)
     else:
         try:
             os.unlink(name)
