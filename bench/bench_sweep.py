@@ -5,16 +5,19 @@ both sides — the grid built, the same 14 columns computed in display units:
 1. whole process, 10^6 rows to Parquet: `supersheet sweep … -o out.parquet`
    against a hand-written script (NumPy grid, lazy Polars with one `select`,
    `write_parquet`: bench/hand_written_sweep.py);
-2. in process, 10^6 rows in memory, axes included: `run_in_memory` against
-   hand-written lazy Polars (one `select`), the two alone (the target's
-   pair); then vectorised Pint over NumPy arrays and plain NumPy against the
-   same baseline;
+2. in process, 10^6 rows in memory, axes parsed from text included:
+   `run_in_memory` against hand-written lazy Polars written two ways (one
+   `select` with every formula inline; staged, one `with_columns` per
+   dependency layer), on tp-step and on the library's 6.2.2 decode-step
+   sheet (bench/hand_written_decode_step.py), interleaved; the target is the
+   ratio to the better of the two; then vectorised Pint over NumPy arrays
+   and plain NumPy against the one-select plan;
 3. the share of a large sweep to Parquet spent building axis columns
    (`Grid.chunk`), 10^7 rows (10^8 with --huge; --axes-only: this part alone).
 
     .venv/bin/python bench/bench_sweep.py [--rounds N] [--huge] [--parts 1,2,3] [--axes-only] [--load N]
 
-(15 rounds unless `--rounds`; `--parts` picks the comparisons to run; `--axes-only` is `--parts 3`; `--load N` runs part 2's pair
+(15 rounds unless `--rounds`; `--parts` picks the comparisons to run; `--axes-only` is `--parts 3`; `--load N` runs part 2's comparisons
 beside N busy-loop processes, bench/paired.py's busy_load: a load anyone can reproduce.)
 """
 from __future__ import annotations
@@ -33,6 +36,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
+import hand_written_decode_step  # noqa: E402
 import hand_written_sweep  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
@@ -43,6 +47,7 @@ from supersheet.engine.scenarios.sweep import Grid, SweepSpec, run_in_memory  # 
 from supersheet.engine.workbook import open_workbook  # noqa: E402
 
 SHEET = HERE / "tp-step.yaml"
+DECODE_STEP = ROOT / "sheets" / "supernodes" / "6.2.2-qwen3-32b-decode-step.yaml"
 SHOW = ["kv", "read_per_card", "local", "message", "rounds", "allreduce", "step", "tokens_per_s", "comm_share",
         "per_card", "fits"]
 VARY = ["tp=1,2,4,8", "context=1024token..131072token:2500", "batch=1..100"]
@@ -92,9 +97,41 @@ def collected(fn) -> Sample:
     return in_process(fn)
 
 
-def ours_in_memory(workbook) -> pl.DataFrame:
-    spec = SweepSpec("bench", Grid([cli_axis(workbook, v) for v in VARY]), SHOW)
+def ours_in_memory(workbook, vary=VARY, show=SHOW) -> pl.DataFrame:
+    """The sweep as `--vary` writes it: axes parsed from text, grid built, every column computed."""
+    spec = SweepSpec("bench", Grid([cli_axis(workbook, v) for v in vary]), show)
     return run_in_memory(workbook, spec)
+
+
+def in_process_pair(title: str, sheet: Path, vary: list[str], show: list[str] | None, hand, rounds: int,
+                    load_processes: int) -> None:
+    """supersheet's `run_in_memory` against both hand-written plans (one `select`; staged, one
+    `with_columns` per dependency layer), every value checked equal first; the target is the
+    ratio to the better of the two (by CPU median)."""
+    workbook = open_workbook(sheet)
+    assert workbook.ok, workbook.diagnostics
+    frame = ours_in_memory(workbook, vary, show)
+    for reference in (hand.frame(), hand.frame_staged()):
+        assert frame.shape == reference.shape and frame.height == 1_000_000  # the same rows and columns, values equal:
+        for ours_column, hand_column in zip(frame.columns, reference.columns):   # ("allreduce [μs]" / "[us]")
+            assert ours_column.replace("μ", "u") == hand_column, (ours_column, hand_column)
+            if frame[ours_column].dtype == pl.String:
+                assert frame[ours_column].equals(reference[hand_column]), ours_column
+            else:
+                assert np.allclose(frame[ours_column].to_numpy(), reference[hand_column].to_numpy(),
+                                   rtol=1e-12, atol=0), ours_column
+    print(f"\n2. in process, 10^6 rows in memory, axes from text included: {title} ({frame.width} columns, "
+          f"values equal), {rounds} rounds interleaved; {load_average()}")
+    # Every sample starts after a collection, on both sides (Pint, measured after, leaves garbage).
+    one, staged = "hand-written lazy Polars, one select", "hand-written lazy Polars, staged"
+    with busy_load(load_processes) as load:
+        pair = interleave({one: lambda: collected(hand.frame),
+                           "supersheet run_in_memory": lambda: collected(lambda: ours_in_memory(workbook, vary, show)),
+                           staged: lambda: collected(hand.frame_staged)}, rounds)
+        print(load.said())
+    better = min((one, staged), key=lambda name: pair[name].stat("cpu", statistics.median))
+    print(table(pair, baseline=better))
+    print(f"[ratios to the better hand-written plan by CPU median ({better}); target: supersheet <= 1.0x CPU median]")
 
 
 def main() -> None:
@@ -119,29 +156,18 @@ def main() -> None:
         assert math.isclose(ours["step [ms]"][123457], hand["step [ms]"][123457], rel_tol=1e-12)
         print(f"(same rows, the same {hand.width} columns, values equal)   [target: supersheet <= 1.2x]")
     if "2" in parts:
+        load_processes = int(sys.argv[sys.argv.index("--load") + 1]) if "--load" in sys.argv else 0
+        for title, sheet, vary, show, hand in (
+                ("bench/tp-step.yaml", SHEET, VARY, SHOW, hand_written_sweep),
+                ("sheets/supernodes/6.2.2-qwen3-32b-decode-step.yaml, every cell", DECODE_STEP,
+                 hand_written_decode_step.VARY, None, hand_written_decode_step)):
+            in_process_pair(title, sheet, vary, show, hand, rounds, load_processes)
         workbook = open_workbook(SHEET)
-        assert workbook.ok, workbook.diagnostics
-        frame, reference = ours_in_memory(workbook), hand_written_sweep.frame()
-        assert frame.shape == reference.shape == (1_000_000, 14)   # the same rows and columns, every value equal:
-        for ours_column, hand_column in zip(frame.columns, reference.columns):   # ("allreduce [μs]" / "[us]")
-            assert ours_column.replace("μ", "u") == hand_column
-            assert np.allclose(frame[ours_column].to_numpy(), reference[hand_column].to_numpy(), rtol=1e-12, atol=0)
-        assert math.isclose(frame["step [ms]"][98765], pint_vectorised()["step"][98765], rel_tol=1e-9)
-        print(f"\n2. in process, 10^6 rows in memory, axes included, {rounds} rounds interleaved; {load_average()}")
-        # The pair the target is about runs alone (A B B A …): a third side between them would follow one
-        # of them only (interleave flips the order), and Pint leaves ~200 ms of garbage whose collection
-        # lands in whichever side allocates next. Every sample starts after a collection, on both sides.
-        with busy_load(int(sys.argv[sys.argv.index("--load") + 1]) if "--load" in sys.argv else 0) as load:
-            pair = interleave({"hand-written lazy Polars, one select": lambda: collected(hand_written_sweep.frame),
-                               "supersheet run_in_memory": lambda: collected(lambda: ours_in_memory(workbook))},
-                              rounds)
-            print(load.said())
-        print(table(pair, baseline="hand-written lazy Polars, one select"))
-        print("[target: supersheet <= 1.1x hand-written lazy Polars]")
+        assert math.isclose(ours_in_memory(workbook)["step [ms]"][98765], pint_vectorised()["step"][98765], rel_tol=1e-9)
         others = interleave({"hand-written lazy Polars, one select": lambda: collected(hand_written_sweep.frame),
                              "vectorised Pint over NumPy": lambda: collected(pint_vectorised),
                              "NumPy": lambda: collected(numpy_only)}, rounds)
-        print(f"the other alternatives, {rounds} rounds interleaved; {load_average()}")
+        print(f"the other alternatives on bench/tp-step.yaml, {rounds} rounds interleaved; {load_average()}")
         print(table(others, baseline="hand-written lazy Polars, one select"))
     if "3" not in parts:
         shutil.rmtree(folder)
