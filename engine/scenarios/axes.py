@@ -20,9 +20,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from supersheet.engine.base.diagnostics import Problem
 from supersheet.engine.base.project import library_name
@@ -35,6 +33,9 @@ from supersheet.engine.load.specs import AxisSpec, Written
 from supersheet.engine.scenarios.spaced import Spaced, decimal_places
 from supersheet.engine.workbook import OverrideError, Workbook, literal_type_of
 from supersheet.units import DIMENSIONLESS
+
+if TYPE_CHECKING:   # NumPy is imported where values are built: `check` of a sheet without blocks loads none
+    import numpy as np
 
 MAX_AXIS_VALUES = 10_000_000
 
@@ -90,6 +91,7 @@ class Axis:
         values = self.explicit
         if values is None or values.dtype.kind != "f":
             return False, False
+        import numpy as np
         finite = bool(np.isfinite(values).all())
         return finite, finite and bool((values != 0).all())
 
@@ -163,6 +165,7 @@ def value_axis(workbook: Workbook, name: str, values: list[Literal | Any], spans
             _fits(name, expected, typ, value.text)
         except AxisError as e:
             raise located(e, spans[i] if spans else None) from None
+    import numpy as np
     magnitudes = [v.magnitude for v in literals]
     dtype = bool if isinstance(magnitudes[0], bool) else np.float64
     return Axis(name, key, np.array(magnitudes, dtype=dtype), [v.text for v in literals], literals, shapes=shapes)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:   # NumPy is imported where values are built: `check` of a sheet reads none
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Spaced:
     decimals: int | None = None   # places of the written decimals an arithmetic range steps through
 
     def values(self) -> np.ndarray:
+        import numpy as np
         i = np.arange(self.count, dtype=np.float64)
         if self.kind == "step":
             written = self.start + i * self.by
@@ -87,6 +90,7 @@ def _on_decimals(values: np.ndarray, places: int) -> np.ndarray:
     """Values of an arithmetic range snapped to the written decimals, so that
     0.1 + 2 * 0.1 is stored as 0.3 (the number a user types) and not as
     0.30000000000000004. Only where scaling keeps whole numbers exact."""
+    import numpy as np
     scale = 10.0 ** places
     if not np.all(np.abs(values) * scale < 2.0 ** 52):
         return values

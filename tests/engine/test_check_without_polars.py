@@ -4,6 +4,7 @@ solves or choices: what running a block would refuse is found without building a
 The diagnostics are those `check` always gave (tests/golden, tests/cli/test_problems.py)."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,32 @@ def test_check_still_runs_the_goal_seek_and_reports_no_solution(tmp_path):
                             timeout=120)
     assert "E-SOLVE" in result.stderr and "no solution of y == 0 for x in [-10, 10]" in result.stderr
     assert result.stdout.strip().splitlines()[-1] == "exit 2 False"
+
+
+CHECK_IMPORTS = """
+import sys
+from supersheet.cli.main import main
+code = main(["check", *sys.argv[1:]])
+print("exit", code, sorted(m for m in ("polars", "numpy") if m in sys.modules))
+"""
+
+
+def test_check_of_library_sheets_without_blocks_imports_neither_polars_nor_numpy(tmp_path):
+    """Nor NumPy (issue 30: ~90 ms of every `check`) for a sheet without sweeps, solves or
+    choices: an axis builds its values with NumPy only when a grid needs them. (Pint imports
+    NumPy: the first run, with an empty cache of unit names, resolves them with Pint; the
+    second is what every later `check` of the sheets is.)"""
+    from supersheet.engine.workbook import open_workbook
+
+    def has_blocks(path: Path) -> bool:   # its own or those of the sheet it extends
+        root = open_workbook(path).model.root
+        return root is None or bool(root.sweeps or root.solve or root.choose)
+    chosen = [p for p in sorted(SHEETS.rglob("*.yaml")) if not _blocks(p) and not has_blocks(p)]
+    assert len(chosen) >= 20, len(chosen)
+    env = {**os.environ, "SUPERSHEET_CACHE_DIR": str(tmp_path)}   # its own cache, warmed by the first run
+    for run in ("cold", "warm"):
+        result = subprocess.run([sys.executable, "-c", CHECK_IMPORTS, *map(str, chosen)], cwd=ROOT,
+                                capture_output=True, text=True, timeout=600, env=env)
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert f"{len(chosen)} sheets checked, 0 invalid" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "exit 0 []"
