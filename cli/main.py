@@ -31,7 +31,7 @@ from supersheet.cli.support import (
     sheet_paths,
 )
 from supersheet.errors import OverrideError, RequestError, SheetError, SourceCache, bounded, render_diagnostic
-from supersheet.loading import shown_path
+from supersheet.loading import for_one_command, shown_path
 
 if TYPE_CHECKING:
     from supersheet.reports import SensitivityReport
@@ -55,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout = _ClosedPipeTolerant(stdout)   # a reader that stops early (`| head`) does not change the code
     try:
         configure_loading(args)
+        if program:   # this process ends with the command: what it loads lives until then
+            for_one_command()
         code = args.handler(args)
         sys.stdout.flush()  # a full disk shows here, inside the handler below, not at interpreter exit
         return code

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
     from .sheet import Sheet
 
-__all__ = ["Limits", "check_readable", "configure", "find_sheets", "library_path", "open_checked", "shown_path"]
+__all__ = ["Limits", "check_readable", "configure", "find_sheets", "for_one_command", "library_path", "open_checked",
+           "shown_path"]
 
 
 def configure(allow: Sequence[str | Path] = (), **limits: int | None) -> Limits:
@@ -40,6 +41,16 @@ def configure(allow: Sequence[str | Path] = (), **limits: int | None) -> Limits:
                                "(write --allow-path . if you mean it)")
     allow_paths([str(folder) for folder in allow])
     return set_limits(**limits)
+
+
+def for_one_command() -> None:
+    """For a process that exits when its one command returns (the program `supersheet`):
+    what loading, checking and evaluating allocate stays until the exit, so each of those
+    phases ends by freezing the heap (`gc.freeze`) instead of leaving it to the cycle
+    collector to walk again (engine/base/gcpause.py; ~20 % of `run` of a 20,000-cell
+    sheet). Not for a notebook or a server: their sheets come and go."""
+    from supersheet.engine.base.gcpause import freeze_after_pauses
+    freeze_after_pauses(True)
 
 
 def library_path(text: str | Path, cwd: Path | None = None) -> str:
