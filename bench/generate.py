@@ -5,9 +5,14 @@ units, formulas that mix them, a check).
   the previous formula and one input, so the dependency depth is ~0.9 n.
 * `fanin_sheet(n)`: n - 1 inputs and one cell `max(g0, …, gN)` reading all
   (written as a folded block scalar: no line is long).
+* `random_dag_sheet(n)`: a tenth inputs, the rest formulas each reading
+  three distinct earlier cells picked at random (inputs or formulas; fixed
+  seed), in mixed units of information (GB, GiB, MB, TB in, GB, GiB, MB or
+  none out), every value positive and finite: dependency depth ~ log n.
 """
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 UNITS = ["GB", "GiB", "MB", "TB"]
@@ -48,6 +53,29 @@ def fanin_sheet(n_cells: int) -> str:
     lines.append("    )")
     lines += ["checks:", "  fits: biggest <= 1000 TB"]
     return "\n".join(lines) + "\n"
+
+
+def random_dag_sheet(n_cells: int, refs: int = 3) -> str:
+    lines = ["title: Generated random DAG", "cells:"]
+    n_inputs = max(refs + 1, n_cells // 10)
+    names = [f"in{i}" for i in range(n_inputs)]
+    for i, name in enumerate(names):
+        lines.append(f"  {name}: {i % 97 + 1}.5 {UNITS[i % 4]}")
+    pick = random.Random(n_cells)
+    forms = ["= max({0}, {1}) + {2} / 4 -> GB", "= {0} + {1} / 2 + {2} -> GiB",
+             "= min({0}, {1}) + {2} -> MB", "= ({0} + {1}) / 2 + {2} / 8"]
+    for i in range(n_cells - n_inputs):
+        read = pick.sample(names, refs)
+        lines.append(f"  f{i}: " + forms[i % len(forms)].format(*read))
+        names.append(f"f{i}")
+    lines += ["checks:", f"  fits: {names[-1]} <= 1e30 TB"]
+    return "\n".join(lines) + "\n"
+
+
+def write_random_dag_sheet(folder: Path, n_cells: int) -> Path:
+    path = folder / f"dag-{n_cells}.yaml"
+    path.write_text(random_dag_sheet(n_cells), encoding="utf-8")
+    return path
 
 
 def write_chain_sheet(folder: Path, n_cells: int) -> Path:
