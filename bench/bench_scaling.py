@@ -1,15 +1,21 @@
-"""How load + check + evaluate grows with a sheet (issue 14): chains (every
-formula reads the one before) and fan-ins (one cell reads every input) of
-1,000 to 20,000 cells (50,000 with --large), each size in a fresh process so
-its peak memory is its own; sizes interleaved round by round.
+"""How load + check + evaluate grows with a sheet (issues 14, 30): chains
+(every formula reads the one before), fan-ins (one cell reads every input)
+and random DAGs (each formula reads three earlier cells picked at random, in
+mixed units: bench/generate.py) of 1,000 to 20,000 cells (50,000 with
+--large), each size in a fresh process so its peak memory is its own; sizes
+interleaved round by round.
 
 Prints, per shape and size, min and median of wall and CPU time and the peak
-RSS (import of the engine subtracted from the times: measured in the same
-rounds), and per doubling of the sheet the growth of median CPU time (linear
-work: 2.0) and of CPU time per cell (linear: 1.0; the target is <= 1.2 beyond
-2,000 cells).
+RSS (import of the engine subtracted from the times and the memory: measured
+in the same rounds), the memory per cell, and per doubling of the sheet the
+growth of median CPU time (linear work: 2.0) and of CPU time per cell (linear:
+1.0; issue 30's target is <= 1.1 per doubling, memory <= 5 KiB per cell).
 
-    .venv/bin/python bench/bench_scaling.py [--large] [--rounds N]
+With `--run N`, then the whole command, `supersheet run` of an N-cell random
+DAG (fresh processes, as a user runs it), against `python -c "import polars,
+pint"`, interleaved (issue 30's target: <= 1.0 s CPU, <= 2x the import).
+
+    .venv/bin/python bench/bench_scaling.py [--large] [--rounds N] [--shapes chain,fan-in,dag] [--run 20000]
 """
 from __future__ import annotations
 
@@ -22,8 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import write_chain_sheet, write_fanin_sheet  # noqa: E402
-from paired import Series, child, interleave, load_average  # noqa: E402
+from generate import write_chain_sheet, write_fanin_sheet, write_random_dag_sheet  # noqa: E402
+from paired import Series, child, interleave, load_average, table  # noqa: E402
 
 # One child: import, then load+check+evaluate; prints nothing. Its CPU minus
 # the import-only child's is the work on the sheet. The baseline also builds the
@@ -43,7 +49,9 @@ def main() -> None:
     python = sys.executable
     root = str(HERE.parent)
     sides = {"import only": lambda: child([python, "-c", IMPORT], cwd=root)}
-    for shape, write in (("chain", write_chain_sheet), ("fan-in", write_fanin_sheet)):
+    shapes = sys.argv[sys.argv.index("--shapes") + 1].split(",") if "--shapes" in sys.argv else list(SHAPES)
+    for shape in shapes:
+        write = SHAPES[shape]
         for n in sizes:
             path = write(folder, n)
             sides[f"{shape} {n}"] = (lambda p=path: child([python, "-c", WORK, str(p)], cwd=root))
@@ -51,9 +59,11 @@ def main() -> None:
     series = interleave(sides, rounds, warm=0)
     base_cpu = series["import only"].stat("cpu", statistics.median)
     base_wall = series["import only"].stat("wall", statistics.median)
+    base_mib = series["import only"].stat("peak_mib", max)
     print(f"import of the engine and the unit registry alone: CPU median {base_cpu * 1e3:.0f} ms, wall {base_wall * 1e3:.0f} ms (subtracted below)")
-    print(f"{'sheet':>14} {'wall min':>9} {'wall med':>9} {'CPU min':>9} {'CPU med':>9} {'peak MiB':>9} {'x CPU/doubling':>15} {'x per cell':>11}")
-    for shape in ("chain", "fan-in"):
+    print(f"{'sheet':>14} {'wall min':>9} {'wall med':>9} {'CPU min':>9} {'CPU med':>9} {'peak MiB':>9} "
+          f"{'KiB/cell':>9} {'x CPU/doubling':>15} {'x per cell':>11}")
+    for shape in shapes:
         previous: tuple[int, float] | None = None
         for n in sizes:
             s: Series = series[f"{shape} {n}"]
@@ -65,9 +75,24 @@ def main() -> None:
                 growth = f"{per_doubling:15.2f} {per_doubling / 2:11.2f}"
             print(f"{shape + ' ' + str(n):>14} {(s.stat('wall', min) - base_wall) * 1e3:9.0f} "
                   f"{(s.stat('wall', statistics.median) - base_wall) * 1e3:9.0f} "
-                  f"{(s.stat('cpu', min) - base_cpu) * 1e3:9.0f} {cpu * 1e3:9.0f} {s.stat('peak_mib', max):9.0f} {growth}")
+                  f"{(s.stat('cpu', min) - base_cpu) * 1e3:9.0f} {cpu * 1e3:9.0f} {s.stat('peak_mib', max):9.0f} "
+                  f"{(s.stat('peak_mib', max) - base_mib) * 1024 / n:9.2f} {growth}")
             previous = (n, cpu)
     print(f"{load_average()} (at the end)")
+    if "--run" in sys.argv:
+        n = int(sys.argv[sys.argv.index("--run") + 1])
+        path = write_random_dag_sheet(folder, n)
+        supersheet = str(Path(python).parent / "supersheet")
+        limits = ["--max-cells", str(10 * n), "--max-file-size", str(10**8)]
+        print(f"\nsupersheet run of a {n:,}-cell random DAG, fresh processes, {rounds} rounds interleaved; {load_average()}")
+        run = interleave({"python -c 'import polars, pint'": lambda: child([python, "-c", "import polars, pint"]),
+                          f"supersheet run dag-{n}.yaml": lambda: child([supersheet, "run", str(path), *limits])},
+                         rounds)
+        print(table(run, baseline="python -c 'import polars, pint'", memory=True))
+        print(f"[target: <= 1.0 s CPU, <= 2x the import]; {load_average()} (at the end)")
+
+
+SHAPES = {"chain": write_chain_sheet, "fan-in": write_fanin_sheet, "dag": write_random_dag_sheet}
 
 
 if __name__ == "__main__":
