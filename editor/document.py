@@ -53,7 +53,7 @@ from supersheet.editor.sweep import SweepRun
 from supersheet.editor.view import SheetView
 from supersheet.engine.base.diagnostics import render
 from supersheet.engine.check.check import with_literal
-from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
+from supersheet.engine.compile.evaluate import Scenario, affected_cells, error_code, reevaluate
 from supersheet.engine.expect.expect import Outcome
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
@@ -281,18 +281,19 @@ class Document(StructureEdits, SheetView):
         line, nested = self._line_of(step)
         if not self.source.replace_scalar(line, step.path[-1], before, yaml_node, nested):
             self.source.changed()
-        try:
-            self.source.text()       # the line it writes: refused when other lines would be reformatted
-        except Unmergeable as e:
-            set_at(self.source.doc, step.path, before)
-            self.source.changed()
-            return EditResult(False, step.key, text, message=str(e))
+            try:
+                self.source.text()       # the line it writes: refused when other lines would be reformatted
+            except Unmergeable as e:
+                set_at(self.source.doc, step.path, before)
+                self.source.changed()
+                return EditResult(False, step.key, text, message=str(e))
         model = self.workbook.model.with_text(step.key, text, parse_formula(text))
         self.workbook = Workbook(model, with_literal(self.workbook.checked, model, step.key))
         old = self.scenario
         self.scenario, recomputed = reevaluate(Scenario(self.workbook.checked, old.values, old.fixed),
                                                {step.key: literal})
-        return EditResult(True, step.key, text, changes(old.values, self.scenario.values), recomputed)
+        among = affected_cells(self.workbook.checked, [step.key])   # no other value can have changed
+        return EditResult(True, step.key, text, changes(old.values, self.scenario.values, among), recomputed)
 
     def _line_of(self, step: Step) -> tuple[int, bool]:
         """The line of the cell whose scalar `step` changes (0: not known), and whether

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.compile.evaluate import Value
@@ -49,9 +49,13 @@ class EditResult:
     note: str = ""                # what was understood beyond the text as typed (a unit kept)
 
 
-def changes(old: dict[str, Value], new: dict[str, Value]) -> dict[str, Change]:
-    """The values that differ between two evaluations, keyed by cell."""
-    return {k: Change(k, old.get(k), v) for k, v in new.items() if not same(old.get(k), v)}
+def changes(old: dict[str, Value], new: dict[str, Value], among: Iterable[str] | None = None) -> dict[str, Change]:
+    """The values that differ between two evaluations, keyed by cell; with `among`, only
+    those cells are compared (the ones recomputed: an edit's cost is that of the cells it
+    changes, not of the sheet)."""
+    if among is None:
+        return {k: Change(k, old.get(k), v) for k, v in new.items() if not same(old.get(k), v)}
+    return {k: Change(k, old.get(k), new[k]) for k in among if k in new and not same(old.get(k), new[k])}
 
 
 def same(a: Value, b: Value) -> bool:

@@ -17,6 +17,7 @@ saved. Pure Python: no UI imports.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -71,6 +72,8 @@ class SheetText:
         self.original = text
         self._rt: tuple[YAML, Any, str] | None = None
         self._text: str | None = text
+        self._split: tuple[str, list[str]] | None = None   # a text and its lines (`_lines`)
+        self._pending: list[str] | None = None   # lines edited in place, the text not joined yet (`_settle`)
 
     def _round_trip(self) -> tuple[YAML, Any, str]:
         with self._loading:     # `warm` may be loading it in another thread
@@ -93,13 +96,22 @@ class SheetText:
 
     def text(self) -> str:
         """The sheet as it would be saved (newlines normalised to \\n)."""
+        self._settle()
         if self._text is None:
             self._text = self.merged()
         return self._text
 
     def known_text(self) -> str:
         """The text as last known, without writing the document out."""
+        self._settle()
         return self._text if self._text is not None else self.original
+
+    def _settle(self) -> None:
+        """The lines `replace_scalar` edited, joined into the text when it is read (not at each
+        edit: a join of a 20,000-cell sheet cost as much as the rest of an edit no cell reads)."""
+        if self._pending is not None:
+            self._text = "\n".join(self._pending)
+            self._split, self._pending = (self._text, self._pending), None
 
     def merged(self) -> str:
         """The document as it now is, merged into the text as read."""
@@ -112,7 +124,7 @@ class SheetText:
 
     def changed(self, text: str | None = None) -> None:
         """The document was changed in place (`text`: and this is how it reads)."""
-        self._text = text
+        self._text, self._pending = text, None
 
     def replace_scalar(self, line: int, key: str, old: Any, new: Any, nested: bool = False) -> bool:
         """The value of `key` changed from `old` to `new` in the document; write it
@@ -123,7 +135,7 @@ class SheetText:
         writes it, so the result is the line the whole document would give;
         False otherwise (the caller then calls `changed()` and the text is
         merged from the document)."""
-        lines = self.known_text().split("\n")
+        lines = self._lines()
         if not 0 < line <= len(lines) or not isinstance(key, str):
             return False
         was, now = self._one_line(key, old), self._one_line(key, new)
@@ -135,8 +147,21 @@ class SheetText:
         if at is None or current != indent + was:
             return False
         lines[at] = indent + now
-        self._text = "\n".join(lines)
+        self._pending, self._split = lines, None   # the list is no longer the lines of the split text
         return True
+
+    def _lines(self) -> list[str]:
+        """The known text's lines, split once for a run of edits (a split of a 20,000-cell sheet
+        was a third of an edit no cell depends on): kept with the text they are of, and used only
+        while that is still the text, whatever changed it since."""
+        if self._pending is not None:
+            return self._pending
+        text = self.known_text()
+        split = self._split
+        if split is None or split[0] is not text:
+            split = (text, text.split("\n"))
+            self._split = split
+        return split[1]
 
     def _one_line(self, key: str, value: Any) -> str | None:
         """`key: value` as this document's YAML writes it, if that is one line."""
@@ -155,7 +180,7 @@ class SheetText:
         """Make the document the one `text` loads to."""
         yaml, _, base = self._round_trip()
         self._rt = (yaml, load_yaml(yaml, text), base)
-        self._text = text
+        self._text, self._pending = text, None
 
     def deleted(self) -> bool:
         return not os.path.lexists(self.path)
@@ -216,7 +241,7 @@ class SheetText:
             self._disk = fingerprint(self.path, data, st)     # of what was written, not of a write after it
         yaml, doc, _ = self._round_trip()
         self.original, self._endings = text, endings
-        self._rt, self._text = (yaml, doc, self.dump()), text
+        self._rt, self._text, self._pending = (yaml, doc, self.dump()), text, None
         return written
 
 
@@ -357,8 +382,15 @@ def scalar_for(text: str, old: Any, yaml: YAML) -> Any:
     return string_like(text, old)
 
 
+@functools.cache
+def _scalar_yaml() -> YAML:
+    """One round-trip YAML for reading and writing a typed scalar (building one per edit
+    cost more than the rest of an edit that changes no other cell)."""
+    return make_yaml(2, 0)
+
+
 def _yaml_value(text: str) -> Any:
-    yaml = make_yaml(2, 0)
+    yaml = _scalar_yaml()
     try:
         value = yaml.load(text)
     except Exception:  # noqa: BLE001 - not YAML on its own: a string

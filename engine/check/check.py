@@ -10,7 +10,7 @@ from __future__ import annotations
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import current_limits
-from supersheet.engine.check.checked import Checked, CheckedCell, Draft, scratch_draft
+from supersheet.engine.check.checked import NODE_TABLES, Checked, CheckedCell, Draft, scratch_draft
 from supersheet.engine.check.graph import order_cells, topological
 from supersheet.engine.check.names import resolve_deps, resolve_name
 from supersheet.engine.check.typer import Typer
@@ -45,22 +45,27 @@ def check_model(model: Model) -> Checked:
 def with_literal(checked: Checked, model: Model, key: str) -> Checked:
     """The result for `model`, a copy of the checked one (`Model.with_text`) in
     which input `key` holds another literal of the same type: the editor's fast
-    path. The new literal's nodes are typed in place of the old one's (whose ids
-    must not stay as keys: the old nodes may be freed); every cell keeps what was
-    checked, its display unit too, as a literal of the same type leaves it.
-    (`.copy()` of a read-only view copies the dict behind it at C speed; `dict(view)`
-    goes key by key: ~70 ms instead of ~4 ms CPU on a 20,000-cell chain, bench/bench_checked.py.)"""
+    path. Every cell keeps what was checked, its display unit too, as a literal of
+    the same type leaves it. The new literal's nodes are typed into the per-node
+    tables the old result reads, shared, not copied (a copy of each was ~1 ms per
+    edit at 20,000 cells, the most of an edit no cell depends on: bench/bench_edit.py):
+    the tables are keyed by the nodes themselves, so the old result sees only
+    entries for nodes its model does not hold, and keeps its own, the old
+    literal's, as they were (they stay, a few per edit, for as long as the tables do)."""
     old, new = checked.model.cells[key], model.cells[key]
     assert old.formula is not None and new.formula is not None
-    draft = Draft(model, checked.cells, checked.order, checked.bindings.copy(), checked.node_types.copy(),   # type: ignore[attr-defined]
-                  checked.constants.copy(), set(checked.structural_inputs), list(checked.distributions),   # type: ignore[attr-defined]
+    tables = vars(checked).get(NODE_TABLES)
+    if tables is None:   # a result laid over another (Draft.over): copies, the old literal's nodes dropped
+        tables = (checked.bindings.copy(), checked.node_types.copy(), checked.constants.copy())  # type: ignore[attr-defined]
+        stack: list[A.Node] = [old.formula.expr]
+        while stack:
+            node = stack.pop()
+            for table in tables:
+                table.pop(node, None)
+            stack.extend(A.children(node))
+    draft = Draft(model, checked.cells, checked.order, *tables,
+                  set(checked.structural_inputs), list(checked.distributions),
                   set(checked.uncertain), set(checked.reduced), list(checked.diagnostics))
-    stack: list[A.Node] = [old.formula.expr]
-    while stack:
-        node = stack.pop()
-        for table in (draft.bindings, draft.node_types, draft.constants):
-            table.pop(node, None)
-        stack.extend(A.children(node))
     typer = Typer(draft)
     spec = new.set_by or new.spec
     typer.origin, typer.scope, typer.text, typer.key = spec.origin, new.formula_scope, formula_body(spec.text)[0], key

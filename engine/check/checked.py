@@ -100,11 +100,18 @@ class Draft:
     def freeze(self, base: Checked | None = None) -> Checked:
         """The immutable result. Over `base` (a draft from `over`): the sheet's
         result seen together with the formula typed here."""
-        return Checked(self.model, MappingProxyType(self.cells), tuple(self.order),
-                       MappingProxyType(self.bindings), MappingProxyType(self.node_types),
-                       MappingProxyType(self.constants), frozenset(self.structural_inputs),
-                       tuple(self.distributions), frozenset(self.uncertain), frozenset(self.reduced),
-                       base.diagnostics if base is not None else tuple(self.diagnostics))
+        result = Checked(self.model, MappingProxyType(self.cells), tuple(self.order),
+                         MappingProxyType(self.bindings), MappingProxyType(self.node_types),
+                         MappingProxyType(self.constants), frozenset(self.structural_inputs),
+                         tuple(self.distributions), frozenset(self.uncertain), frozenset(self.reduced),
+                         base.diagnostics if base is not None else tuple(self.diagnostics))
+        tables = (self.bindings, self.node_types, self.constants)
+        if all(type(table) is dict for table in tables):
+            vars(result)[NODE_TABLES] = tables   # the dicts behind the views, for `check.with_literal` only
+        return result
+
+
+NODE_TABLES = "_node_tables"
 
 
 def scratch_draft(checked: Draft) -> Draft:
