@@ -19,6 +19,7 @@ from supersheet.engine.expect.assume import OUTSIDE_HEADER
 from supersheet.engine.scenarios.expression import Bound
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sweep import Plan
+from supersheet.engine.scenarios.sweep_columns import shown_axes
 
 
 # Columns of a tally's frame that are not shown: they travel into ChoiceRow's fields.
@@ -59,7 +60,8 @@ def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bou
     objective = compiled(goal).alias(OBJECTIVE)
     shown = [pl.lit(v).alias(k) for k, v in plan.imports.items()] + [c.display() for c in plan.columns]
     tags = [pl.lit(plan_index).alias(PLAN), (pl.int_range(0, pl.len()) + start).alias(INDEX)]
-    lazy = plan.program.apply(plan.program.frame(grid.chunk(start, stop), stop - start)).with_columns(checks)
+    lazy = plan.program.apply(plan.program.frame(grid.chunk(start, stop, shown_axes(plan.columns)),
+                                                 stop - start)).with_columns(checks)
     frame = lazy.with_columns(objective).select(shown + [c.meta.output_name() for c in checks]
                                                + [OBJECTIVE] + tags).collect()
     reason: Any = pl

@@ -51,13 +51,19 @@ class Grid:
             return len(self.rows)
         return int(np.prod([a.size for a in self.value_axes], dtype=object)) if self.value_axes else 1
 
-    def chunk(self, start: int, stop: int) -> dict[str, np.ndarray]:
-        """Axis columns (by cell key) for value-grid rows [start, stop)."""
+    def chunk(self, start: int, stop: int, also: dict[str, tuple[str, np.ndarray]] | None = None
+              ) -> dict[str, np.ndarray]:
+        """Axis columns (by cell key) for value-grid rows [start, stop). `also` maps an axis's
+        key to another column of the same rows (its name, and what it holds for each of the
+        axis's values): an axis's values in their display unit, computed once per value."""
+        also = also or {}
         if self.rows is not None:
             columns: dict[str, np.ndarray] = {}
             for axis in self.value_axes:
                 picks = np.array([row[axis.name] for row in self.rows[start:stop]])
                 columns[axis.key] = axis.values[picks]  # type: ignore[index]
+                if axis.key in also:
+                    columns[also[axis.key][0]] = also[axis.key][1][picks]
             return columns
         # Each axis column repeats each value `stride` times, then starts over.
         # Built per chunk from the blocks it overlaps: memory stays that of the chunk.
@@ -65,6 +71,8 @@ class Grid:
         stride = 1
         for axis in reversed(self.value_axes):
             columns[axis.key] = _axis_chunk(axis.values, stride, start, stop)  # type: ignore[index,arg-type]
+            if axis.key in also:
+                columns[also[axis.key][0]] = _axis_chunk(also[axis.key][1], stride, start, stop)
             stride *= axis.size
         return columns
 

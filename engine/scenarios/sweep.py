@@ -24,7 +24,7 @@ from supersheet.engine.present.headers import is_error_header, split_header
 from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, build_grid
-from supersheet.engine.scenarios.sweep_columns import Column, column_units, output_columns, with_statistics
+from supersheet.engine.scenarios.sweep_columns import Column, column_units, output_columns, shown_axes, with_statistics
 from supersheet.engine.workbook import Workbook
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     import polars as pl
     if plan.draws:
         return _evaluate_sampled_chunk(plan, grid, start, stop, display)
-    axes = plan.program.frame(grid.chunk(start, stop), stop - start)
+    axes = plan.program.frame(grid.chunk(start, stop, shown_axes(plan.columns) if display else None), stop - start)
     imports = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
     values = [c for c in plan.columns if not c.is_error]
     # a #NUM cell's column holds its inf or NaN here (not masked: a pass saved per cell); the rows
@@ -258,7 +258,8 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
     import polars as pl
     assert plan.draws is not None
     rows, samples = stop - start, plan.samples
-    columns: dict[str, np.ndarray] = {k: np.repeat(v, samples) for k, v in grid.chunk(start, stop).items()}
+    columns: dict[str, np.ndarray] = {k: np.repeat(v, samples) for k, v in
+                                      grid.chunk(start, stop, shown_axes(plan.columns) if display else None).items()}
     columns.update({k: np.tile(v, rows) for k, v in plan.draws.items()})
     columns["__row"] = np.repeat(np.arange(rows), samples)
     frame = plan.program.apply(plan.program.frame(columns, rows * samples), errors=False)

@@ -19,6 +19,7 @@ from supersheet.engine.workbook import Workbook
 from supersheet.units import DIMENSIONLESS, parse_unit
 
 if TYPE_CHECKING:   # Polars is imported where a column is built, not with this module (sweep.py)
+    import numpy as np
     import polars as pl
 
 
@@ -36,16 +37,38 @@ class Column:
     over_samples: pl.Expr | None = None   # its aggregation over a row's samples, for a sheet with draws
     replaces: str | None = None    # an axis over a formula cell: the formula its values override
     of: tuple[str, ...] = ()       # an error column's cell's value columns (a sampled sweep counts their nulls)
+    shown: np.ndarray | None = None   # an axis's values in the display unit, one per value (`shown_axis`)
 
     def display(self, convert: bool = True) -> pl.Expr:
         import polars as pl
 
         from supersheet.engine.compile.values import in_unit
+        if convert and self.shown is not None:   # the frame holds them per row (`Grid.chunk`'s `also`)
+            return pl.col(shown_column(self.source)).alias(self.header)
         expr = self.value if self.value is not None else pl.col(self.source)
         if convert and not self.is_error and self.factor != 1.0:
             # in_unit costs ~20 ns a value (bench/bench_display_exact.py): only where the user typed the value
             expr = in_unit(expr, self.factor) if self.typed else expr / self.factor
         return expr.alias(self.header)
+
+
+def shown_column(key: str) -> str:
+    return f"#shown {key}"
+
+
+def shown_axis(values: np.ndarray, factor: float) -> np.ndarray:
+    """An axis's values in the display unit, without conversion noise, as `in_unit` gives
+    them (the same Polars operations, so the same doubles), computed once per value instead
+    of once per row: a value typed in a unit is on every row of its block."""
+    import polars as pl
+
+    from supersheet.engine.compile.values import in_unit
+    return pl.select(in_unit(pl.lit(pl.Series("v", values, pl.Float64)), factor)).to_series().to_numpy()
+
+
+def shown_axes(columns: list[Column]) -> dict[str, tuple[str, np.ndarray]]:
+    """For `Grid.chunk`'s `also`: each axis column shown from its values per value."""
+    return {c.source: (shown_column(c.source), c.shown) for c in columns if c.shown is not None}
 
 
 STATISTICS = ("mean", "p5", "p50", "p95")
@@ -115,8 +138,12 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
             magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
             value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))  # type: ignore[union-attr]
         cell = workbook.model.cells[axis.key]  # type: ignore[index]
-        columns.append(Column(header(axis.name, unit), axis.key, unit_factor(unit), value=value,  # type: ignore[arg-type]
-                              typed=True, replaces=formula_text(cell) if cell.kind == "formula" else None))
+        factor = unit_factor(unit)
+        shown = shown_axis(axis.values, factor) if value is None and factor != 1.0 and \
+            axis.values.dtype.kind == "f" else None  # type: ignore[union-attr]
+        columns.append(Column(header(axis.name, unit), axis.key, factor, value=value,  # type: ignore[arg-type]
+                              typed=True, replaces=formula_text(cell) if cell.kind == "formula" else None,
+                              shown=shown))
     for key in shown_keys(workbook, grid, show):
         source = program.sources.get(key)
         if source is None:
