@@ -7,10 +7,14 @@ E-TYPE). Results are kept per node so the compiler never has to look anything up
 """
 from __future__ import annotations
 
+import dataclasses
+from collections import ChainMap
+from types import MappingProxyType
+
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import current_limits
-from supersheet.engine.check.checked import NODE_TABLES, Checked, CheckedCell, Draft, scratch_draft
+from supersheet.engine.check.checked import NODE_TABLES, Checked, CheckedCell, Draft, Layered, scratch_draft
 from supersheet.engine.check.graph import order_cells, topological
 from supersheet.engine.check.names import resolve_deps, resolve_name
 from supersheet.engine.check.typer import Typer
@@ -45,32 +49,49 @@ def check_model(model: Model) -> Checked:
 def with_literal(checked: Checked, model: Model, key: str) -> Checked:
     """The result for `model`, a copy of the checked one (`Model.with_text`) in
     which input `key` holds another literal of the same type: the editor's fast
-    path. Every cell keeps what was checked, its display unit too, as a literal of
-    the same type leaves it. The new literal's nodes are typed into the per-node
-    tables the old result reads, shared, not copied (a copy of each was ~1 ms per
-    edit at 20,000 cells, the most of an edit no cell depends on: bench/bench_edit.py):
-    the tables are keyed by the nodes themselves, so the old result sees only
-    entries for nodes its model does not hold, and keeps its own, the old
-    literal's, as they were (they stay, a few per edit, for as long as the tables do)."""
+    path. The new literal's nodes are typed in place of the old one's (which must
+    not stay keys of the new result: it would hold them); every cell keeps what was
+    checked, its display unit too, as a literal of the same type leaves it. The
+    per-node tables are `Layered` over the sheet's as checked: an edit copies the
+    nodes edits typed, not the tables (3 copies were ~10 ms of an edit at 20,000
+    cells; bench/bench_edit.py); every 1/16 of a table's size they are merged.
+    (`.copy()` of a read-only view copies the dict behind it at C speed; `dict(view)`
+    goes key by key: ~70 ms instead of ~4 ms CPU on a 20,000-cell chain, bench/bench_checked.py.)"""
     old, new = checked.model.cells[key], model.cells[key]
     assert old.formula is not None and new.formula is not None
+    replaced: list[A.Node] = []
+    stack: list[A.Node] = [old.formula.expr]
+    while stack:
+        node = stack.pop()
+        replaced.append(node)
+        stack.extend(A.children(node))
     tables = vars(checked).get(NODE_TABLES)
-    if tables is None:   # a result laid over another (Draft.over): copies, the old literal's nodes dropped
-        tables = (checked.bindings.copy(), checked.node_types.copy(), checked.constants.copy())  # type: ignore[attr-defined]
-        stack: list[A.Node] = [old.formula.expr]
-        while stack:
-            node = stack.pop()
-            for table in tables:
-                table.pop(node, None)
-            stack.extend(A.children(node))
-    draft = Draft(model, checked.cells, checked.order, *tables,
-                  set(checked.structural_inputs), list(checked.distributions),
+    if tables is None:   # a result laid over another (Draft.over): its tables copied
+        tables = (checked.bindings, checked.node_types, checked.constants)
+    layers = []
+    for table in tables:
+        base, extra, hidden = (table.base, dict(table.extra), set(table.hidden)) if isinstance(table, Layered) \
+            else (table, {}, set())
+        for node in replaced:
+            if node in extra:
+                del extra[node]
+            elif node in base:
+                hidden.add(node)
+        layers.append((base, extra, hidden))
+    draft = Draft(model, checked.cells, checked.order, *(ChainMap(extra, base) for base, extra, _ in layers),
+                  set(checked.structural_inputs), list(checked.distributions),   # type: ignore[arg-type]
                   set(checked.uncertain), set(checked.reduced), list(checked.diagnostics))
     typer = Typer(draft)
     spec = new.set_by or new.spec
     typer.origin, typer.scope, typer.text, typer.key = spec.origin, new.formula_scope, formula_body(spec.text)[0], key
     typer.formula_type(new.formula)   # a literal of the cell's type: it cannot fail
-    result = draft.freeze()
+    own = []
+    for base, extra, hidden in layers:
+        layered = Layered(base, extra, frozenset(hidden))
+        own.append(layered.copy() if len(extra) + len(hidden) > max(64, len(base) // 16) else layered)
+    result = dataclasses.replace(draft.freeze(), bindings=MappingProxyType(own[0]), node_types=MappingProxyType(own[1]),
+                                 constants=MappingProxyType(own[2]))
+    vars(result)[NODE_TABLES] = tuple(own)
     for derived in ("users", "position"):   # from cells and order, which are shared
         if derived in vars(checked):
             vars(result)[derived] = vars(checked)[derived]

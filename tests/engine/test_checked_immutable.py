@@ -91,3 +91,28 @@ def test_an_edit_makes_a_new_result_and_leaves_the_old_one(write_sheet):
     assert old_formula.expr not in new.checked.node_types and old_formula.expr in old.checked.node_types
     assert new.model.cells["size"].formula.expr in new.checked.node_types
     assert document.run_sweep("wide").frame["time [s]"].to_list() == [0.1]   # sweeps see the edit (was [0.1, 0.05])
+
+
+def test_edit_after_edit_keeps_every_result_as_it_was(write_sheet):
+    """An edit's per-node tables are laid over the sheet's as checked (checked.Layered): a
+    hundred edits leave every result before them as it was, each holding its own literal's
+    nodes and none it replaced (which an edit of the same cell drops, so the layer does not grow)."""
+    from supersheet.engine.check.checked import NODE_TABLES, Layered
+    document = Document(write_sheet(SHEET))
+    kept = []
+    for i in range(100):
+        assert document.apply("size", f"{i + 11} GB").ok
+        workbook = document.workbook
+        kept.append((workbook, fingerprint(workbook.checked), workbook.model.cells["size"].formula.expr))
+    layered = 0
+    for n, (workbook, before, literal) in enumerate(kept):
+        checked = workbook.checked
+        assert fingerprint(checked) == before
+        assert literal in checked.node_types and checked.node_types[literal].dims == (("information", 1.0),)
+        assert all(other not in checked.node_types for _, _, other in kept if other is not literal)
+        for table in vars(checked)[NODE_TABLES]:
+            assert isinstance(table, Layered) and len(table.extra) <= 1 and len(table.hidden) <= 1
+            assert table.copy() == dict(table.items()) and len(table) == len(table.copy())
+            layered += 1
+        assert workbook.evaluate().values["time"] == pytest.approx((n + 11) / 100)
+    assert layered == 3 * 100
