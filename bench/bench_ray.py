@@ -8,9 +8,13 @@ per row range on Ray). Runs are paired and interleaved (local, Ray, Ray,
 local ...) after one cold Ray run that includes starting the runtime; min and
 median wall time, CPU time beside it (Ray: the tasks' CPU plus the driver's).
 
+* Speed-up: local wall time / Ray wall time (medians), warm (a runtime
+  already running) and cold (the first run of a command: its start-up in).
+  Below 1 Ray is slower; on 2 cores, where the local path already runs
+  Polars on both, no speed-up is to be had, only Ray's fixed cost.
 * Ray start-up: the seconds `ray.init` takes (a fresh local runtime).
-* Parallel efficiency: the tasks' summed wall time (the work as one worker
-  would do it) over (workers x the run's wall time).
+* Workers busy: the tasks' summed wall time over (workers x the run's wall
+  time): how busy the workers were, not how much faster the sweep was.
 * Peak memory per worker: the largest peak RSS a worker process reached
   (a fresh runtime per grid size, so the two sizes do not share history;
   parts of the same size, --part-rows, at both sizes).
@@ -125,10 +129,11 @@ def measure(rows: int, pairs: int, scratch: Path, part_rows: int | None) -> None
     print(f"ray, warm ({WORKERS} workers x 1 thread):     {summary(ray_times)}   "
           f"{grid.size() / best_ray / 1e6:5.1f} M rows/s")
     print(f"ray start-up (ray.init, fresh local runtime): {startup:.1f} s")
-    print(f"ray / local (min): {best_ray / best_local:.2f}x the time")
+    print(f"speed-up (local wall / Ray wall, medians): warm {statistics.median(local_times) / statistics.median(ray_times):.2f}x, "
+          f"cold {statistics.median(local_times) / cold_wall:.2f}x (ray.init's {startup:.1f} s included)")
     print(f"CPU per row: local {min(local_cpu) / grid.size() * 1e6:.3f} us, ray {min(ray_cpu) / grid.size() * 1e6:.3f} us "
           f"(tasks + driver): {grid.size() / min(ray_cpu) / 1e6:.2f} M rows per CPU-second on Ray")
-    print(f"parallel efficiency (task time / ({WORKERS} x wall)): median {statistics.median(efficiency):.0%}")
+    print(f"workers busy (task time / ({WORKERS} x wall), not a speed-up): median {statistics.median(efficiency):.0%}")
     print(f"per-core throughput on Ray: {grid.size() / (best_ray * WORKERS * statistics.median(efficiency)) / 1e6:.1f}"
           " M rows/s per busy worker")
     print(f"peak RSS per worker: {max(peaks) / 2**20:.0f} MiB")
