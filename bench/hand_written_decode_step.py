@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-LAYERS, LAYER_BYTES, KV_PER_TOKEN, HEAD = 64.0, 975175680.0, 262144.0, 1555824640.0
+LAYERS, LAYER_BYTES, KV_PER_TOKEN, HEAD, KV_PROJ_PARAMS = 64.0, 975175680.0, 262144.0, 1555824640.0, 10485760.0
 HBM, DTYPE, ATTN, BF16 = 3350e9, 2.0, 2097152.0, 989.4e12
 HIDDEN, ALPHA, LINK, KV_HEADS, CARDS = 5120.0, 0.822e-6, 450e9, 8.0, 8.0
 VARY = ["tp=1,2,4,8", "s=1024token..131064token:250000"]   # the same axes, from text (bench_sweep.py)
@@ -27,78 +27,92 @@ def grid() -> tuple[np.ndarray, np.ndarray]:
 
 def _outside(tp: pl.Expr, local: pl.Expr, compute: pl.Expr) -> pl.Expr:
     parts = [pl.when(held).then(pl.lit(None, pl.String)).otherwise(pl.lit(name))
-             for name, held in (("even_kv_split", tp <= KV_HEADS), ("within_one_server", tp <= CARDS),
-                                ("bandwidth_bound", local > compute))]
+             for name, held in (("within_one_server", tp <= CARDS), ("bandwidth_bound", local > compute))]
     names = pl.concat_str(parts, separator=", ", ignore_nulls=True)
     return pl.when(names != "").then(names).otherwise(pl.lit(None, pl.String)).alias("outside [assumptions]")
+
+
+LAYER_WEIGHTS = LAYERS * LAYER_BYTES
+STEP_WEIGHTS = LAYER_WEIGHTS + HEAD
+MESSAGE = HIDDEN * DTYPE
+KV_PROJ = LAYERS * KV_PROJ_PARAMS * DTYPE
+SPLIT = STEP_WEIGHTS - KV_PROJ   # split evenly over the cards
 
 
 def frame() -> pl.DataFrame:
     t, s = grid()
     tp, ctx = pl.col("tp"), pl.col("s")
-    layer_weights = LAYERS * LAYER_BYTES
-    step_weights = layer_weights + HEAD
     kv_read = KV_PER_TOKEN * (ctx + 1)
-    step_bytes = layer_weights + kv_read + HEAD
+    step_bytes = LAYER_WEIGHTS + kv_read + HEAD
     local = step_bytes / HBM
-    step_flops = 2 * (step_weights / DTYPE) + ATTN * (ctx + 1)
+    step_flops = 2 * (STEP_WEIGHTS / DTYPE) + ATTN * (ctx + 1)
     compute = step_flops / BF16
-    message = HIDDEN * DTYPE
-    allreduce = 2 * (tp - 1) * ALPHA + 2 * (tp - 1) * message / (tp * LINK)
+    allreduce = 2 * (tp - 1) * ALPHA + 2 * (tp - 1) * MESSAGE / (tp * LINK)
+    kv_split = pl.min_horizontal(tp, pl.lit(KV_HEADS))
+    head_bytes = KV_PROJ + kv_read
+    local_per_card = (SPLIT / tp + head_bytes / kv_split) / HBM
     reductions = 2 * LAYERS * allreduce
-    step = local / tp + reductions
-    doubled = 2 * (2 * tp - 1) * ALPHA + 2 * (2 * tp - 1) * message / (2 * tp * LINK)
+    step = local_per_card + reductions
+    doubled = 2 * (2 * tp - 1) * ALPHA + 2 * (2 * tp - 1) * MESSAGE / (2 * tp * LINK)
     added = 2 * LAYERS * (doubled - allreduce)
-    saved = local / (2 * tp)
+    per_card_doubled = (SPLIT / (2 * tp) + head_bytes / pl.min_horizontal(2 * tp, pl.lit(KV_HEADS))) / HBM
+    saved = local_per_card - per_card_doubled
     return pl.LazyFrame({"tp": t, "s": s}).select(
-        tp, ctx.alias("s [token]"), pl.lit(layer_weights / 1e9).alias("layer_weights [GB]"),
+        tp, ctx.alias("s [token]"), pl.lit(LAYER_WEIGHTS / 1e9).alias("layer_weights [GB]"),
         (kv_read / 1e9).alias("kv_read [GB]"), (kv_read / LAYERS / 1048576).alias("kv_read_per_layer [MiB]"),
-        pl.lit(HEAD / 1e9).alias("head_weights [GB]"), pl.lit(step_weights / 1e9).alias("step_weights [GB]"),
+        pl.lit(HEAD / 1e9).alias("head_weights [GB]"), pl.lit(STEP_WEIGHTS / 1e9).alias("step_weights [GB]"),
         (step_bytes / 1e9).alias("step_bytes [GB]"), (local * 1e3).alias("local [ms]"),
         (step_flops / 1e12).alias("step_flops [TFLOP]"), (compute * 1e3).alias("compute [ms]"),
-        pl.lit(2 * LAYERS).alias("reductions_per_step"), pl.lit(message / 1024).alias("message [KiB]"),
+        pl.lit(2 * LAYERS).alias("reductions_per_step"), pl.lit(MESSAGE / 1024).alias("message [KiB]"),
         pl.lit(ALPHA * 1e9).alias("alpha [ns]"), pl.lit(LINK / 1e9).alias("link [GB/s]"),
-        (allreduce * 1e6).alias("allreduce [us]"), (local / tp * 1e3).alias("local_per_card [ms]"),
+        (allreduce * 1e6).alias("allreduce [us]"), kv_split.alias("kv_split"),
+        pl.lit(KV_PROJ / 1e9).alias("kv_proj_weights [GB]"), pl.lit(SPLIT / 1e9).alias("split_bytes [GB]"),
+        (head_bytes / 1e9).alias("head_bytes [GB]"), (local_per_card * 1e3).alias("local_per_card [ms]"),
         (reductions * 1e3).alias("reductions [ms]"), (step * 1e3).alias("step [ms]"), (local / step).alias("speedup"),
         (doubled * 1e6).alias("allreduce_doubled [us]"), (added * 1e3).alias("added_reductions [ms]"),
-        (saved * 1e3).alias("saved_local [ms]"), (local > compute).alias("memory_bound"),
-        (added < saved).alias("adding_cards_helps"), _outside(tp, local, compute)).collect()
+        (per_card_doubled * 1e3).alias("local_per_card_doubled [ms]"), (saved * 1e3).alias("saved_local [ms]"),
+        (local > compute).alias("memory_bound"), (added < saved).alias("adding_cards_helps"),
+        _outside(tp, local, compute)).collect()
 
 
 def frame_staged() -> pl.DataFrame:
     t, s = grid()
     tp, ctx, c = pl.col("tp"), pl.col("s"), pl.col
-    layer_weights = LAYERS * LAYER_BYTES
-    step_weights = layer_weights + HEAD
-    message = HIDDEN * DTYPE
     return pl.LazyFrame({"tp": t, "s": s}).with_columns(
         (KV_PER_TOKEN * (ctx + 1)).alias("kv_read"),
-        (2 * (step_weights / DTYPE) + ATTN * (ctx + 1)).alias("step_flops"),
-        (2 * (tp - 1) * ALPHA + 2 * (tp - 1) * message / (tp * LINK)).alias("allreduce"),
-        (2 * (2 * tp - 1) * ALPHA + 2 * (2 * tp - 1) * message / (2 * tp * LINK)).alias("allreduce_doubled"),
+        (2 * (STEP_WEIGHTS / DTYPE) + ATTN * (ctx + 1)).alias("step_flops"),
+        (2 * (tp - 1) * ALPHA + 2 * (tp - 1) * MESSAGE / (tp * LINK)).alias("allreduce"),
+        (2 * (2 * tp - 1) * ALPHA + 2 * (2 * tp - 1) * MESSAGE / (2 * tp * LINK)).alias("allreduce_doubled"),
+        pl.min_horizontal(tp, pl.lit(KV_HEADS)).alias("kv_split"),
     ).with_columns(
-        (layer_weights + c("kv_read") + HEAD).alias("step_bytes"),
+        (LAYER_WEIGHTS + c("kv_read") + HEAD).alias("step_bytes"),
+        (KV_PROJ + c("kv_read")).alias("head_bytes"),
         (c("step_flops") / BF16).alias("compute"),
         (2 * LAYERS * c("allreduce")).alias("reductions"),
         (2 * LAYERS * (c("allreduce_doubled") - c("allreduce"))).alias("added_reductions"),
     ).with_columns(
         (c("step_bytes") / HBM).alias("local"),
-    ).with_columns(
-        (c("local") / tp).alias("local_per_card"),
-        (c("local") / (2 * tp)).alias("saved_local"),
+        ((SPLIT / tp + c("head_bytes") / c("kv_split")) / HBM).alias("local_per_card"),
+        ((SPLIT / (2 * tp) + c("head_bytes") / pl.min_horizontal(2 * tp, pl.lit(KV_HEADS))) / HBM)
+        .alias("local_per_card_doubled"),
     ).with_columns(
         (c("local_per_card") + c("reductions")).alias("step"),
+        (c("local_per_card") - c("local_per_card_doubled")).alias("saved_local"),
     ).select(
-        tp, ctx.alias("s [token]"), pl.lit(layer_weights / 1e9).alias("layer_weights [GB]"),
+        tp, ctx.alias("s [token]"), pl.lit(LAYER_WEIGHTS / 1e9).alias("layer_weights [GB]"),
         (c("kv_read") / 1e9).alias("kv_read [GB]"), (c("kv_read") / LAYERS / 1048576).alias("kv_read_per_layer [MiB]"),
-        pl.lit(HEAD / 1e9).alias("head_weights [GB]"), pl.lit(step_weights / 1e9).alias("step_weights [GB]"),
+        pl.lit(HEAD / 1e9).alias("head_weights [GB]"), pl.lit(STEP_WEIGHTS / 1e9).alias("step_weights [GB]"),
         (c("step_bytes") / 1e9).alias("step_bytes [GB]"), (c("local") * 1e3).alias("local [ms]"),
         (c("step_flops") / 1e12).alias("step_flops [TFLOP]"), (c("compute") * 1e3).alias("compute [ms]"),
-        pl.lit(2 * LAYERS).alias("reductions_per_step"), pl.lit(message / 1024).alias("message [KiB]"),
+        pl.lit(2 * LAYERS).alias("reductions_per_step"), pl.lit(MESSAGE / 1024).alias("message [KiB]"),
         pl.lit(ALPHA * 1e9).alias("alpha [ns]"), pl.lit(LINK / 1e9).alias("link [GB/s]"),
-        (c("allreduce") * 1e6).alias("allreduce [us]"), (c("local_per_card") * 1e3).alias("local_per_card [ms]"),
+        (c("allreduce") * 1e6).alias("allreduce [us]"), c("kv_split"),
+        pl.lit(KV_PROJ / 1e9).alias("kv_proj_weights [GB]"), pl.lit(SPLIT / 1e9).alias("split_bytes [GB]"),
+        (c("head_bytes") / 1e9).alias("head_bytes [GB]"), (c("local_per_card") * 1e3).alias("local_per_card [ms]"),
         (c("reductions") * 1e3).alias("reductions [ms]"), (c("step") * 1e3).alias("step [ms]"),
         (c("local") / c("step")).alias("speedup"), (c("allreduce_doubled") * 1e6).alias("allreduce_doubled [us]"),
-        (c("added_reductions") * 1e3).alias("added_reductions [ms]"), (c("saved_local") * 1e3).alias("saved_local [ms]"),
+        (c("added_reductions") * 1e3).alias("added_reductions [ms]"),
+        (c("local_per_card_doubled") * 1e3).alias("local_per_card_doubled [ms]"),
+        (c("saved_local") * 1e3).alias("saved_local [ms]"),
         (c("local") > c("compute")).alias("memory_bound"), (c("added_reductions") < c("saved_local")).alias("adding_cards_helps"),
         _outside(tp, c("local"), c("compute"))).collect()
