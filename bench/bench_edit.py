@@ -42,7 +42,7 @@ def main() -> None:
         else [1000, 5000, 20000]
     fan = int(sys.argv[sys.argv.index("--fan") + 1]) if "--fan" in sys.argv else 100
     load = int(sys.argv[sys.argv.index("--load") + 1]) if "--load" in sys.argv else 0
-    set_limits(max_file_size=10**8, max_cells=10**6)
+    set_limits(max_file_size=10**8, max_cells=10**6, max_yaml_nodes=10**7)
     folder = Path(tempfile.mkdtemp())
     documents = {n: Document(sheet(folder, n, fan)) for n in sizes}
     gc.freeze()

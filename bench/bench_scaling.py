@@ -35,10 +35,11 @@ from paired import Series, child, interleave, load_average, table  # noqa: E402
 # the import-only child's is the work on the sheet. The baseline also builds the
 # unit registry (Pint and NumPy imported, the definitions read from the disk
 # cache): a cost of every process whatever its sheet, paid by the first unit.
-# The load limits (docs/security.md) are raised as --max-file-size / --max-cells would: 50,000 cells are 1.8 MB.
+# The load limits (docs/security.md) are raised as --max-file-size / --max-cells / --max-yaml-nodes would:
+# 50,000 cells are 1.8 MB and more YAML nodes than the default allows.
 IMPORT = ("from supersheet.engine.workbook import open_workbook\nfrom supersheet.engine.base.limits import set_limits\n"
           "from supersheet.units import registry\nregistry()\n"
-          "set_limits(max_file_size=10**8, max_cells=10**6)\n")
+          "set_limits(max_file_size=10**8, max_cells=10**6, max_yaml_nodes=10**7)\n")
 WORK = IMPORT + "import sys\nw = open_workbook(sys.argv[1])\nassert w.ok, w.diagnostics[:1]\nw.evaluate()\n"
 
 
@@ -83,7 +84,7 @@ def main() -> None:
         n = int(sys.argv[sys.argv.index("--run") + 1])
         path = write_random_dag_sheet(folder, n)
         supersheet = str(Path(python).parent / "supersheet")
-        limits = ["--max-cells", str(10 * n), "--max-file-size", str(10**8)]
+        limits = ["--max-cells", str(10 * n), "--max-file-size", str(10**8), "--max-yaml-nodes", str(10**7)]
         print(f"\nsupersheet run of a {n:,}-cell random DAG, fresh processes, {rounds} rounds interleaved; {load_average()}")
         run = interleave({"python -c 'import polars, pint'": lambda: child([python, "-c", "import polars, pint"]),
                           f"supersheet run dag-{n}.yaml": lambda: child([supersheet, "run", str(path), *limits])},
