@@ -86,11 +86,8 @@ def _plan(folder: Path, command: list[str], repository: Path | None) -> list[Ste
         else:
             steps.append(((f"added {ATTRIBUTE!r} to {attributes}", f"would add {ATTRIBUTE!r} to {attributes}"),
                           lambda: _append_line(attributes, ATTRIBUTE)))
-        runner = " ".join(shlex.quote(part) for part in command)
-        settings = {
-            "diff.supersheet.textconv": f"{runner} textconv",
-            "difftool.supersheet.cmd": f'{runner} diff "$LOCAL" "$REMOTE"',
-        }
+        from supersheet.compare import git_drivers   # the README's driver commands: options end with `--`
+        settings = git_drivers(" ".join(shlex.quote(part) for part in command))
         for key, value in settings.items():
             line = f"git config {key} {shlex.quote(value)}   (in {repository})"
             steps.append(((f"configured: {line}", f"would run: {line}"),

@@ -38,7 +38,7 @@ def test_init_then_git_diff_shows_values_from_a_shell_without_supersheet_on_path
     assert (repo / "supersheet.toml").is_file()
     assert "*.yaml diff=supersheet" in (repo / ".gitattributes").read_text().splitlines()
     textconv = _git(repo, "config", "diff.supersheet.textconv").strip()
-    assert textconv == f"{SUPERSHEET} textconv"           # the absolute path of the supersheet that ran init
+    assert textconv == f"{SUPERSHEET} textconv --"        # the absolute path of the supersheet that ran init, options ended (issue 28)
     _write(repo / "hardware" / "card.yaml", "title: my card\ncells:\n  hbm_bandwidth: 2000 GB/s\n")
     _write(repo / "plans" / "plan.yaml", "title: plan\nuse:\n  mine: ../hardware/card.yaml\n"
                                          "  gpu: supersheet:hardware/h100-sxm.yaml\ncells:\n  weights: 58.96 GB\n"
