@@ -308,7 +308,7 @@ async def test_the_sweep_table_is_marked_stale_while_it_reruns(example: Path, mo
         app.open_sweep("experiment_6_1a")
         await settled(pilot)
         assert table_column(app, "max_sessions") == ["95", "47", "23"] and not app.sweep.has_class("-stale")
-        assert sweep_status(app) == "sweep experiment_6_1a: 3 rows"
+        assert sweep_status(app) == "sweep experiment_6_1a: 3 rows · S sort, H hide"
         monkeypatch.setattr(editsweep, "run_sweep", lambda *a: (gate.wait(5), run(*a))[1])
         app.go_to("workspace")
         assert app.commit_edit("workspace", "3 GiB")
@@ -327,7 +327,7 @@ async def test_the_sweep_table_is_marked_stale_while_it_reruns(example: Path, mo
         await settled(pilot)
         assert not app.sweep.stale and not app.sweep.has_class("-stale")
         assert table_column(app, "max_sessions") == ["52", "26", "13"]
-        assert sweep_status(app) == "sweep experiment_6_1a: 3 rows"
+        assert sweep_status(app) == "sweep experiment_6_1a: 3 rows · S sort, H hide"
 
 
 async def test_a_sweep_that_cannot_run_again_leaves_its_old_rows_marked_stale(example: Path, monkeypatch) -> None:
