@@ -74,7 +74,7 @@ def test_init_print_changes_nothing_and_init_keeps_what_exists(tmp_path, run_cli
     assert (tmp_path / ".gitattributes").read_text() == "*.png binary\n*.yaml diff=supersheet\n"
     run_cli("init", str(tmp_path))
     assert (tmp_path / ".gitattributes").read_text().count("diff=supersheet") == 1
-    assert 'diff "$LOCAL" "$REMOTE"' in _git(tmp_path, "config", "difftool.supersheet.cmd")
+    assert 'diff -- "$LOCAL" "$REMOTE"' in _git(tmp_path, "config", "difftool.supersheet.cmd")   # options end first
 
 
 def test_init_outside_git_writes_the_project_file_only(tmp_path, run_cli):
