@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     import altair as alt
     import polars as pl
 
-    from .sheet import Sheet
 
 __all__ = ["MAX_POINTS", "PlotError", "PlotRequest", "as_altair", "chart", "render", "save"]
 
@@ -169,24 +168,6 @@ def chart(frame: pl.DataFrame, request: PlotRequest) -> dict[str, Any]:
     else:
         body = {"layer": layers, **size}
     return {"$schema": SCHEMA, "title": title, **body, "config": {"view": {"strokeWidth": 0}}}
-
-
-def sheet_chart(sheet: Sheet, name: str | None, axes: dict[str, Any], x: str | None, y: str | Sequence[str] | None,
-                color: str | None, facet: str | None, log_x: bool, log_y: bool, title: str | None) -> Any:
-    """`Sheet.plot`: the sweep's rows charted, as an altair chart."""
-    from .sweeps import SweepSetup
-    setup = SweepSetup(sheet, name)
-    defaults = setup.plot_defaults if x is None and y is None else None
-    ys = (y,) if isinstance(y, str) else tuple(y or (defaults.y if defaults else ()))
-    x = x or (defaults.x if defaults else None)
-    if not x or not ys:
-        raise PlotError("give x and y (or the name of a sweep whose block has a plot:)")
-    request = PlotRequest(x, ys, color or (defaults.color if defaults else None),
-                          facet or (defaults.facet if defaults else None),
-                          log_x or bool(defaults and defaults.log_x), log_y or bool(defaults and defaults.log_y),
-                          title or (defaults.title if defaults else "") or setup.title, tuple(setup.checks))
-    result = sheet.sweep(name, show=list(dict.fromkeys([*ys, *setup.checks])), **axes)
-    return as_altair(chart(result.headed(), request))
 
 
 def _gaps(frame: pl.DataFrame, request: PlotRequest) -> pl.Expr:

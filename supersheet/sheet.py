@@ -237,8 +237,8 @@ class Sheet(Mapping[str, CellValue]):
              title: str | None = None, **axes: Any) -> Any:
         """A chart of a sweep, as `supersheet plot` draws it, as an altair chart (Jupyter shows it;
         `.save("x.svg")` writes it). Without `x`/`y`, the sweep's `plot:` gives them."""
-        from .plots import sheet_chart
-        return sheet_chart(self, sweep, axes, x, y, color, facet, log_x, log_y, title)
+        from .sweeps import sheet_plot
+        return sheet_plot(self, sweep, axes, x, y, color, facet, log_x, log_y, title)
 
     def report(self, path: str | Path | None = None, revision: str | None = None) -> str | Path:
         """The sheet's page as `supersheet report` writes it (cells, verdicts, expectations, each

@@ -25,6 +25,7 @@ from supersheet.engine.scenarios.sweep import SweepSpec, iterate_chunks, load_sw
 
 from .errors import AxisError, Diagnostic, RequestError, engine_problems
 from .inputs import Sampling, ray_session
+from .plots import PlotError, PlotRequest, as_altair, chart
 
 if TYPE_CHECKING:
     import polars as pl
@@ -41,18 +42,6 @@ CHUNK_ROWS = 1_000_000                  # rows evaluated at a time (memory is bo
 STREAMED = ("csv", "parquet")           # formats written as the rows come; the others are built whole in memory
 MAX_TABLE_ROWS = 100_000                # rows of a text, JSON or Markdown table at most (check_table_rows)
 FORMATS = ("csv", "parquet", "json", "text", "markdown")
-
-
-@dataclass(frozen=True)
-class PlotDefaults:
-    """A sweep's default chart, as its `plot:` names it."""
-    x: str
-    y: tuple[str, ...]
-    color: str | None = None
-    facet: str | None = None
-    log_x: bool = False
-    log_y: bool = False
-    title: str = ""
 
 
 class SweepSetup:
@@ -84,14 +73,14 @@ class SweepSetup:
         return f"{self.spec.name} — {title}" if self.spec.name != "ad hoc" and title else (title or self.spec.name)
 
     @property
-    def plot_defaults(self) -> PlotDefaults | None:
+    def plot_defaults(self) -> PlotRequest | None:
         """The sweep's own `plot:` (x, y, color, facet, log_x, log_y, title), if it has one."""
         root = self.workbook.model.root
         block = root.sweeps.get(self.spec.name) if root is not None else None
         plot = block.plot if block is not None else None
         if plot is None:
             return None
-        return PlotDefaults(str(plot.x.value), tuple(str(y.value) for y in plot.y),
+        return PlotRequest(str(plot.x.value), tuple(str(y.value) for y in plot.y),
                             str(plot.color.value) if plot.color else None, str(plot.facet.value) if plot.facet else None,
                             plot.log_x, plot.log_y, plot.title)
 
@@ -257,3 +246,19 @@ def render_table(frame: pl.DataFrame, format: str, digits: int = 4) -> str:
     from supersheet.engine.scenarios.output import render_table as rendered
     return rendered(frame, format, digits)
 
+
+def sheet_plot(sheet: Sheet, name: str | None, axes: dict[str, Any], x: str | None, y: str | Sequence[str] | None,
+                color: str | None, facet: str | None, log_x: bool, log_y: bool, title: str | None) -> Any:
+    """`Sheet.plot`: the sweep's rows charted, as an altair chart."""
+    setup = SweepSetup(sheet, name)
+    defaults = setup.plot_defaults if x is None and y is None else None
+    ys = (y,) if isinstance(y, str) else tuple(y or (defaults.y if defaults else ()))
+    x = x or (defaults.x if defaults else None)
+    if not x or not ys:
+        raise PlotError("give x and y (or the name of a sweep whose block has a plot:)")
+    request = PlotRequest(x, ys, color or (defaults.color if defaults else None),
+                          facet or (defaults.facet if defaults else None),
+                          log_x or bool(defaults and defaults.log_x), log_y or bool(defaults and defaults.log_y),
+                          title or (defaults.title if defaults else "") or setup.title, tuple(setup.checks))
+    result = sheet.sweep(name, show=list(dict.fromkeys([*ys, *setup.checks])), **axes)
+    return as_altair(chart(result.headed(), request))
