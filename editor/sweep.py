@@ -8,11 +8,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supersheet.engine.compile.evaluate import Value
 from supersheet.engine.present.headers import is_error_header, split_header
 from supersheet.engine.workbook import Workbook
+
+if TYPE_CHECKING:
+    from supersheet.engine.scenarios.sweep import SweepSpec
 
 MAX_ROWS = 100_000
 
@@ -60,20 +63,27 @@ def run_title(name: str | None, axis: str | None) -> str:
     return f"sweep {name}" if name else f"ad hoc {axis or ''}".strip()
 
 
+def sweep_spec(workbook: Workbook, name: str | None, axis: str | None) -> SweepSpec:
+    """The sweep the view runs: the sheet's sweep `name`, or an ad hoc one over `axis` (in the
+    `--vary` syntax) showing this sheet's cells computed from it. AxisError says why not."""
+    from supersheet.engine.scenarios.axes import cli_axis
+    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, load_sweep
+    if name:
+        return load_sweep(workbook, name)
+    parsed = cli_axis(workbook, axis or "")
+    return SweepSpec("ad hoc", Grid([parsed]), _downstream(workbook, parsed.key) if parsed.key else None)
+
+
 def run_sweep(workbook: Workbook, name: str | None = None, axis: str | None = None,
               max_rows: int = MAX_ROWS) -> SweepRun:
     """The sweep `name` of the sheet, or an ad hoc one over `axis`."""
-    from supersheet.engine.scenarios.axes import AxisError, cli_axis
-    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, load_sweep, run_in_memory
+    from supersheet.engine.scenarios.axes import AxisError
+    from supersheet.engine.scenarios.sweep import run_in_memory
     title = run_title(name, axis)
     if not workbook.ok:
         return SweepRun(title, None, [], [], "the sheet has problems; fix them first (see the diagnostics)")
     try:
-        if name:
-            spec = load_sweep(workbook, name)
-        else:
-            parsed = cli_axis(workbook, axis or "")
-            spec = SweepSpec("ad hoc", Grid([parsed]), _downstream(workbook, parsed.key) if parsed.key else None)
+        spec = sweep_spec(workbook, name, axis)
         size = spec.grid.size()
         if size > max_rows:
             return SweepRun(title, None, [], [], f"{size:,} rows is more than the {max_rows:,} shown here; "
@@ -95,21 +105,16 @@ def export_sweep(workbook: Workbook, path: Path, name: str | None = None, axis: 
     open sheet's current values, to `path` (.csv or .parquet) through the CLI's writers
     (engine/scenarios/output.py: the same columns, Parquet's unit metadata, written to a
     temporary file and renamed). Returns the rows written; ExportError says why not."""
-    from supersheet.engine.scenarios.axes import AxisError, cli_axis
+    from supersheet.engine.scenarios.axes import AxisError
     from supersheet.engine.scenarios.output import OutputError, check_writable, write_csv, write_parquet
-    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, iterate_chunks, load_sweep, plans_for, \
-        units_metadata
+    from supersheet.engine.scenarios.sweep import iterate_chunks, plans_for, units_metadata
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"{path.name}: the table is written as .csv or .parquet")
     if not workbook.ok:
         raise ExportError("the sheet has problems; fix them first (see the diagnostics)")
     try:
-        if name:
-            spec = load_sweep(workbook, name)
-        else:
-            parsed = cli_axis(workbook, axis or "")
-            spec = SweepSpec("ad hoc", Grid([parsed]), _downstream(workbook, parsed.key) if parsed.key else None)
+        spec = sweep_spec(workbook, name, axis)
         check_writable(path)
         plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
         chunks = iterate_chunks(plans, spec.grid)
