@@ -13,9 +13,11 @@ from typing import Iterable
 from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_text
 from supersheet.engine.base.span import Span
 
+# Every code a diagnostic can carry, each documented in docs/format.md ("Diagnostics");
+# tests/engine/test_codes.py checks that every code the source writes is here and there.
 CODES = (
     "E-YAML", "E-SHEET", "E-PARSE", "E-NAME", "E-UNIT", "E-TYPE",
-    "E-CYCLE", "E-IMPORT", "E-SOLVE", "E-EXPECT",
+    "E-CYCLE", "E-IMPORT", "E-SOLVE", "E-EXPECT", "E-ASSUME", "E-VALUE", "E-CHECK",
 )
 
 
