@@ -11,6 +11,14 @@ cells, every parameter asserts that at least one comparison ran, and the
 session prints how many sheets and comparisons each property covered
 (tests/conftest.py). `test_coverage_does_not_shrink` keeps those counts from
 falling silently when sheets change.
+
+A sheet counts only for a result a scenario sheet computes - its own, or one
+of a scenario it imports (`tp2.*` of 6.4.2 TP doubling). The derived cells of
+a hardware or model sheet (a server's aggregate NIC rate, a model's KV bytes
+per token) are compared in every sheet that imports them too, but count for
+none: a sheet that only imports `hgx` has made no comparison of its own.
+`test_no_other_sheet_has_a_time_a_bandwidth_moves` proves from the
+dependency graph that the bandwidth property misses no sheet.
 """
 from __future__ import annotations
 
@@ -53,6 +61,15 @@ def dims(workbook: Workbook, key: str):
     return None if typ is None or typ.is_bool or typ.is_array else typ.dims
 
 
+# Sheets of sourced numbers: their derived cells are compared wherever they are imported, but count for no sheet.
+DATA_SHEETS = (ROOT / "hardware", ROOT / "models")
+
+
+def computed_by_a_scenario(workbook: Workbook, key: str) -> bool:
+    """A result of the sheet or of a scenario it imports, not a hardware or model sheet's derived cell."""
+    return workbook.model.cells[key].scope.path.parent not in DATA_SHEETS
+
+
 def dependents(workbook: Workbook, key: str) -> set[str]:
     users, seen, stack = workbook.checked.users, set(), [key]
     while stack:
@@ -81,6 +98,10 @@ class Property:
             if results:
                 out[key] = results
         return out
+
+    def counts_for(self, workbook: Workbook) -> bool:
+        """Whether a moved input reaches a result a scenario sheet computes."""
+        return any(computed_by_a_scenario(workbook, k) for results in self.pairs(workbook).values() for k in results)
 
 
 def inputs_of_dims(target, name: re.Pattern | None = None, exclude: re.Pattern | None = None):
@@ -176,18 +197,17 @@ def start_points(path: Path) -> tuple[tuple[dict, dict], ...]:
     return tuple(found)
 
 
-# Hardware and model sheets count too: their derived cells (a server's aggregate
-# bandwidths, a model's byte counts) are results like any other.
-POOL = SCENARIOS + sorted((ROOT / "hardware").glob("*.yaml")) + sorted((ROOT / "models").glob("*.yaml"))
+# Every sheet of the library; hardware and model sheets hold no scenario result, so no property counts them.
+LIBRARY = SCENARIOS + sorted(p for folder in DATA_SHEETS for p in folder.glob("*.yaml"))
 
 
 def cases(name: str) -> list:
     out = []
-    for path in POOL:
+    for path in SCENARIOS:
         workbook = workbook_of(path)
         if workbook.diagnostics or workbook.checked.uncertain:
             continue
-        if PROPERTIES[name].pairs(workbook):
+        if PROPERTIES[name].counts_for(workbook):
             out.append(pytest.param(name, path, id=f"{name}-{path.relative_to(ROOT)}"))
     return out
 
@@ -218,15 +238,17 @@ def test_property(name: str, path: Path) -> None:
             broken = {k: (values[k], after[k]) for k in results if is_number(values[k]) and is_number(after[k])
                       and prop.may_not(workbook, k, values[k], after[k])}
             assert not broken, f"{prop.name} at {shown(fixed) or 'the book point'}, {key} x{factor:g}: {broken}"
-            comparisons += sum(1 for k in results if is_number(values[k]) and is_number(after[k]))
-    assert comparisons >= 1, f"{prop.name}: no comparison ran on {path.name} (every moved point left the model)"
+            comparisons += sum(1 for k in results if is_number(values[k]) and is_number(after[k])
+                               and computed_by_a_scenario(workbook, k))
+    assert comparisons >= 1, f"{prop.name}: no comparison of a scenario's result ran on {path.name} " \
+                             f"(every moved point left the model)"
     coverage.record(prop.name, path, comparisons)
 
 
 # The sheets each property covers today: a floor, so a sheet losing its cells (or a
 # property losing its sheets) is seen, not silently skipped.
-FLOORS = {"more_bandwidth_is_never_slower": 53, "more_hbm_bandwidth_is_never_slower": 32,
-          "faster_link_is_never_a_slower_collective": 26, "more_kv_heads_never_fewer_bytes": 32,
+FLOORS = {"more_bandwidth_is_never_slower": 41, "more_hbm_bandwidth_is_never_slower": 32,
+          "faster_link_is_never_a_slower_collective": 26, "more_kv_heads_never_fewer_bytes": 19,
           "more_cards_never_fewer_sessions": 6}
 
 
@@ -234,3 +256,64 @@ FLOORS = {"more_bandwidth_is_never_slower": 53, "more_hbm_bandwidth_is_never_slo
 def test_coverage_does_not_shrink(name: str) -> None:
     covered = len(cases(name))
     assert covered >= FLOORS[name], f"{name} covers {covered} sheets, fewer than {FLOORS[name]}"
+
+
+def any_dims(workbook: Workbook, key: str):
+    """A cell's dimensions, scalar or array (None for booleans and untyped cells)."""
+    typ = workbook.checked.cells[key].type
+    return None if typ is None or typ.is_bool else typ.dims
+
+
+def bandwidth_moves_a_time(workbook: Workbook) -> bool:
+    """Whether any bandwidth input (the sheet's or an import's, whatever its formula,
+    scalar or array) reaches a duration or a byte rate a scenario sheet computes
+    (any name, differences included) - read off the dependency graph, not evaluated."""
+    rates = [k for k, c in workbook.model.cells.items()
+             if c.kind == "input" and k in workbook.checked.cells and any_dims(workbook, k) == BYTE_RATE]
+    return any(workbook.model.cells[k].kind == "formula" and computed_by_a_scenario(workbook, k)
+               and any_dims(workbook, k) in (TIME, BYTE_RATE)
+               for key in rates for k in dependents(workbook, key))
+
+
+# The library's sheets in which no bandwidth moves any time or byte rate, and why; with the
+# bandwidth property's sheets they make up the whole library.
+NO_TIME_A_BANDWIDTH_MOVES = {
+    "datasheets and model shapes: sourced numbers and their derived cells, no scenario result":
+        [str(p.relative_to(ROOT)) for p in LIBRARY if p.parent in DATA_SHEETS],
+    "no bandwidth at all - counts, shapes, given stage times, set-up and read latencies": [
+        "supernodes/6.2.2-row-vs-column-split.yaml", "supernodes/6.2.3-sequence-parallel-activation.yaml",
+        "supernodes/6.2.4-causal-balance.yaml", "supernodes/6.2.5-pipeline-uneven.yaml",
+        "supernodes/6.2.5-pipeline-utilisation.yaml", "supernodes/6.2.6-expert-parallelism.yaml",
+        "supernodes/6.3.1-device-coordinates.yaml", "supernodes/6.3.2-batch-reuse-hotspots-spread.yaml",
+        "supernodes/6.3.2-batch-reuse.yaml", "supernodes/6.4.2-ring-trace.yaml",
+        "supernodes/6.4.3-algbw-busbw.yaml", "supernodes/6.4.3-overlap-and-tuning.yaml",
+        "supernodes/6.5.1-numa-placement.yaml", "supernodes/6.5.1-swing-vs-recursive-rounds.yaml",
+        "supernodes/6.5.5-ub-connection-setup-fast-oob.yaml", "supernodes/6.5.5-ub-connection-setup.yaml",
+        "supernodes/6.5.5-ub-connection-state.yaml", "supernodes/6.5.5-ub-read-latency.yaml",
+        "supernodes/6.7.4-rom-wafer.yaml"],
+    "imports a card or server whose bandwidths no time of the sheet uses - capacity, power, placement, "
+    "memory": [
+        "questions/q3-mla-tp-replication.yaml", "supernodes/6.2.2-long-context-capacity.yaml",
+        "supernodes/6.3.1-tp2-ep4-placement.yaml", "supernodes/6.3.3-trillion-scale.yaml",
+        "supernodes/6.5.2-power-cooling.yaml", "supernodes/6.6.1-memory-borrowing.yaml",
+        "supernodes/6.7.4-engram-and-kv-placement.yaml", "supernodes/6.7.4-supernode-size.yaml",
+        "supernodes/6.7.4-supernode-throughput.yaml"],
+}
+# A sheet whose bandwidth-dependent times are another sheet's, covered there.
+ELSEWHERE = {"questions/q4-ep-skew-monte-carlo.yaml":
+             "Monte Carlo over routing; its only bandwidth-dependent times are q4-ep-skew's (closed.*), "
+             "which the property covers in that sheet"}
+
+
+def test_no_other_sheet_has_a_time_a_bandwidth_moves() -> None:
+    """The bandwidth property covers every sheet where a bandwidth can move a time
+    or a byte rate, and the library has no other: the sheets outside it are
+    named, with the reason, and the dependency graph confirms each."""
+    covered = {str(case.values[1].relative_to(ROOT)) for case in cases("more_bandwidth_is_never_slower")}
+    moved = {str(p.relative_to(ROOT)) for p in LIBRARY if bandwidth_moves_a_time(workbook_of(p))}
+    assert moved - set(ELSEWHERE) == covered, (sorted(moved - set(ELSEWHERE) - covered), sorted(covered - moved))
+    named = {path for paths in NO_TIME_A_BANDWIDTH_MOVES.values() for path in paths}
+    assert named == {str(p.relative_to(ROOT)) for p in LIBRARY} - moved, \
+        (sorted(named - ({str(p.relative_to(ROOT)) for p in LIBRARY} - moved)),
+         sorted({str(p.relative_to(ROOT)) for p in LIBRARY} - moved - named))
+    assert len(covered) + len(named) + len(ELSEWHERE) == len(LIBRARY)
