@@ -8,6 +8,7 @@ tuples so the engine can hash, compare and print them without Pint.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 Dimensions = tuple[tuple[str, float], ...]
@@ -32,11 +33,13 @@ def make_dimensions(exponents: Mapping[str, float] | Iterable[tuple[str, float]]
     return tuple(result)
 
 
+@functools.lru_cache(maxsize=4096)   # a sheet multiplies the same few dimensions thousands of times
 def multiply(a: Dimensions, b: Dimensions) -> Dimensions:
     """Dimensions of a product."""
     return make_dimensions((*a, *b))
 
 
+@functools.lru_cache(maxsize=4096)
 def divide(a: Dimensions, b: Dimensions) -> Dimensions:
     """Dimensions of a quotient."""
     return make_dimensions((*a, *((name, -exponent) for name, exponent in b)))

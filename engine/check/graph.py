@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 
 def order_cells(model: "Model", deps: dict[str, tuple[str, ...]]) -> tuple[list[str], list[Diagnostic]]:
+    order, cyclic = _post_order(list(model.cells), deps)
+    if not cyclic:   # the common case: one walk gives the order, and no cycle needs finding
+        return order, []
     position = {key: i for i, key in enumerate(model.cells)}
     components = _strongly_connected(list(model.cells), deps)
     cyclic: set[str] = set()
@@ -45,27 +48,36 @@ def order_cells(model: "Model", deps: dict[str, tuple[str, ...]]) -> tuple[list[
 
 def topological(keys: list[str], deps: dict[str, tuple[str, ...]]) -> list[str]:
     """Depth-first post-order from each key in turn (iterative); cycles are skipped."""
+    return _post_order(keys, deps)[0]
+
+
+def _post_order(keys: list[str], deps: dict[str, tuple[str, ...]]) -> tuple[list[str], bool]:
+    """`topological`'s order, and whether the walk met a cycle (an edge back to a cell
+    still being walked): without one, the order is the evaluation order as it is."""
     order: list[str] = []
-    state: dict[str, int] = {}
+    state: dict[str, bool] = {}   # False while a cell's precedents are walked, True once it is done
+    cyclic = False
     for root in keys:
         if root in state:
             continue
-        stack: list[tuple[str, int]] = [(root, 0)]
-        state[root] = 1
+        state[root] = False
+        stack = [(root, iter(deps.get(root, ())))]
         while stack:
-            key, i = stack[-1]
-            children = deps.get(key, ())
-            if i < len(children):
-                stack[-1] = (key, i + 1)
-                child = children[i]
-                if child not in state and child in deps:
-                    state[child] = 1
-                    stack.append((child, 0))
+            key, children = stack[-1]
+            for child in children:
+                done = state.get(child)
+                if done is None:
+                    if child in deps:
+                        state[child] = False
+                        stack.append((child, iter(deps[child])))
+                        break
+                elif not done:
+                    cyclic = True
             else:
                 stack.pop()
-                state[key] = 2
+                state[key] = True
                 order.append(key)
-    return order
+    return order, cyclic
 
 
 def dependents(keys: set[str], deps: dict[str, tuple[str, ...]], order: list[str]) -> list[str]:

@@ -22,10 +22,16 @@ def resolve_deps(checked: Draft, cell: Cell) -> tuple[str, ...]:
     # sheet (format 9.1); the imported sheet's cells are reached via the alias
     scope = cell.formula_scope
     imported = cell.scope if scope is not cell.scope else None
+    local, bindings = scope.names, checked.bindings
     for node in A.names(cell.formula.expr):
-        key = resolve_name(checked, node, scope, origin, imported)
-        if key is not None:
-            found[key] = None
+        key = local.get(node.name) if node.alias is None else None   # a cell of the sheet itself: inline
+        if key is None:
+            key = resolve_name(checked, node, scope, origin, imported)
+            if key is None:
+                continue
+        else:
+            bindings[node] = key
+        found[key] = None
     return tuple(found)
 
 

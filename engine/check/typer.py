@@ -30,17 +30,29 @@ class Typer(CallRules):
         self.checked = checked   # written as the formulas are typed; frozen when done
         self.origin = Origin("", 1, 1)
         self.scope: Scope | None = None
-        self.text = ""
+        self._text: str | None = ""
+        self._written = ""   # the formula as written, whose body `text` is
         self.key: str | None = None   # the cell being typed (None for where/require/goal)
         self.draws = 0
         self.sampling_calls = 0   # draws and reductions typed in the current formula
+
+    @property
+    def text(self) -> str:
+        """The formula's body as written (diagnostics quote it), found only when one needs it."""
+        if self._text is None:
+            self._text = formula_body(self._written)[0]
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
 
     # -- cells ------------------------------------------------------------
     def check_cell(self, cell: Cell, deps: tuple[str, ...]) -> CheckedCell:
         if cell.formula is None:
             return CheckedCell(None, deps, ok=False)
         spec = cell.set_by or cell.spec
-        self.origin, self.scope, self.text = spec.origin, cell.formula_scope, formula_body(spec.text)[0]
+        self.origin, self.scope, self._text, self._written = spec.origin, cell.formula_scope, None, spec.text
         self.key, self.draws, self.sampling_calls = cell.key, 0, 0
         try:
             typ = self.formula_type(cell.formula)
@@ -113,15 +125,20 @@ class Typer(CallRules):
         return typ
 
     def _type_of(self, node: A.Node) -> Type:
-        if isinstance(node, A.Number):
-            return Type("number", self.unit_dims(node.unit, node.unit_span, self.number_text(node)))
-        if isinstance(node, A.Bool):
+        # the exact class, most frequent first (the node classes are final): this runs for every
+        # node of every formula, and an isinstance chain was a tenth of checking a large sheet
+        cls = type(node)
+        if cls is A.Name:
+            return self.name_type(node)   # type: ignore[arg-type]
+        if cls is A.Binary:
+            return self.binary_type(node)   # type: ignore[arg-type]
+        if cls is A.Number:
+            return self.number_type(node)   # type: ignore[arg-type]
+        if cls is A.Bool:
             return BOOL
-        if isinstance(node, A.Array):
-            return self.array_type(node)
-        if isinstance(node, A.Name):
-            return self.name_type(node)
-        if isinstance(node, A.Unary):
+        if cls is A.Array:
+            return self.array_type(node)   # type: ignore[arg-type]
+        if cls is A.Unary:
             operand = self.type_of(node.operand)
             if node.op == "not":
                 self.need_bool(operand, node.operand, "not")
@@ -132,7 +149,16 @@ class Typer(CallRules):
             return self.binary_type(node)
         return self.call_type(node)
 
-    def unit_dims(self, unit: str | None, span: tuple[int, int] | None, number: str = "2"):
+    def number_type(self, node: A.Number) -> Type:
+        """A literal's type: one Type per unit spelling (a sheet writes the same few units thousands of times)."""
+        typ = _LITERAL_TYPES.get(node.unit)
+        if typ is None:
+            typ = Type("number", self.unit_dims(node.unit, node.unit_span, node))
+            if len(_LITERAL_TYPES) < 4096:   # bounded, as parse_unit's own cache
+                _LITERAL_TYPES[node.unit] = typ
+        return typ
+
+    def unit_dims(self, unit: str | None, span: tuple[int, int] | None, number: A.Number | None = None):
         if unit is None:
             return DIMENSIONLESS
         try:
@@ -140,7 +166,8 @@ class Typer(CallRules):
         except UnitError as e:
             hint = e.hint
             if hint is None and unit.isidentifier():   # perhaps a cell: `3 n` for 3 * n
-                hint = f"multiplication is written with '*': {number} * {unit}"
+                written = self.number_text(number) if number is not None else "2"
+                hint = f"multiplication is written with '*': {written} * {unit}"
             assert span is not None
             start = span[0] + e.offset
             self.fail("E-UNIT", e.message, (start, start + max(e.length, 1)), hint)
@@ -247,15 +274,28 @@ class Typer(CallRules):
         return A.to_text(node)
 
     def binary_type(self, node: A.Binary) -> Type:
-        def combine(link: A.Binary, lt: Type, rt: Type) -> Type:
-            typ = self.combine(link, lt, rt)
-            self.checked.node_types[link] = typ   # every operator of the run, for the compiler
-            return typ
-        # a flat run (a + b + … + z) in a loop: only real nesting recurses
-        return A.fold_run(node, self.type_of, combine)
+        # a flat run (a + b + … + z) in a loop: only real nesting recurses (A.fold_run, inlined:
+        # this is the checker's hottest loop)
+        first, links = A.unroll(node)
+        type_of, node_types = self.type_of, self.checked.node_types
+        typ = type_of(first)
+        for link in links:
+            right = type_of(link.right)
+            typ = self.combine(link, typ, right)
+            node_types[link] = typ   # every operator of the run, for the compiler
+        return typ
 
     def combine(self, node: A.Binary, lt: Type, rt: Type) -> Type:
         op = node.op
+        if lt.length is None and rt.length is None and lt.kind == "number" and rt.kind == "number":
+            # two scalar numbers, the common case: the rules below without their general checks
+            if op in ("+", "-"):
+                if lt.dims == rt.dims:
+                    return lt   # Type("number", lt.dims, None) is lt
+            elif op == "*":
+                return _number_type(multiply(lt.dims, rt.dims))
+            elif op == "/":
+                return _number_type(divide(lt.dims, rt.dims))
         if op in ("and", "or"):
             self.need_bool(lt, node.left, op)
             self.need_bool(rt, node.right, op)
@@ -295,6 +335,19 @@ class Typer(CallRules):
         if value is not None:
             self.checked.constants[node] = value
         return value
+
+
+_LITERAL_TYPES: dict[str | None, Type] = {}   # a literal's unit as written -> its type (Typer.number_type)
+_NUMBER_TYPES: dict[tuple, Type] = {}         # dimensions -> the scalar number type of them
+
+
+def _number_type(dims: tuple) -> Type:
+    typ = _NUMBER_TYPES.get(dims)
+    if typ is None:
+        typ = Type("number", dims)
+        if len(_NUMBER_TYPES) < 4096:
+            _NUMBER_TYPES[dims] = typ
+    return typ
 
 
 def _written_type(checked: Draft, cell: Cell) -> Type | None:

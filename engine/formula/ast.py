@@ -124,20 +124,28 @@ def names(node: Node) -> list[Name]:
     """Every cell reference in a tree, in reading order (iterative: trees may be deep)."""
     found: list[Name] = []
     stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, Name):
-            found.append(current)
-        stack.extend(reversed(children(current)))
+    pop, push = stack.pop, stack.append
+    while stack:   # by exact class (the node classes are final): every cell's formula is walked so
+        current = pop()
+        cls = type(current)
+        if cls is Name:
+            found.append(current)   # type: ignore[arg-type]
+        elif cls is Binary:
+            push(current.right)   # type: ignore[union-attr]
+            push(current.left)   # type: ignore[union-attr]
+        elif cls is Call or cls is Array or cls is Unary:
+            stack.extend(reversed(children(current)))
     return found
 
 
 CHAINS = ({"+", "-"}, {"*", "/"}, {"and"}, {"or"})   # operators that parse as one flat, left-to-right run
+_CHAIN_OF = {op: i for i, ops in enumerate(CHAINS) for op in ops}
 
 
 def same_chain(node: Node, op: str) -> bool:
     """Whether `node` continues a flat run of `op` (`a + b - c` is one run, left-deep in the tree)."""
-    return isinstance(node, Binary) and any(op in ops and node.op in ops for ops in CHAINS)
+    chain = _CHAIN_OF.get(op)
+    return chain is not None and type(node) is Binary and _CHAIN_OF.get(node.op) == chain  # type: ignore[union-attr]
 
 
 def unroll(node: Binary) -> tuple[Node, list[Binary]]:

@@ -40,68 +40,93 @@ class LexError(Exception):
         self.hint = hint
 
 
-# The common tokens in one regular expression (tokenizing is a third of loading a
-# large sheet's formulas); each group takes exactly what the character loop below
-# would take, and anything else (non-ASCII names, `.5`, exponents, `1_000`, `5e`)
-# still goes through that loop. `\s` is str.isspace and `\w` is str.isalnum or `_`.
-_COMMON = re.compile(r"(\s+)|([A-Za-z_]\w*)|([0-9]+(?:\.[0-9]*)?)(?![0-9_.eE])"
-                     r"|(->|\*\*|<=|>=|==|!=|[-+*/^<>(),\[]|\.(?![0-9]))")
-_NOTHING = re.compile(r"(?!)")
+# The common tokens in one regular expression, scanned with finditer (tokenizing was
+# a third of loading a large sheet's formulas): each group takes exactly what the
+# character loop (`_one_token`) would take, and anything else (non-ASCII names, `.5`,
+# exponents, `1_000`, `5e`, a unit with `*`, `/` or `^`, a unit before `(`, `5 or b`)
+# is left to that loop, one token, after which the scan resumes. `\s` is str.isspace
+# and `\w` is str.isalnum or `_`. A unit is taken here only where `_scan_unit` would
+# end it: before a blank, `)`, `]`, `,`, an operator character that cannot continue a
+# unit, or the end.
+_U_START = "A-Za-z_%‰μµ°Ω"
+_UNIT = rf"[{_U_START}][{_U_START}0-9]*(?=[\s)\],+\-<>=!]|\Z)"
+_SCAN = re.compile(
+    r"\s*(?:(\Z)"                                                     # 1 the end (after blanks)
+    r"|([A-Za-z_]\w*)"                                                # 2 a name or keyword
+    r"|([0-9]+(?:\.[0-9]*)?)(?![0-9_.eE])"                            # 3 a number ...
+    rf"(?: ?(?!(?:and|or|not|true|false)(?=[\s)\],+\-<>=!]|\Z))({_UNIT})"  # 4 ... with its unit
+    rf"|(?! ?[{_U_START}]))"                                          #   ... or plainly none
+    rf"|(\*\*|<=|>=|==|!=|[+*/^<>(),\[]|-(?!>)|\.(?![0-9])|\](?! ?[{_U_START}]))"  # 5 an operator
+    rf"|->( *)({_UNIT})"                                              # 6, 7 `->` and its unit
+    r"|())"                                                           # 8 anything else: the loop
+)
+_new_token = tuple.__new__   # Token(...) without its Python-level __new__: one per token of every formula
 
 
 def tokenize(text: str, common_tokens: bool = True) -> list[Token]:
     """`common_tokens=False` takes the character loop for everything (tests compare the two)."""
     tokens: list[Token] = []
+    append = tokens.append
     i, n = 0, len(text)
-    common = _COMMON.match if common_tokens else _NOTHING.match
     while i < n:
-        match = common(text, i)
-        if match is not None:
-            group, end = match.lastindex, match.end()
-            if group == 2:
-                word = match.group(2)
-                tokens.append(Token("KEYWORD" if word in RESERVED else "NAME", word, i, end))
-                i = end
-            elif group == 3:
-                tokens.append(Token("NUMBER", match.group(3), i, end))
-                i = _maybe_unit(text, end, tokens)
-            elif group == 4:
-                op = match.group(4)
-                tokens.append(Token("OP", op, i, end))
-                i = _arrow_unit(text, end, tokens) if op == "->" else end
-            else:
-                i = end
-            continue
-        c = text[i]
-        if c.isspace():
-            i += 1
-            continue
-        if _is_digit(c) or (c == "." and i + 1 < n and _is_digit(text[i + 1])):
-            end = _scan_number(text, i)
-            tokens.append(Token("NUMBER", text[i:end], i, end))
-            i = _maybe_unit(text, end, tokens)
-            continue
-        if c.isalpha() or c == "_":
-            end = i + 1
-            while end < n and (text[end].isalnum() or text[end] == "_"):
-                end += 1
-            word = text[i:end]
-            tokens.append(Token("KEYWORD" if word in RESERVED else "NAME", word, i, end))
-            i = end
-            continue
-        for op in OPERATORS:
-            if text.startswith(op, i):
-                tokens.append(Token("OP", op, i, i + len(op)))
-                i += len(op)
-                if op == "]":
-                    i = _maybe_unit(text, i, tokens)
-                elif op == "->":
-                    i = _arrow_unit(text, i, tokens)
+        if common_tokens:
+            for match in _SCAN.finditer(text, i):
+                group = match.lastindex
+                if group == 2:
+                    word = match.group(2)
+                    append(_new_token(Token, ("KEYWORD" if word in RESERVED else "NAME", word, *match.span(2))))
+                elif group == 5:
+                    append(_new_token(Token, ("OP", match.group(5), *match.span(5))))
+                elif group == 3:
+                    append(_new_token(Token, ("NUMBER", match.group(3), *match.span(3))))
+                elif group == 4:
+                    append(_new_token(Token, ("NUMBER", match.group(3), *match.span(3))))
+                    append(_new_token(Token, ("UNIT", match.group(4), *match.span(4))))
+                elif group == 7:
+                    start = match.start(6) - 2
+                    append(_new_token(Token, ("OP", "->", start, start + 2)))
+                    append(_new_token(Token, ("UNIT", match.group(7), *match.span(7))))
+                elif group == 1:
+                    i = n
+                    break
+                else:   # the loop takes this one token
+                    i = match.start(8)
+                    break
+            if i >= n:
                 break
-        else:
-            raise LexError(f"unexpected character {c!r}", i, i + 1)
+        i = _one_token(text, i, tokens)
     tokens.append(Token("END", "", n, n))
     return tokens
+
+
+def _one_token(text: str, i: int, tokens: list[Token]) -> int:
+    """The character loop: the token at `i` (and a unit after it) appended, or blanks skipped;
+    where the scan goes on."""
+    n = len(text)
+    c = text[i]
+    if c.isspace():
+        return i + 1
+    if _is_digit(c) or (c == "." and i + 1 < n and _is_digit(text[i + 1])):
+        end = _scan_number(text, i)
+        tokens.append(Token("NUMBER", text[i:end], i, end))
+        return _maybe_unit(text, end, tokens)
+    if c.isalpha() or c == "_":
+        end = i + 1
+        while end < n and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        word = text[i:end]
+        tokens.append(Token("KEYWORD" if word in RESERVED else "NAME", word, i, end))
+        return end
+    for op in OPERATORS:
+        if text.startswith(op, i):
+            tokens.append(Token("OP", op, i, i + len(op)))
+            i += len(op)
+            if op == "]":
+                i = _maybe_unit(text, i, tokens)
+            elif op == "->":
+                i = _arrow_unit(text, i, tokens)
+            return i
+    raise LexError(f"unexpected character {c!r}", i, i + 1)
 
 
 def _scan_number(text: str, i: int) -> int:

@@ -1,4 +1,4 @@
-"""The lexer's regular expression for common tokens (lexer._COMMON) must cut
+"""The lexer's regular expression for common tokens (lexer._SCAN) must cut
 every text exactly as its character loop does: same tokens, or the same error;
 and the parser's shortcut past the logic levels must change no tree."""
 from __future__ import annotations
@@ -14,7 +14,8 @@ from supersheet.engine.formula.parser import ParseError, parse_formula
 
 PIECES = list("0123456789.eE_ +-*/^()[],<>=!abgsGBKiMm%μ·²\u00a0\t\n") + [
     "and ", "or ", "not ", "true", "gpu.", "max(", "GB/s", "->", "**", "é", "x²", "1_000", ".5", "5.", "1e3", "2e",
-    "] GB", "-> 45*min", "KiB/token"]
+    "] GB", "-> 45*min", "KiB/token", "-> GB", "->GiB", " MB", "GB(", "°C", "Ω", "‰", "µs", "or", " true", "\r",
+    "-> ", "1 ", "in3", "]"]
 
 
 def _cut(text: str, common_tokens: bool) -> object:
