@@ -155,8 +155,6 @@ def solve(args: argparse.Namespace) -> int:
 
 
 def choose(args: argparse.Namespace) -> int:
-    import json
-
     from supersheet.goals import AxisError, rank_choice
     from supersheet.sweeps import render_table
     check_on(args)
@@ -172,12 +170,7 @@ def choose(args: argparse.Namespace) -> int:
     except AxisError as e:
         raise axis_error(e) from None
     if args.format == "json":
-        document = {"choice": args.name, "objective": choice.objective,
-                    "direction": "minimize" if choice.minimize else "maximize",
-                    "answer": choice.answer, "ranked": choice.ranked, "excluded": choice.excluded}
-        if choice.top is not None:
-            document.update({"top": choice.top, "feasible": choice.feasible, "excluded_by_reason": choice.reasons})
-        print(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+        print(choice.to_json())
         return EXIT_OK if choice.answer else EXIT_FINDING
     import polars as pl
     fmt = "markdown" if args.format == "markdown" else "text"

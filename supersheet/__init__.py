@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .compare import Diff, diff
     from .errors import RequestError, SheetError
     from .quantities import Share, Spread
-    from .results import SweepResult
+    from .results import Rows, SweepResult
     from .scenarios import Choice, Range, Solution
     from .sheet import Sheet, load, range
     from .units import registry
@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 # (supersheet.cli), whose `calc` and `check` should not pay for this API's imports (NumPy among them).
 _HOME = {"Diff": "compare", "diff": "compare", "SheetError": "errors", "RequestError": "errors", "Choice": "scenarios", "Range": "scenarios",
          "Solution": "scenarios", "Sheet": "sheet", "load": "sheet", "range": "sheet", "Share": "quantities",
-         "Spread": "quantities", "SweepResult": "results", "registry": "units"}
+         "Spread": "quantities", "Rows": "results", "SweepResult": "results", "registry": "units"}
 
-__all__ = ["Choice", "Diff", "Range", "RequestError", "Share", "Sheet", "SheetError", "Solution", "Spread", "SweepResult", "diff", "load",
+__all__ = ["Choice", "Diff", "Range", "RequestError", "Rows", "Share", "Sheet", "SheetError", "Solution", "Spread", "SweepResult", "diff", "load",
            "range", "registry"]
 
 

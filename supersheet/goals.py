@@ -24,7 +24,11 @@ if TYPE_CHECKING:
 
     from .sheet import Sheet
 
-__all__ = ["AxisError", "Ranking", "SolveError", "Solved", "rank_choice", "solve_goal", "solve_named", "solve_names"]
+__all__ = ["CHOOSE_SCHEMA", "SOLVE_SCHEMA", "AxisError", "Ranking", "SolveError", "Solved", "rank_choice", "solve_goal",
+           "solve_named", "solve_names"]
+
+SOLVE_SCHEMA = "supersheet-solve/1"     # the JSON schema of `solve --format json` (supersheet/schemas/)
+CHOOSE_SCHEMA = "supersheet-choose/1"   # the JSON schema of `choose --format json` (supersheet/schemas/)
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,7 @@ class Solved:
         solution, shown = self.solution, self.shown()
         if format == "json":
             import json
-            return json.dumps({"solve": self.name, "goal": solution.goal, "vary": solution.key,
+            return json.dumps({"schema": SOLVE_SCHEMA, "solve": self.name, "goal": solution.goal, "vary": solution.key,
                                "solution": {"name": solution.key, "value": shown.value, "unit": shown.unit,
                                             "display": shown.text},
                                "cells": [cell_record(self.workbook, solution.scenario, c)
@@ -118,6 +122,25 @@ class Ranking:
     def answer(self) -> dict[str, Any] | None:
         """The best feasible row, or None when no row is feasible."""
         return self.ranked[0] if self.ranked else None
+
+    def to_json(self) -> str:
+        """As `supersheet choose --format json` prints it (the schema `supersheet-choose/1`):
+        the rows keyed by their files' headers (`all_done [ms]`), values in display units."""
+        import json
+
+        from supersheet.engine.scenarios.output import json_number
+
+        def rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:   # inf as "inf", as the sweep's JSON
+            return [{k: json_number(v) for k, v in row.items()} for row in items]
+
+        ranked = rows(self.ranked)
+        document: dict[str, Any] = {
+            "schema": CHOOSE_SCHEMA, "choice": self.name, "objective": self.objective,
+            "direction": "minimize" if self.minimize else "maximize",
+            "answer": ranked[0] if ranked else None, "ranked": ranked, "excluded": rows(self.excluded)}
+        if self.top is not None:
+            document.update({"top": self.top, "feasible": self.feasible, "excluded_by_reason": self.reasons})
+        return json.dumps(document, indent=2, ensure_ascii=False, default=str)
 
 
 @engine_problems()

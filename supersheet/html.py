@@ -67,7 +67,7 @@ def choice_html(choice: Choice) -> str:
     """A choice: the feasible rows ranked (the answer first), then why the others were excluded."""
     direction = "minimize" if choice.minimize else "maximize"
     caption = f"{choice.name}: {direction} {choice.objective} ({choice.feasible:,} feasible)"
-    headers, rows = frame_rows(choice.ranked)
+    headers, rows = frame_rows(choice.ranked.headed())
     reasons = [(f"{count:,} excluded: {reason}",) + ("",) * (len(headers) - 1) for reason, count in choice.reasons.items()]
     sections = [("excluded", reasons)] if reasons and headers else []
     return table(headers or ["no feasible row"], rows, caption, sections)

@@ -1,6 +1,7 @@
-"""A sweep's rows for Python: a Polars frame with plain column names, and its units beside it.
+"""Rows for Python (a sweep's, a choice's ranked and excluded rows): a Polars frame with plain
+column names, and its units beside it.
 
-The files a sweep writes head their columns `name [unit]` (CSV has nowhere else to
+The files a sweep or a choice writes head their columns `name [unit]` (CSV has nowhere else to
 keep a unit); in Python the unit is data, not part of a name: `frame["kv_per_card"]`,
 `units["kv_per_card"] == "GB"`. The frame's values are in those display units, as
 `supersheet sweep` prints them. `to_arrow()` puts each unit in its Arrow field's
@@ -10,7 +11,7 @@ them, in `DataFrame.attrs["units"]`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Self
 
 from supersheet.engine.expect.assume import OUTSIDE_HEADER
 from supersheet.engine.present.headers import ERROR_UNIT, split_header
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class SweepResult:
-    """The rows of a sweep: `frame` (a `polars.DataFrame` whose columns are the plain cell
+class Rows:
+    """Rows of cells: `frame` (a `polars.DataFrame` whose columns are the plain cell
     names: `context`, `max_sessions`, `x p95`, `x [error]` for a cell's error codes,
     `outside [assumptions]`), `units` (column name -> display unit, for the columns that
     have one) and `headers` (column name -> its header in the files: `context [token]`)."""
@@ -35,7 +36,7 @@ class SweepResult:
     headers: Mapping[str, str]
 
     @classmethod
-    def from_headed(cls, frame: pl.DataFrame) -> SweepResult:
+    def from_headed(cls, frame: pl.DataFrame) -> Self:
         """A frame headed `name [unit]` (as the files write it), split into names and units."""
         units: dict[str, str] = {}
         headers: dict[str, str] = {}
@@ -103,7 +104,11 @@ class SweepResult:
         return self.headed()._repr_html_()
 
     def __repr__(self) -> str:
-        return f"<SweepResult {self.frame.height} rows: {', '.join(self.headers.values())}>"
+        return f"<{type(self).__name__} {self.frame.height} rows: {', '.join(self.headers.values())}>"
+
+
+class SweepResult(Rows):
+    """The rows of a sweep (`Sheet.sweep`), as `supersheet sweep` writes them."""
 
 
 def _pint_pandas_unusable() -> str | None:

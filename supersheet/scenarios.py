@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from supersheet.engine.present.headers import EXCLUDED_HEADER
 from supersheet.engine.scenarios.axes import AxisError, axis_cell, import_axis, range_axis, value_axis
 
 from .errors import SheetError, from_engine
 from .quantities import literal_text, python_value
-from .results import SweepResult
+from .results import Rows, SweepResult
 from .sheet import solved_sheet
 
 if TYPE_CHECKING:
@@ -139,22 +140,28 @@ def solve(sheet: Sheet, name: str) -> Solution:
 
 @dataclass(frozen=True)
 class Choice:
-    """A choice's result: feasible rows ranked by the objective (best first), and the
-    rows a requirement excluded, as `supersheet choose` prints them (display units,
-    `name [unit]` headers)."""
+    """A choice's result, as `supersheet choose` ranks it: the feasible rows ranked by the
+    objective (best first) and the rows a requirement excluded (with `excluded because`),
+    each a `Rows` like a sweep's: `.frame` under plain cell names, `.units` beside it
+    (`name [unit]` headers only in `.headed()` and the files)."""
 
     name: str
     objective: str
     minimize: bool
-    ranked: pl.DataFrame
-    excluded: pl.DataFrame
+    ranked: Rows
+    excluded: Rows
     feasible: int
     reasons: dict[str, int] = field(default_factory=dict)
 
     @property
     def answer(self) -> dict[str, Any] | None:
-        """The best feasible row, or None when no row is feasible."""
-        return self.ranked.row(0, named=True) if self.ranked.height else None
+        """The best feasible row (plain names, display units), or None when no row is feasible."""
+        return self.ranked.frame.row(0, named=True) if self.ranked.height else None
+
+    @property
+    def units(self) -> dict[str, str]:
+        """Column name -> display unit, for the ranked and the excluded rows alike."""
+        return {**self.excluded.units, **self.ranked.units}
 
     def __repr__(self) -> str:
         direction = "minimize" if self.minimize else "maximize"
@@ -168,12 +175,20 @@ class Choice:
 
 def choose(sheet: Sheet, name: str, top: int | None = None, show: list[str] | None = None,
            on: str = "local", address: str | None = None) -> Choice:
-    import polars as pl
-
     from .goals import rank_choice
     try:
         ranking = rank_choice(sheet, name, top, show, on, address)
     except AxisError as e:
         raise from_engine(e) from None
-    return Choice(name, ranking.objective, ranking.minimize, pl.DataFrame(ranking.ranked),
-                  pl.DataFrame(ranking.excluded), ranking.feasible or len(ranking.ranked), ranking.reasons)
+    headers = list(dict.fromkeys(k for row in ranking.ranked + ranking.excluded for k in row))
+    ranked = _rows(ranking.ranked, [h for h in headers if h != EXCLUDED_HEADER])
+    return Choice(name, ranking.objective, ranking.minimize, ranked, _rows(ranking.excluded, headers),
+                  ranking.feasible or len(ranking.ranked), ranking.reasons)
+
+
+def _rows(rows: list[dict[str, Any]], headers: list[str]) -> Rows:
+    """A choice's rows (dicts keyed by the files' headers) as `Rows`, with every column even
+    when there is no row (a choice with no feasible row still says what it would have shown)."""
+    import polars as pl
+    frame = pl.DataFrame(rows) if rows else pl.DataFrame({h: [] for h in headers})
+    return Rows.from_headed(frame)

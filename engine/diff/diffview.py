@@ -8,6 +8,8 @@ from dataclasses import asdict
 from supersheet.engine.base.diagnostics import SourceCache, render
 from supersheet.engine.diff.diff import Change, SheetDiff
 
+DIFF_SCHEMA = "supersheet-diff/1"   # the JSON schema of `diff --format json` (supersheet/schemas/)
+
 SECTIONS = (
     ("results", "results changed"),
     ("checks", "checks flipped"),
@@ -156,4 +158,4 @@ def render_json(diffs: list[SheetDiff]) -> str:
         data["differs"] = diff.differs
         data["invalid"] = diff.invalid
         return data
-    return json.dumps([sheet(d) for d in diffs], indent=2, ensure_ascii=False) + "\n"
+    return json.dumps({"schema": DIFF_SCHEMA, "sheets": [sheet(d) for d in diffs]}, indent=2, ensure_ascii=False) + "\n"

@@ -8,6 +8,7 @@ from the header. Keeping both directions in one module keeps them in step.
 from __future__ import annotations
 
 ERROR_UNIT = "error"    # the "unit" of a cell's error column: `step [error]`
+EXCLUDED_HEADER = "excluded because"   # the column of a choice's excluded rows that says why
 
 
 def header(name: str, unit: str | None = None) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from supersheet.engine.compile.evaluate import Scenario
 from supersheet.engine.formula import ast as A
 from supersheet.engine.load.specs import ChoiceBlock, Expression
-from supersheet.engine.present.headers import header, is_error_header
+from supersheet.engine.present.headers import EXCLUDED_HEADER, header, is_error_header
 from supersheet.engine.present.present import display_unit, unit_factor
 from supersheet.engine.scenarios.axes import AxisError, rebind
 from supersheet.engine.scenarios.expression import Bound
@@ -81,13 +81,13 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: Sequence[Expressi
     factor, objective_header = unit_factor(objective_unit), header(goal.text, objective_unit)
 
     def shown(row: ChoiceRow) -> ChoiceRow:
-        values = {k: v for k, v in row.values.items() if k != "excluded because"}
+        values = {k: v for k, v in row.values.items() if k != EXCLUDED_HEADER}
         for alias in grid.import_axes and [a.name for a in grid.import_axes]:   # paths as the user types them
             if isinstance(values.get(alias), str):
                 values[alias] = _relative(values[alias])
         values[objective_header] = None if row.objective is None else row.objective / factor
-        if "excluded because" in row.values:
-            values["excluded because"] = row.values["excluded because"]
+        if EXCLUDED_HEADER in row.values:
+            values[EXCLUDED_HEADER] = row.values[EXCLUDED_HEADER]
         return replace(row, values=values)
 
     ranked, excluded = [shown(r) for r in tally.ranked], [shown(r) for r in tally.excluded]

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from supersheet.engine.expect.assume import OUTSIDE_HEADER
+from supersheet.engine.present.headers import EXCLUDED_HEADER
 from supersheet.engine.scenarios.expression import Bound
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sweep import Plan
@@ -76,19 +77,19 @@ def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bou
     value = pl.col(OBJECTIVE)
     reason = reason.when(value.is_null() | value.cast(pl.Float64).is_nan()).then(pl.lit(f"{goal.text} is an error value"))
     keep = [c for c in frame.columns if not c.startswith("__req") and c != OUTSIDE_HEADER]
-    frame = frame.with_columns(reason.otherwise(pl.lit(None, pl.String)).alias("excluded because"))
+    frame = frame.with_columns(reason.otherwise(pl.lit(None, pl.String)).alias(EXCLUDED_HEADER))
     tally = Tally()
     objectives = frame[OBJECTIVE].drop_nulls()
     tally.first_objective = float(objectives[0]) if len(objectives) else None
-    feasible = frame.filter(pl.col("excluded because").is_null()).select(keep)
+    feasible = frame.filter(pl.col(EXCLUDED_HEADER).is_null()).select(keep)
     tally.feasible = feasible.height
     best = feasible.sort(OBJECTIVE, descending=not minimize, maintain_order=True)
     tally.ranked = _rows(best if top is None else best.head(top))
-    excluded = frame.filter(pl.col("excluded because").is_not_null())
-    counts = excluded.group_by("excluded because", maintain_order=True).len()
-    tally.reasons = dict(zip(counts["excluded because"].to_list(), counts["len"].to_list()))
+    excluded = frame.filter(pl.col(EXCLUDED_HEADER).is_not_null())
+    counts = excluded.group_by(EXCLUDED_HEADER, maintain_order=True).len()
+    tally.reasons = dict(zip(counts[EXCLUDED_HEADER].to_list(), counts["len"].to_list()))
     if top is None:
-        tally.excluded = _rows(excluded.select(keep + ["excluded because"]))
+        tally.excluded = _rows(excluded.select(keep + [EXCLUDED_HEADER]))
     return tally
 
 

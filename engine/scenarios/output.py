@@ -77,7 +77,7 @@ def frame_cells(frame: pl.DataFrame, digits: int = 4) -> list[list[dict]]:
                 if value is not None:
                     errors[name] = value
                 continue
-            cells[name] = {"name": name, "value": _json_number(value), "unit": unit,
+            cells[name] = {"name": name, "value": json_number(value), "unit": unit,
                            "display": _cell_text(value, digits) + (f" {unit}" if unit and value is not None else "")}
         for name, code in errors.items():
             if name in cells:
@@ -87,7 +87,8 @@ def frame_cells(frame: pl.DataFrame, digits: int = 4) -> list[list[dict]]:
     return rows
 
 
-def _json_number(value: object) -> object:
+def json_number(value: object) -> object:
+    """A value as JSON can hold it: an infinity as "inf"/"-inf", NaN as null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
     return value

@@ -65,12 +65,37 @@ def test_solve_gives_the_cli_solution(run_cli):
 
 
 def test_choose_gives_the_cli_ranking(run_cli):
-    choice = ss.load(PARTITION).choose("four_sessions_128k_130ms")
-    cli = json.loads(run_cli("choose", str(PARTITION), "four_sessions_128k_130ms", "--format", "json").out)
-    assert choice.answer == cli["answer"]
-    assert choice.ranked.to_dicts() == cli["ranked"]
-    assert choice.excluded.to_dicts() == cli["excluded"]
+    choice = ss.load(PARTITION).choose("four_sessions_128k_130ms", show=["all_done"])
+    cli = json.loads(run_cli("choose", str(PARTITION), "four_sessions_128k_130ms", "--show", "all_done",
+                             "--format", "json").out)
+    assert choice.ranked.headed().to_dicts() == cli["ranked"]
+    assert choice.excluded.headed().to_dicts() == cli["excluded"]
     assert choice.minimize and choice.objective == cli["objective"]
+    # the frames are a sweep's shape: plain names, the units beside them, headers only in files
+    assert choice.ranked.frame.columns == ["tp", "all_done", "cost_per_on_time"]
+    assert choice.excluded.frame.columns == ["tp", "all_done", "cost_per_on_time", "excluded because"]
+    assert choice.units == {"all_done": "ms", "cost_per_on_time": "GPU*s/session"}
+    assert choice.answer == {"tp": 2.0, "all_done": cli["answer"]["all_done [ms]"],
+                             "cost_per_on_time": cli["answer"]["cost_per_on_time [GPU*s/session]"]}
+    assert choice.ranked.to_arrow().schema.field("all_done").metadata == {b"unit": b"ms"}
+    assert choice.excluded.to_pandas(pint=False).attrs["units"]["cost_per_on_time"] == "GPU*s/session"
+
+
+def test_a_choice_with_no_feasible_row_keeps_its_columns(write_sheet):
+    path = write_sheet("""
+        cells:
+          n: 1
+          t: = n * 2 s
+          ok: = n > 5
+        choose:
+          best:
+            vary: {n: [1, 2]}
+            require: [ok]
+            minimize: t
+    """)
+    choice = ss.load(path).choose("best")
+    assert choice.answer is None and choice.ranked.height == 0 and choice.excluded.height == 2
+    assert choice.ranked.frame.columns == ["n", "t"] and choice.units == {"t": "s"}
 
 
 def test_diff_reports_the_input_and_the_results_that_changed(run_cli):

@@ -220,7 +220,7 @@ def test_an_expectation_of_an_uncertain_cell_whose_samples_are_all_errors_reads_
     _no_number_words(result.out + result.err)
     other = write_sheet("cells:\n  a: 1\n", name="other.yaml")
     diff = run_cli("diff", str(other), str(path), "--format", "json")
-    (sheet,) = json.loads(diff.out)
+    (sheet,) = json.loads(diff.out)["sheets"]
     assert [(c["name"], c["new"]) for c in sheet["expectations"]] == [("v", "#NUM"), ("p95(v)", "#NUM")]
     _no_number_words(diff.out)
 

@@ -117,3 +117,43 @@ def test_an_error_column_exists_for_every_cell_that_can_hold_one_whatever_the_ro
     # the second sweep's rows hold no error (n is never 0), yet its schema keeps the column
     rows = pl.read_csv(io.StringIO(run_cli("sweep", str(path), "--vary", "n=-1,1", "--format", "csv").out))
     assert rows["r [error]"].null_count() == rows.height == 2
+
+
+PARTITION = REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"
+
+
+@pytest.mark.parametrize(("schema", "args"), [
+    ("solve", ["solve", str(REPO / "sheets/supernodes/6.6.2-in-flight-bandwidth.yaml"), "fill_the_path"]),
+    ("solve", ["solve", str(RUNNING), "--vary", "context", "--goal", "kv_per_card == 20 GB",
+               "--between", "1024token,1000000token"]),
+    ("solve", ["solve", str(REPO / "sheets/supernodes/6.4.2-ring-vs-tree.yaml"), "crossover"]),
+    ("choose", ["choose", str(PARTITION), "four_sessions_128k_130ms", "--show", "all_done"]),
+    ("choose", ["choose", str(PARTITION), "one_session_128k_50ms", "--top", "1"]),
+    ("diff", ["diff", "--base", str(REPO / "sheets/supernodes/6.4.2-ring-vs-tree-alpha-halved.yaml")]),
+    ("diff", ["diff", str(RUNNING), str(REPO / "sheets/supernodes/6.1.2-running-example-32k.yaml")]),
+])
+def test_every_json_output_names_its_schema_and_validates_against_it(run_cli, schema, args):
+    """solve, choose and diff name their schema as run and sweep do, and the package ships it."""
+    result = run_cli(*args, "--format", "json")
+    assert result.code in (0, 1), result.err
+    document = json.loads(result.out)
+    validator(schema).validate(document)
+    assert document["schema"] == f"supersheet-{schema}/1"
+    assert document.get("cells") or document.get("ranked") or document.get("sheets")
+
+
+def test_the_schemas_refuse_what_they_do_not_describe(run_cli):
+    """The schema files constrain: a cell record without its unit, or a choice whose direction is
+    neither, does not validate (so the test above could fail)."""
+    import jsonschema
+    solved = json.loads(run_cli("solve", str(REPO / "sheets/supernodes/6.6.2-in-flight-bandwidth.yaml"),
+                                "fill_the_path", "--format", "json").out)
+    del solved["cells"][0]["unit"]
+    with pytest.raises(jsonschema.ValidationError):
+        validator("solve").validate(solved)
+    chosen = json.loads(run_cli("choose", str(PARTITION), "four_sessions_128k_130ms", "--format", "json").out)
+    chosen["direction"] = "best"
+    with pytest.raises(jsonschema.ValidationError):
+        validator("choose").validate(chosen)
+    assert sorted(p.name for p in SCHEMAS.glob("*.json")) == ["choose-1.json", "diff-1.json", "run-1.json",
+                                                             "solve-1.json", "sweep-1.json"]

@@ -40,7 +40,7 @@ def test_variant_against_base_golden(capsys, in_root, snapshot, fmt: str) -> Non
 
 def test_variant_diff_content(capsys, in_root) -> None:
     _, out = run(capsys, "diff", "--base", VARIANT, "--format", "json")
-    (sheet,) = json.loads(out)
+    (sheet,) = json.loads(out)["sheets"]
     inputs = {c["name"]: c for c in sheet["inputs"]}
     assert inputs["context"]["old"] == "8192 token" and inputs["context"]["new"] == "32768 token"
     results = [c["name"] for c in sheet["results"]]
@@ -68,7 +68,7 @@ def test_renamed_cell_and_formula_change(capsys, tmp_path) -> None:
     new = _write(tmp_path / "new.yaml", "cells:\n  total_weights: 80 GB\n  cards: 8\n"
                                         "  per_card: = total_weights / cards\n")
     code, out = run(capsys, "diff", str(old), str(new), "--format", "json")
-    (sheet,) = json.loads(out)
+    (sheet,) = json.loads(out)["sheets"]
     assert [c["name"] for c in sheet["renamed"]] == ["weights -> total_weights"]
     assert not sheet["added"] and not sheet["removed"]
     assert [c["name"] for c in sheet["formulas"]] == ["per_card"]
@@ -91,7 +91,7 @@ def test_both_sides_invalid_exit_two(capsys, tmp_path) -> None:
     new = _write(tmp_path / "new.yaml", "cells:\n  a: 1 GB\n  b: = a + 2 s\n")
     code, out = run(capsys, "diff", str(old), str(new), "--format", "json")
     assert code == 2
-    (sheet,) = json.loads(out)
+    (sheet,) = json.loads(out)["sheets"]
     assert sheet["invalid"] and sheet["old_problems"] and sheet["new_problems"]
 
 
@@ -143,7 +143,7 @@ def test_rev_diff_reaches_every_importing_sheet(capsys, repo) -> None:
     _edit_bandwidth(repo)
     code, out = run(capsys, "diff", "--rev", "--format", "json")
     assert code == 1
-    by_name = {d["name"]: d for d in json.loads(out)}
+    by_name = {d["name"]: d for d in json.loads(out)["sheets"]}
     assert "sheets/hardware/h100-sxm.yaml" in by_name
     assert "sheets/supernodes/6.1.2-running-example.yaml" in by_name      # imports hgx, which imports the card
     assert "sheets/supernodes/6.1.2-running-example-32k.yaml" in by_name  # extends the running example
@@ -197,7 +197,7 @@ def test_rev_diff_fails_the_gate_on_added_and_removed_sheets(capsys, repo) -> No
     (repo / "sheets" / "models" / "qwen3-32b.yaml").unlink()
     code, out = run(capsys, "diff", "--rev", "--format", "json")
     assert code == 1
-    by_name = {d["name"]: d for d in json.loads(out)}
+    by_name = {d["name"]: d for d in json.loads(out)["sheets"]}
     added, removed = by_name["sheets/new.yaml"], by_name["sheets/models/qwen3-32b.yaml"]
     assert added["status"] == "added" and added["differs"]
     assert [c["name"] for c in added["added"]] == ["a", "b"] and added["added"][1]["new"] == "2 GB"

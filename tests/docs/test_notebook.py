@@ -77,5 +77,8 @@ def test_the_notebook_runs_and_shows_what_the_cli_shows(outputs, run_cli):
     assert f"message = {message['display']}" in outputs[6]["text"] and "<td>goal</td>" in outputs[6]["html"]
     choice = cli_json(run_cli, "choose", str(REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"),
                       "four_sessions_128k_130ms", "--show", "all_done")
-    assert outputs[7]["stdout"].strip() == str(choice["answer"])
+    answer, units = outputs[7]["stdout"].splitlines()
+    assert answer == str({header.split(" [")[0]: value for header, value in choice["answer"].items()})
+    assert units == "{'all_done': 'ms', 'cost_per_on_time': 'GPU*s/session'}"
+    assert "all_done [ms]" in choice["answer"] and "<th>all_done [ms]</th>" in outputs[7]["html"]
     assert outputs[7]["html"].startswith('<table class="supersheet"><caption>four_sessions_128k_130ms: minimize')

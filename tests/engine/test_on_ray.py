@@ -305,7 +305,8 @@ def test_choose_on_ray_shows_the_cells_asked_for(run_cli, ray_runtime, import_ax
     assert on_ray.out == local.out and "per_card [GB]" in local.out and "time [ms]" in local.out
     import supersheet as ss
     choice = ss.load(sheet).choose("cheapest", 5, show=["per_card"], on="ray")
-    assert "per_card [GB]" in choice.ranked.columns and choice.ranked.height == 5
+    assert "per_card" in choice.ranked.columns and choice.ranked.units["per_card"] == "GB"
+    assert choice.ranked.height == 5
 
 
 def test_the_api_sweeps_on_ray_as_it_does_locally(ray_runtime, import_axis_sheet):
