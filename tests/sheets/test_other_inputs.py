@@ -257,6 +257,8 @@ def test_q4_monte_carlo_compares_with_the_closed_form_at_its_own_batch() -> None
      {"one_server"}),
     ("supernodes/6.5.2-power-cooling.yaml", {"budget": "10 kW", "fixed_power": "15 kW"}, {"budget_covers_fixed"}),
     ("lessons/tp-allreduce-nvlink-vs-pcie.yaml", {"tp": "16"}, {"within_one_node"}),
+    ("supernodes/6.3.1-tp2-ep4-placement.yaml", {"tp": "3"}, {"whole_heads"}),
+    ("supernodes/6.3.1-tp2-ep4-placement.yaml", {"tp": "6"}, {"whole_heads"}),
 ])
 def test_leaving_the_model_is_reported(sheet: str, inputs: dict[str, str], violated: set[str]) -> None:
     from supersheet.engine.expect.assume import violations
@@ -415,7 +417,8 @@ def test_expert_blocks_on_cards_that_do_not_divide_the_experts(cards: int, ep_ca
     assert value(v, "experts_per_ep_card", "B") == pytest.approx(fullest)
 
 
-@pytest.mark.parametrize("loads", [[30000, 20000, 16000, 12000], [16384, 16384], [9000, 26400, 11200, 15040, 16480, 13152]])
+@pytest.mark.parametrize("loads", [[30000, 20000, 16000, 12000], [16384, 16384], [9000, 26400, 11200, 15040, 16480, 13152],
+                                   [500, 400, 300, 200, 100], [100, 100, 100], [100] * 7])
 def test_q9_takes_any_number_of_ranks(loads: list[int]) -> None:
     """One MoE layer over EP = len(loads) inside one HGX H100, from Q9's timeline: dispatch
     (alpha + remote share x 7,392 B per assignment over 450 GB/s NVLink), the experts'
@@ -426,11 +429,106 @@ def test_q9_takes_any_number_of_ranks(loads: list[int]) -> None:
     remote = (ranks - 1) / ranks
     expert_params = 3 * 7168 * 2048
     expert_bytes = expert_params + 3 * (7168 // 128) * (2048 // 128) * 4
-    weight_read = 256 / ranks * expert_bytes / 3350e9
     ends = []
-    for load in loads:
+    for rank, load in enumerate(loads):
+        experts = 256 // ranks + (1 if rank < 256 % ranks else 0)     # 256 over 6: 43, 43, 43, 43, 42, 42
+        weight_read = experts * expert_bytes / 3350e9
         dispatch = alpha + load * remote * 7392 / 450e9
         compute = max(weight_read, load * 2 * expert_params / 1978.9e12)
         ends.append(dispatch + compute + alpha + load * remote * 14336 / 450e9)
     assert value(v, "ranks") == ranks
     assert value(v, "completion", "us") == pytest.approx(max(ends) * 1e6, rel=1e-9)
+
+
+# -- equal groups were an assumption; the busiest group is a formula -----------
+
+@pytest.mark.parametrize("tp,ep", [(2, 4), (8, 1), (2, 3), (1, 5), (8, 7), (4, 6), (16, 3)])
+def test_tp_ep_placement_at_uneven_expert_groups(tp: int, ep: int) -> None:
+    """Qwen3-235B-A22B (94 layers, hidden 4096, 64/4 heads of 128, 128 experts of width 1536,
+    vocabulary 151936, BF16) on TP x EP: the busiest card holds ceil(128 / ep) experts and
+    ceil(1536 / tp) columns of each; every parameter is counted once per copy in the total."""
+    layers, hidden, heads, kv_heads, head_dim, experts, width, vocab = 94, 4096, 64, 4, 128, 128, 1536, 151936
+    v = evaluate("supernodes/6.3.1-tp2-ep4-placement.yaml", tp=str(tp), ep=str(ep))
+    expert = 3 * hidden * width
+    q_o, kv_proj, embed = 2 * hidden * heads * head_dim, 2 * hidden * kv_heads * head_dim, vocab * hidden
+    everywhere = layers * (2 * hidden + 2 * head_dim + hidden * experts) + hidden      # norms, router, final norm
+    kv_shards = min(tp, kv_heads)
+    busiest = (layers * math.ceil(experts / ep) * expert * math.ceil(width / tp) / width
+               + layers * q_o / tp + 2 * hidden * math.ceil(vocab / tp)
+               + layers * kv_proj / kv_shards + everywhere)
+    assert value(v, "experts_per_group") == math.ceil(experts / ep)
+    assert value(v, "per_card_weights", "GB") == pytest.approx(busiest * 2 / 1e9, rel=1e-12)
+    copies = max(tp, kv_heads) / kv_heads                                                 # of each KV head in a group
+    total = layers * experts * expert + ep * (layers * q_o + 2 * embed) + ep * copies * layers * kv_proj \
+        + tp * ep * everywhere
+    assert value(v, "total_weights", "GB") == pytest.approx(total * 2 / 1e9, rel=1e-12)
+    kv = 2 * layers * kv_heads * head_dim * 2 * 8192                                     # one 8192-token session
+    assert value(v, "kv_per_card", "B") == pytest.approx(kv / kv_shards, rel=1e-12)
+    assert value(v, "kv_total", "B") == pytest.approx(ep * copies * kv, rel=1e-12)
+    if experts % ep:
+        assert value(v, "per_card_weights", "GB") * tp * ep > value(v, "total_weights", "GB") - 1e-9
+
+
+@pytest.mark.parametrize("ep,hot_groups,batch", [(4, 1, 64), (4, 4, 64), (3, 3, 64), (5, 2, 64), (6, 4, 20),
+                                                  (3, 1, 3), (7, 8, 1000)])
+def test_batch_reuse_busiest_group_at_uneven_groups(ep: int, hot_groups: int, batch: int) -> None:
+    """128 experts, top-8: evenly covered, the group with the most active experts
+    (ceil(active / ep)) is the busiest; 8 hot experts over `hot_groups` groups put
+    ceil(8 / hot_groups) of them in one."""
+    hot_groups = min(hot_groups, ep)
+    v = evaluate("supernodes/6.3.2-batch-reuse.yaml", ep=str(ep), hot_groups=str(hot_groups), batch=f"{batch} token")
+    assignments = batch * 8
+    active = min(128, assignments)
+    assert value(v, "uniform_busiest_group") == pytest.approx(math.ceil(active / ep) * assignments / active)
+    assert value(v, "concentrated_busiest_group") == pytest.approx(math.ceil(8 / hot_groups) * assignments / 8)
+
+
+@pytest.mark.parametrize("ranks", [32, 24, 48, 60, 7])
+@pytest.mark.parametrize("batch", [512, 16384])
+def test_ep_skew_closed_forms_at_uneven_ranks(ranks: int, batch: int) -> None:
+    """DeepSeek-V3 (256 experts, top-8), 16 hot experts taking 30 %: the busiest rank is a
+    fullest one, ceil(256 / G) experts; perfect balance is the mean, 256 / G experts."""
+    v = evaluate("questions/q4-ep-skew.yaml", ep_ranks=str(ranks), batch=f"{batch} token", placement="1")
+    experts, hot, fullest = 256, 16, math.ceil(256 / ranks)
+    n, z = batch * 8, math.sqrt(2 * math.log(ranks))
+    p_hot, p_cold = 0.30 / hot, 0.70 / (experts - hot)
+
+    def skew(share: float) -> float:
+        return (n * share + z * math.sqrt(n * share * (1 - share))) / (n / ranks)
+    clustered = min(hot, fullest) * p_hot + (fullest - min(hot, fullest)) * p_cold
+    spread = math.ceil(hot / ranks) * p_hot + (fullest - math.ceil(hot / ranks)) * p_cold
+    assert value(v, "experts_per_rank") == fullest
+    assert value(v, "skew_uniform") == pytest.approx(skew(fullest / experts), rel=1e-12)
+    assert value(v, "skew_clustered") == pytest.approx(skew(clustered), rel=1e-12)
+    assert value(v, "skew_spread") == pytest.approx(skew(spread), rel=1e-12)
+    expert_bytes, flops = value(v, "model.expert_bytes", "B"), value(v, "expert_flops", "FLOP")
+    hbm, peak = value(v, "gpu.hbm_bandwidth", "B/s"), value(v, "gpu.fp8_flops", "FLOP/s")
+    busiest = n * clustered + z * math.sqrt(n * clustered * (1 - clustered))
+    rank = max(fullest * expert_bytes / hbm, busiest * flops / peak)
+    ideal = max(experts / ranks * expert_bytes / hbm, n / ranks * flops / peak)
+    assert value(v, "skew_cost") == pytest.approx(rank / ideal - 1, rel=1e-9)
+
+
+@pytest.mark.parametrize("ranks", [32, 24, 48, 60, 7])
+@pytest.mark.parametrize("batch", [32, 128])
+def test_two_batch_overlap_at_uneven_ranks(ranks: int, batch: int) -> None:
+    """DeepSeek-V3 on EP G: the layer waits for a fullest rank, c = ceil(256 / G) experts;
+    its NIC sends its own tokens' remote dispatches (1 - c/E of 8 copies, 7,392 B) and the
+    combines (14,336 B) of the copies it serves for the other G - 1 ranks ((G - 1) c/E)."""
+    v = evaluate("questions/q7-two-batch-overlap.yaml", ep_ranks=str(ranks), batch_per_rank=f"{batch} token")
+    experts, top_k, alpha, nic, hbm = 256, 8, 10e-6, 50e9, 3350e9
+    c = math.ceil(experts / ranks)
+    per_token = top_k * ((1 - c / experts) * 7392 + (ranks - 1) * c / experts * 14336) / nic
+    fixed = value(v, "fixed_read", "B")
+    expert, kv = value(v, "model.expert_bytes", "B"), value(v, "kv_per_session_layer", "B")
+
+    def compute(tokens: float) -> float:
+        touched = c * (1 - (1 - top_k / experts) ** (ranks * tokens))
+        return (fixed + touched * expert + tokens * kv) / hbm
+    unsplit = compute(batch) + 2 * alpha + batch * per_token
+    split = 2 * max(compute(batch / 2), 2 * alpha + batch / 2 * per_token)
+    assert value(v, "per_token_comm", "s") == pytest.approx(per_token, rel=1e-12)
+    assert value(v, "unsplit", "s") == pytest.approx(unsplit, rel=1e-12)
+    assert value(v, "split", "s") == pytest.approx(split, rel=1e-12)
+    assert value(v, "break_even_closed", "token") == pytest.approx(((fixed + c * expert) / hbm - 2 * alpha) / per_token,
+                                                                    rel=1e-12)
