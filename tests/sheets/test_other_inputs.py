@@ -248,7 +248,7 @@ def test_q4_monte_carlo_compares_with_the_closed_form_at_its_own_batch() -> None
 @pytest.mark.parametrize("sheet,inputs,violated", [
     ("supernodes/6.4.2-ring-vs-tree.yaml", {"tp": "16"}, {"within_one_server"}),
     ("supernodes/6.2.2-qwen3-32b-decode-step.yaml", {"tp": "16"}, {"within_one_server"}),
-    ("supernodes/6.5.1-tp16-two-servers.yaml", {"tp": "24"}, {"measured_setup"}),
+    ("supernodes/6.5.1-tp16-two-servers.yaml", {"tp": "32"}, {"measured_setup"}),
     ("supernodes/6.5.1-torus-vs-switched.yaml", {"k": "13"}, {"two_levels_suffice"}),
     ("supernodes/6.5.4-torus-cut-sets.yaml", {"k": "2"}, {"rings"}),
     ("supernodes/6.7.4-supernode-throughput.yaml", {"s8.workspace": "8 GiB"}, {"above_one_session_step"}),
@@ -259,6 +259,12 @@ def test_q4_monte_carlo_compares_with_the_closed_form_at_its_own_batch() -> None
     ("lessons/tp-allreduce-nvlink-vs-pcie.yaml", {"tp": "16"}, {"within_one_node"}),
     ("supernodes/6.3.1-tp2-ep4-placement.yaml", {"tp": "3"}, {"whole_heads"}),
     ("supernodes/6.3.1-tp2-ep4-placement.yaml", {"tp": "6"}, {"whole_heads"}),
+    ("supernodes/6.2.2-qwen3-32b-decode-step.yaml", {"tp": "6"}, {"whole_heads"}),
+    ("supernodes/6.2.2-long-context-capacity.yaml", {"tp": "3"}, {"whole_heads"}),
+    ("supernodes/6.4.2-ring-vs-tree.yaml", {"tp": "3"}, {"whole_heads"}),
+    ("supernodes/6.5.1-tp16-two-servers.yaml", {"tp": "12"}, {"whole_heads"}),
+    ("supernodes/6.7.1-instances-vs-tp.yaml", {"tp": "3"}, {"whole_heads"}),
+    ("supernodes/6.2.2-qwen3-32b-decode-step.yaml", {"tp": "8", "model.kv_heads": "3"}, {"whole_heads"}),
 ])
 def test_leaving_the_model_is_reported(sheet: str, inputs: dict[str, str], violated: set[str]) -> None:
     from supersheet.engine.expect.assume import violations
@@ -282,7 +288,7 @@ def qwen3_32b_step_bytes(kv_heads: int, context: int) -> tuple[float, float, flo
 
 @pytest.mark.parametrize("sheet,context_cell", [("supernodes/6.4.2-ring-vs-tree.yaml", "context"),
                                                 ("supernodes/6.2.2-qwen3-32b-decode-step.yaml", "s")])
-@pytest.mark.parametrize("tp,kv_heads", [(8, 4), (8, 2), (4, 8), (2, 1), (6, 4), (8, 8)])
+@pytest.mark.parametrize("tp,kv_heads", [(8, 4), (8, 2), (4, 8), (2, 1), (4, 2), (8, 8)])
 def test_tp_past_the_kv_heads_replicates_them(sheet: str, context_cell: str, tp: int, kv_heads: int) -> None:
     """TP8 with 4 KV heads is a normal server: each KV head (its cache and its K/V
     projections) sits on tp / kv_heads cards, the rest of the weights split tp ways."""
