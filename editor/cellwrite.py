@@ -90,7 +90,14 @@ def write_cell(doc: Any, root: Merged | None, cell: Cell, text: str, yaml: YAML,
             return
         cells[cell.name] = scalar_for(text, node, yaml)
         return
-    alias = cell.scope.prefix[:-1]
+    write_set(doc, root, cell.scope.prefix[:-1], cell.name, text, yaml, path)
+
+
+def write_set(doc: Any, root: Merged, alias: str, name: str, text: str, yaml: YAML, path: Path) -> None:
+    """Write `text` as the `set:` entry `name` of the import `alias` (a value, or a
+    formula after '=') in the document of the sheet at `path`: `alias: path` becomes
+    `alias: {sheet: path, set: {name: text}}` on its line; an import inherited
+    through `extends` is copied into this sheet first. Raises `Refused`."""
     uses = block(doc, "use")
     entry = uses.get(alias) if alias in root.file.use else None
     if entry is None:
@@ -104,8 +111,25 @@ def write_cell(doc: Any, root: Merged | None, cell: Cell, text: str, yaml: YAML,
         entry["set"] = sets = flow({})
     if not isinstance(sets, CommentedMap):
         raise Refused(f"'set' of import {alias!r} is not a mapping")
-    sets[cell.name] = scalar_for(text, sets.get(cell.name), yaml)
+    sets[name] = scalar_for(text, sets.get(name), yaml)
     uses[alias] = entry
+
+
+def remove_set(doc: Any, alias: str, name: str) -> None:
+    """Take the `set:` entry `name` out of this sheet's import `alias`; a `set:` left
+    empty goes, and `{sheet: path}` written on one line is `path` again (as it was
+    before its first entry). Raises `Refused`."""
+    uses = doc.get("use") if isinstance(doc, CommentedMap) else None
+    entry = uses.get(alias) if isinstance(uses, CommentedMap) else None
+    sets = entry.get("set") if isinstance(entry, CommentedMap) else None
+    if not isinstance(sets, CommentedMap) or name not in sets:
+        raise Refused(f"the import {alias!r} of this sheet has no set: entry {name!r}")
+    del sets[name]
+    if sets:
+        return
+    del entry["set"]
+    if list(entry) == ["sheet"] and isinstance(entry["sheet"], str) and entry.fa.flow_style():
+        uses[alias] = entry["sheet"]
 
 def _inherited_use(root: Merged, alias: str, path: Path) -> CommentedMap | None:
     """A copy, for the sheet at `path`, of an import entry it inherits through `extends`."""

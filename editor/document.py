@@ -21,6 +21,7 @@ Two ways an edit is applied:
 Around it: roundtrip.py keeps the file's text and writes it back (three-way
 merge, atomic write, external changes), history.py the undo and redo steps,
 structure.py the structural edits (add, duplicate, rename, delete a cell),
+importedits.py those of `use:` (swap, add, remove an import, its `set:` entries),
 view.py what the UI reads of the sheet (cells, values, problems, groups,
 sweeps), results.py what an edit reports, recheck.py the values and problems after the
 text changed, sections.py the grid's groups, sweep.py the sweeps on unsaved
@@ -39,6 +40,7 @@ from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
 from supersheet.editor.cellwrite import Refused, node_at, scalar_path, set_at, write_cell
 from supersheet.editor.history import History, Step
+from supersheet.editor.importedits import ImportEdits
 from supersheet.editor.library import library_dir, running_example
 from supersheet.editor.merge import three_way
 from supersheet.editor.places import Place
@@ -74,7 +76,7 @@ class MergeConflict(Exception):
 
 
 # -- the document ---------------------------------------------------------------
-class Document(StructureEdits, SheetView):
+class Document(StructureEdits, ImportEdits, SheetView):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.history = History()

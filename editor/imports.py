@@ -1,13 +1,19 @@
 """Changing what a sheet imports, from the editor: swap the sheet an import
-names for another (`model: ../models/qwen3-235b-a22b.yaml` -> `qwen3-32b.yaml`).
+names for another (`model: ../models/qwen3-235b-a22b.yaml` -> `qwen3-32b.yaml`),
+add an import (a sheet of the project or of the library, under a free alias),
+remove one.
 
 The sheets offered are those that define every cell this sheet uses through
 the import (its formulas' `model.x`, the import's `set:` keys), then the sheets
 beside the present one (the other models) that miss some, each with the names
 it misses, so that nothing is swapped blind.
 The swap rewrites only the path's characters on its line: comments, quoting and
-layout stay (one changed line), and it is one undo step (structure.py's
-`restructure`). Pure Python: no UI imports.
+layout stay (one changed line); adding writes one line into `use:` (and the
+`use:` line itself when the sheet had none), removing takes the entry's lines
+out (and `use:` when it was the last). Each is one undo step (structure.py's
+`restructure`). They work on lines, not on the round-trip document, for the
+reason cells.py gives: ruamel keeps a comment that opens the next block on the
+last entry before it. Pure Python: no UI imports.
 """
 from __future__ import annotations
 
@@ -16,9 +22,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from supersheet.editor.cells import StructureError
+from supersheet.editor.cells import NAME, StructureError, cell_block, entry_lines
+from supersheet.editor.importers import MAX_SHEETS, SKIPPED
 from supersheet.editor.library import library_dir
 from supersheet.engine.base.project import BUNDLED, library_name
+from supersheet.engine.base.sheetroot import SHEET_SUFFIXES, root_for
+from supersheet.engine.load.sheet import load_sheet
 from supersheet.engine.load.resolve import build_model
 from supersheet.engine.load.sheetfile import ImportSpec
 from supersheet.engine.workbook import Workbook
@@ -102,6 +111,150 @@ def swapped(text: str, spec: ImportSpec, written: str) -> str:
             lines[index] = line[:match.start()] + quote + written + quote + line[match.end():]
             return "".join(lines)
     raise StructureError(f"cannot find where {spec.name}'s path {spec.target} is written")
+
+
+def addable(sheet: Path) -> list[Candidate]:
+    """The sheets this sheet could import, each with its title: those of its project
+    and the folders allowed besides (written relative to it, the nearest folders first), then the library's (written
+    by their name, `supersheet:models/qwen3-32b.yaml`, the same from anywhere). Not
+    the sheet itself; a file that is not a sheet is left out."""
+    here = sheet.resolve()
+    library = library_dir().resolve()
+    found: list[Candidate] = []
+    seen = {here}
+    root = root_for(here)
+    folders = [f for f in root.folders if f not in root.project.libraries.values()]   # the project's, the allowed
+    project = [p for f in folders for p in _sheets(f) if not p.is_relative_to(library)]
+    project.sort(key=lambda p: (len(Path(os.path.relpath(p.parent, here.parent)).parts), str(p)))
+    for path in project + list(_sheets(library)):
+        if path in seen:
+            continue
+        seen.add(path)
+        read = load_sheet(path)
+        if any(d.code == "E-IMPORT" or not d.quote for d in read.diagnostics):
+            continue                       # not a sheet (unreadable, not a mapping of sheet keys)
+        written = (f"{BUNDLED}:{path.relative_to(library).as_posix()}" if path.is_relative_to(library)
+                   else Path(os.path.relpath(path, here.parent)).as_posix())
+        found.append(Candidate(written, path, read.title, ()))
+    return found
+
+
+def check_alias(workbook: Workbook, alias: str) -> None:
+    """StructureError unless `alias` is a free name for a new import of this sheet:
+    a name (letters, digits, _), neither an import's alias nor one of its cells."""
+    if not NAME.match(alias):
+        raise StructureError(f"{alias!r} is not a name: letters, digits and _, not starting with a digit")
+    root = workbook.model.root
+    if root is not None and alias in root.use:
+        raise StructureError(f"this sheet already imports {root.use[alias].target or 'a sheet'} as {alias}")
+    if alias in workbook.model.cells:
+        raise StructureError(f"this sheet has a cell {alias!r}: an alias must be another name")
+
+
+def alias_for(written: str, workbook: Workbook) -> str:
+    """A free alias proposed for a new import of `written`: its file's name as a name
+    (`h100-sxm.yaml` -> `h100_sxm`), numbered when taken."""
+    stem = re.sub(r"\W+", "_", Path(written.split(":")[-1]).stem).strip("_") or "imported"
+    stem = stem if not stem[0].isdigit() else f"s{stem}"
+    for n in range(1, 1000):
+        alias = stem if n == 1 else f"{stem}_{n}"
+        try:
+            check_alias(workbook, alias)
+            return alias
+        except StructureError:
+            continue
+    return stem
+
+
+TOP_LEVEL_BEFORE_USE = ("title", "doc", "extends", "use")
+
+
+def with_import(text: str, alias: str, written: str) -> str:
+    """`text` with `alias: written` as the last entry of its `use:` block; the block
+    is made, after `title`/`doc`/`extends` (as the format lists the keys), when the
+    sheet has none."""
+    lines = text.split("\n")
+    use = _top_level_line(lines, "use")
+    if use is not None:
+        value = lines[use].split(":", 1)[1].split("#", 1)[0].strip()
+        if value:
+            raise StructureError("`use:` is written on one line (a flow mapping): add the import there in a "
+                                 "text editor")
+        entries = [i for i in range(use + 1, _block_end(lines, use)) if not _filler(lines[i])]
+        if entries:
+            indent = _indent(lines[entries[0]])
+            end = cell_block(lines, entries[-1] + 1)[1]
+        else:
+            indent, end = 2, use + 1
+        return "\n".join(lines[:end] + entry_lines(alias, written, indent) + lines[end:])
+    keys = [(i, _key(line)) for i, line in enumerate(lines) if _key(line)]
+    after = [i for i, key in keys if key not in TOP_LEVEL_BEFORE_USE]
+    at = after[0] if after else len(lines)
+    while at > 0 and lines[at - 1].lstrip().startswith("#") and not _indent(lines[at - 1]):
+        at -= 1                             # a comment right over the next key belongs to it
+    if at == len(lines) and lines and lines[-1] == "":
+        at -= 1                             # before the final newline
+    return "\n".join(lines[:at] + ["use:"] + entry_lines(alias, written, 2) + lines[at:])
+
+
+def without_import(text: str, spec: ImportSpec) -> str:
+    """`text` without the import `spec` (its key's line and the lines under it; the
+    comments and blank lines after it belong to what follows), and without `use:`
+    when it was the last."""
+    lines = text.split("\n")
+    start = spec.span.line - 1
+    if not (0 <= start < len(lines)) or not lines[start].lstrip().startswith(f"{spec.name}:") \
+            or _indent(lines[start]) == 0:
+        raise StructureError(f"{spec.name} is not written on a line of its own under `use:` (a flow mapping?): "
+                             "remove it in a text editor")
+    start, end = cell_block(lines, spec.span.line)
+    lines = lines[:start] + lines[end:]
+    use = _top_level_line(lines, "use")
+    if use is not None and not any(not _filler(lines[i]) for i in range(use + 1, _block_end(lines, use))) \
+            and "#" not in lines[use]:
+        del lines[use]
+    return "\n".join(lines)
+
+
+def _top_level_line(lines: list[str], key: str) -> int | None:
+    return next((i for i, line in enumerate(lines) if _key(line) == key), None)
+
+
+def _key(line: str) -> str | None:
+    """The top-level key a line starts, if it does."""
+    match = re.match(r"([A-Za-z_][\w-]*)\s*:", line)
+    return match.group(1) if match else None
+
+
+def _block_end(lines: list[str], start: int) -> int:
+    """The 0-based line after the block of the top-level key on `start` (its trailing
+    comments and blank lines not included)."""
+    last = start
+    for i in range(start + 1, len(lines)):
+        if _filler(lines[i]):
+            continue
+        if not _indent(lines[i]):
+            break
+        last = i
+    return last + 1
+
+
+def _filler(line: str) -> bool:
+    return not line.strip() or line.lstrip().startswith("#")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _sheets(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED)
+        found += [Path(here, name).resolve() for name in sorted(files) if name.endswith(SHEET_SUFFIXES)]
+        if len(found) > MAX_SHEETS:
+            break
+    return found[:MAX_SHEETS]
 
 
 def _resolved(sheet: Path, target: str) -> Path:

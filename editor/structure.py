@@ -8,10 +8,9 @@ layout stay), checked like any edit and recorded as one undo step. A mixin of
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from supersheet.editor import cells as editcells, expectations, importers, imports as editimports, rename as editrename, \
-    saveas as editsaveas
+from supersheet.editor import cells as editcells, expectations, importers, rename as editrename, saveas as editsaveas
 from supersheet.editor.properties import PROPERTIES, set_property
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
@@ -186,33 +185,9 @@ class StructureEdits:
                           for prop in changed)
         return self.restructure(key, label, text)
 
-    def import_target(self, alias: str) -> str:
-        """How this sheet's import `alias` names its sheet (StructureError: not an import written as a path)."""
-        return editimports.root_import(self.workbook, alias).target or ""
-
-    def import_uses(self, alias: str) -> list[str]:
-        """The names this sheet reads through its import `alias` (imports.py)."""
-        return editimports.used_names(self.workbook, alias)
-
-    def import_candidates(self, alias: str) -> Callable[[], list[editimports.Candidate]]:
-        """The sheets `alias` could import instead (imports.py), to look for off the UI
-        thread: on this state of the sheet, which no edit changes (an edit makes a new one)."""
-        workbook, path = self.workbook, self.path
-        return lambda: editimports.candidates(workbook, path, alias)
-
     def save_as(self, target: Path) -> Path:
         """The sheet with its edits written to the new file `target` (saveas.py)."""
         return editsaveas.save_as(self.workbook, self.path, self.text(), target)
-
-    def swap_import(self, alias: str, written: str) -> EditResult:
-        """Import another sheet as `alias` (`written` as the `use:` entry will say it):
-        one changed line, one undo step. Names the new sheet lacks become diagnostics
-        (the picker listed them before)."""
-        spec = editimports.root_import(self.workbook, alias)
-        if spec.span.file != self.file:
-            raise StructureError(f"{alias} is imported by the base sheet: swap it there, or import it here")
-        new = editimports.swapped(self.text(), spec, written)
-        return self.restructure("", f"{alias} now imports {written}", new, check=False)
 
     def restructure(self, key: str, label: str, new_text: str, check: bool = True) -> EditResult:
         """Take `new_text` as the sheet (one undo step); refused when `check` and it brings a new problem."""

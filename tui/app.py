@@ -191,6 +191,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         document = self.document
         if document is None:
             return
+        self.footer_follows_row()
         if key is None:
             self.editor.show(None, "", "")
         else:

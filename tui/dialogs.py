@@ -318,20 +318,47 @@ class ImportedPropertiesScreen(FieldsDialog["tuple[str, dict[str, str]] | None"]
 class PickerScreen(Dialog["str | None"]):
     """A list to choose one row from (↑ ↓ PgUp PgDn Home End, Enter chooses, Esc answers
     None): answers the chosen row's id. Rows are (id, text); a row with id None is a
-    heading, never chosen."""
+    heading, never chosen. With `typing`, typed text filters the rows (those whose text
+    holds every word typed; Backspace takes a character back). `keys` maps other keys to
+    an answer about the highlighted row: {"delete": "remove:"} answers "remove:ID"."""
 
-    def __init__(self, title: str, message: str, rows: list[tuple[str | None, Text | str]]) -> None:
+    def __init__(self, title: str, message: str, rows: list[tuple[str | None, Text | str]],
+                 typing: bool = False, keys: dict[str, str] | None = None) -> None:
         super().__init__()
         self.title_text, self.message, self.rows = title, message, rows
+        self.typing, self.keys = typing, keys or {}
+        self.typed = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="picker"):
             yield Label(self.title_text, id="dialog-title")
             yield Static(self.message, id="dialog-message")
-            yield OptionList(*[Option(text, id=row_id, disabled=row_id is None) for row_id, text in self.rows],
-                             id="picker-list")
+            if self.typing:
+                yield Static(self._typed_line(), id="picker-typed")
+            yield OptionList(*self._options(), id="picker-list")
+
+    def _options(self) -> list[Option]:
+        words = self.typed.lower().split()
+        return [Option(text, id=row_id, disabled=row_id is None) for row_id, text in self.rows
+                if not words or all(w in (text.plain if isinstance(text, Text) else text).lower() for w in words)]
+
+    def _typed_line(self) -> Text:
+        if not self.typed:
+            return Text("type to filter", style="dim")
+        return Text("filter: ", style="dim") + Text(self.typed, style="bold") + Text("▏")
+
+    def _filter(self, typed: str) -> None:
+        self.typed = typed
+        lists = list(self.query(OptionList))
+        if lists:
+            lists[0].clear_options()
+            lists[0].add_options(self._options())
+            lists[0].highlighted = 0 if lists[0].option_count else None
+            self.query_one("#picker-typed", Static).update(self._typed_line())
 
     def on_mount(self) -> None:
+        if self.typed:
+            self._filter(self.typed)     # what was typed before the list was built
         self.query_one(OptionList).focus()
 
     def take_key(self, event: events.Key) -> bool:
@@ -339,19 +366,27 @@ class PickerScreen(Dialog["str | None"]):
         if key == "escape":
             self.dismiss(None)
             return True
+        if self.typing and (key == "backspace" or (event.is_printable and event.character)):
+            self._filter(self.typed[:-1] if key == "backspace" else self.typed + (event.character or ""))
+            return True
         lists = list(self.query(OptionList))
         if not lists:
-            return True       # not built yet: only Esc means anything
+            return True       # not built yet: only Esc (and typing) means anything
         options = lists[0]
-        if key == "enter":
+        if key == "enter" or key in self.keys:
             if options.highlighted is not None:
-                self.dismiss(options.get_option_at_index(options.highlighted).id)
+                chosen = options.get_option_at_index(options.highlighted).id
+                self.dismiss(chosen if key == "enter" else f"{self.keys[key]}{chosen}")
             return True
         action = {"up": "cursor_up", "down": "cursor_down", "pageup": "page_up", "pagedown": "page_down",
                   "home": "first", "end": "last", "tab": "cursor_down", "shift+tab": "cursor_up"}.get(key)
         if action is not None:
             getattr(options, f"action_{action}")()
         return True
+
+    def take_paste(self, text: str) -> None:
+        if self.typing:
+            self._filter(self.typed + (text.splitlines()[0] if text else ""))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

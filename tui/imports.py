@@ -1,7 +1,12 @@
 """Changing what the sheet imports, from the grid: Ctrl+O on an import's group
 row or one of its cells offers the sheets it could import instead (editor/imports.py),
 each with its title and the names of this sheet it lacks; one that lacks some is
-swapped only after a question listing them. One undo step, one changed line.
+swapped only after a question listing them. Ctrl+U imports another sheet (the
+project's and the library's, typed text filters them) under an alias asked for;
+Del on an import's row removes it (asking, and naming what uses it); Ctrl+T lists
+its `set:` entries to change (Enter) or remove (Del) and its other cells to give
+one (the first of a shared import says it splits it off, format 10.3); Del on an
+imported cell whose value is a `set:` entry removes that entry. One undo step each.
 A mixin of the app (tui/app.py)."""
 from __future__ import annotations
 
@@ -10,13 +15,50 @@ from rich.text import Text
 from supersheet.editor.imports import Candidate
 from supersheet.editor.cells import StructureError
 
-from .screens import ChoiceScreen, PickerScreen
+from .screens import ChoiceScreen, PickerScreen, PromptScreen
 
 HEADER = "§"      # the grid's prefix of a group's row (widgets/rows.py)
+IMPORT_ROW_KEYS = {"import_sets", "remove_import", "swap_import"}   # in the footer on an import's row
 
 
 class ImportActions:
     """Mixed into SupersheetApp."""
+
+    def import_row(self) -> str | None:
+        """The alias of the import whose group row the cursor is on (an import of this sheet's own)."""
+        grid = self.grid
+        row = grid.current_row_key
+        if row is None or not row.startswith(HEADER) or not grid.rows:
+            return None
+        section = grid.rows[grid.cursor].section
+        return section.alias if section.kind == "import" and "." not in (section.alias or ".") else None
+
+    def go_to_import(self, alias: str) -> None:
+        """The cursor on the group row of the import `alias` (when shown)."""
+        grid = self.grid
+        for index, row in enumerate(grid.rows):
+            if row.key and row.key.startswith(HEADER) and row.section.kind == "import" and row.section.alias == alias:
+                grid.go_to_row(index)
+                return
+
+    def footer_follows_row(self) -> None:
+        """The footer shows the import keys while the cursor is on an import's row (Add
+        import on any group's row: a sheet without imports has no import row)."""
+        row = self.grid.current_row_key
+        shown = (row is not None and row.startswith(HEADER), self.import_row() is not None)
+        if shown != getattr(self, "_footer_shows", (False, False)):
+            self._footer_shows = shown
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if not getattr(self, "footer_asking", False):
+            return True        # Textual's run_action asks too: every key works wherever it is pressed
+        on_group, on_import = getattr(self, "_footer_shows", (False, False))
+        if action == "add_import":
+            return on_group
+        if action in IMPORT_ROW_KEYS:
+            return on_import
+        return True
 
     def selected_import(self) -> str | None:
         """The alias of the import under the cursor: its group row, or one of its cells."""
@@ -105,3 +147,187 @@ class ImportActions:
         if self._structural(lambda: self.document.swap_import(alias, candidate.written), None):
             lacking = f" · {len(candidate.missing)} names it lacks are problems (F8)" if candidate.missing else ""
             self.set_status(f"{alias} now imports {candidate.written} · unsaved · Ctrl+Z undoes it{lacking}")
+
+    # add ---------------------------------------------------------------------------
+    def action_add_import(self) -> None:
+        document = self.document
+        if document is None:
+            return
+        self.set_status("looking for sheets to import (this project's, the library's)…")
+        layout = document.layout
+
+        def show(found: list[Candidate]) -> None:
+            if self.document is not document or document.layout is not layout:
+                return        # edited (or another sheet opened) meanwhile: Ctrl+U again asks anew
+            if not found:
+                self.set_status("no other sheet found in this project or the library")
+                return
+            rows = []
+            for i, candidate in enumerate(found):
+                text = Text(candidate.written, style="bold")
+                text.append(f"  {candidate.title}", style="dim")
+                rows.append((f"c{i}", text))
+
+            def answer(choice: str | None) -> None:
+                if choice is None:
+                    self.set_status("nothing imported")
+                    return
+                written = found[int(choice[1:])].written
+                self.ask_alias(written, document.free_alias(written))
+            self.set_status("type to filter the sheets · Enter imports the one selected · Esc cancels")
+            self.push_screen(PickerScreen(
+                "Import a sheet", f"{len(found)} sheets: this project's (written relative to this sheet), then "
+                "the library's (by name, supersheet:…, the same from anywhere). Enter asks for its alias.",
+                rows, typing=True), answer)
+        self.in_background("imports", document.addable_imports(), show)
+
+    def ask_alias(self, written: str, proposed: str, refused: str = "") -> None:
+        message = (f"{written} will be imported as: the name its cells go by in formulas (alias.cell). "
+                   "One new line in use:, one undo step.")
+
+        def answer(alias: str | None) -> None:
+            if alias is None:
+                self.set_status("nothing imported")
+                return
+            try:
+                result = self.document.add_import(alias.strip(), written)
+            except StructureError as e:
+                self.ask_alias(written, alias.strip(), str(e))   # asked again, saying why
+                return
+            if not result.ok:
+                self.notify(result.rendered or result.message, title="not imported", severity="error", timeout=10)
+                self.set_status(Text(f"{written} not imported: it brings a problem (the notice says which)",
+                                     style="bold red"))
+                return
+            self.after_edit(result, result.text)
+            self.go_to_import(alias.strip())
+            self.set_status(f"imported {written} as {alias.strip()} · its cells are {alias.strip()}.… in formulas "
+                            "· unsaved · Ctrl+Z undoes it")
+        self.push_screen(PromptScreen(f"Import {written} as", (Text(refused + "\n\n", style="bold red")
+                                                                if refused else Text()) + Text(message),
+                                      proposed, selected=True), answer)
+
+    # remove ------------------------------------------------------------------------
+    def action_remove_import(self) -> None:
+        alias = self.import_row() or self.selected_import()
+        if alias is None or self.document is None:
+            self.set_status(Text("select an import's group row to remove the import", style="yellow"))
+            return
+        document = self.document
+        try:
+            target = document.own_import(alias).target
+            users = document.import_users(alias)
+        except StructureError as e:
+            self.set_status(Text(str(e), style="yellow"))
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice != "remove":
+                self.set_status(f"{alias} still imports {target}")
+                return
+            if self._structural(lambda: document.remove_import(alias, force=bool(users)), None):
+                said = f" · {len(users)} places that used it are problems (F8)" if users else ""
+                self.set_status(f"removed the import {alias} · unsaved · Ctrl+Z undoes it{said}")
+        if users:
+            message = (f"{alias} ({target}) is used by {', '.join(users)}. Removing it leaves each of them a "
+                       "problem (F4, F8) until you change it; Ctrl+Z undoes the removal. To use another sheet "
+                       "in its place, Cancel and swap it (Ctrl+O).")
+            choices = [("cancel", "Cancel"), ("remove", f"Remove it; {len(users)} places to fix")]
+        else:
+            message = f"Nothing in this sheet uses {alias} ({target}). Its lines go from use:; Ctrl+Z undoes it."
+            choices = [("cancel", "Cancel"), ("remove", f"Remove the import {alias}")]
+        self.push_screen(ChoiceScreen(f"Remove the import {alias}?", message, choices), answer)
+
+    def remove_on_import(self) -> bool:
+        """Del on an import's row (the import) or on an imported cell given by a `set:`
+        entry of this sheet (the entry); False when the cursor is on neither."""
+        if self.import_row() is not None:
+            self.action_remove_import()
+            return True
+        document, key = self.document, self.grid.current_key
+        if document is None or key is None or not document.has_cell(key):
+            return False
+        cell = document.cell(key)
+        alias = cell.scope.prefix[:-1]
+        if not alias or "." in alias or cell.set_by is None or cell.set_by.span.file != document.file:
+            return False
+        self._set_entry_removed(alias, cell.name)
+        return True
+
+    # set: entries ------------------------------------------------------------------
+    def action_import_sets(self) -> None:
+        alias = self.import_row() or self.selected_import()
+        document = self.document
+        if alias is None or document is None or "." in alias:
+            self.set_status(Text("select an import's group row or one of its cells to change its set: entries",
+                                 style="yellow"))
+            return
+        try:
+            entries = document.set_entries(alias)
+            cells = document.settable(alias)
+            shares = document.shares(alias)
+        except StructureError as e:
+            self.set_status(Text(str(e), style="yellow"))
+            return
+        rows: list = [(None, Text(f"set: entries ({len(entries)})" if entries else "no set: entries yet",
+                                  style="bold underline"))]
+        for name, text in entries:
+            rows.append((f"set:{name}", Text(f"{name}: ", style="bold") + Text(text, style="green")))
+        written = dict(entries)
+        rows.append((None, Text("cells a set: entry can give a value", style="bold underline")))
+        for name, text in cells:
+            if name not in written:
+                rows.append((f"cell:{name}", Text(f"{name}  ", style="bold") + Text(f"{text}", style="dim")))
+        split = (f" {alias} shares one instance with {', '.join(shares)} (no set:, format 10.3): a first entry "
+                 f"makes {alias} an instance of its own, which they no longer follow." if shares else "")
+        message = (f"What {alias} imports with its own values instead of its sheet's. Enter changes the entry "
+                   f"or gives the cell one (a value or = formula, checked like a cell's edit); Del removes an "
+                   f"entry.{split} One undo step each.")
+
+        def answer(choice: str | None) -> None:
+            if choice is None:
+                self.set_status(f"{alias}: set: unchanged")
+            elif choice.startswith("remove:"):
+                kind, _, name = choice.removeprefix("remove:").partition(":")
+                if kind == "set":
+                    self._set_entry_removed(alias, name)
+                else:
+                    self.set_status(f"{alias}.{name} has no set: entry to remove")
+            else:
+                kind, _, name = choice.partition(":")
+                self.ask_set_value(alias, name, written.get(name) or dict(cells).get(name, ""),
+                                   shares if kind == "cell" else [])
+        self.push_screen(PickerScreen(f"set: of {alias}", message, rows, typing=True,
+                                      keys={"delete": "remove:"}), answer)
+
+    def ask_set_value(self, alias: str, name: str, text: str, shares: list[str], refused: str = "") -> None:
+        split = (f"\n\n{alias} shares one instance with {', '.join(shares)} (format 10.3): this first set: entry "
+                 f"splits it off; {alias} becomes an instance of its own, which {', '.join(shares)} no longer "
+                 "follow." if shares else "")
+        message = (f"A value or = formula for {name} in {alias}'s sheet, written as a set: entry of {alias} "
+                   f"in this sheet (the imported file is not changed). Empty removes the entry.{split}")
+
+        def answer(value: str | None) -> None:
+            if value is None:
+                self.set_status(f"{alias}: set: unchanged")
+                return
+            document = self.document
+            try:
+                result = document.set_import_value(alias, name, value)
+            except StructureError as e:
+                self.set_status(Text(str(e), style="yellow"))
+                return
+            if not result.ok:
+                self.ask_set_value(alias, name, value, shares, result.rendered or result.message)
+                return
+            self.after_edit(result, result.text)
+            self.set_status(f"{result.text} · unsaved · Ctrl+Z undoes it"
+                            + (f" · {alias} is now an instance of its own" if shares else "")
+                            + (f" · {result.note}" if result.note else ""))
+        body = (Text(refused + "\n\n", style="bold red") if refused else Text()) + Text(message)
+        self.push_screen(PromptScreen(f"{alias}: set {name}", body, text, selected=True), answer)
+
+    def _set_entry_removed(self, alias: str, name: str) -> None:
+        if self._structural(lambda: self.document.remove_set_entry(alias, name), None):
+            self.set_status(f"{alias}: removed the set: entry {name} · {alias}.{name} has its sheet's value again "
+                            "· unsaved · Ctrl+Z undoes it")

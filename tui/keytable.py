@@ -62,11 +62,17 @@ GRID_KEYS = (
     Key("ctrl+c", "app.copy_value", "Copy value", "Ctrl+C", show=False),
     Key("ctrl+n", "app.add_cell", "Add cell", "Ctrl+N", show=False),
     Key("ctrl+d", "app.duplicate_cell", "Duplicate cell", "Ctrl+D", show=False),
+    # Del on an import's row removes the import (action_delete_cell asks imports.py first); this
+    # entry only shows it in the footer there (app.check_action). Before delete_cell: `actions()`
+    # keeps the last action of a key, so keys.py runs delete_cell
+    Key("delete", "app.remove_import", "Remove import", "Del"),
     Key("delete", "app.delete_cell", "Delete cell", "Del", show=False),
     Key("ctrl+r", "app.rename_cell", "Rename cell", "Ctrl+R", show=False),
     Key("ctrl+e", "app.edit_properties", "Cell properties", "Ctrl+E", show=False),
     Key("ctrl+k", "app.remove_expectation", "Remove expectation", "Ctrl+K", show=False),
-    Key("ctrl+o", "app.swap_import", "Swap import", "Ctrl+O", show=False),
+    Key("ctrl+o", "app.swap_import", "Swap import", "Ctrl+O"),        # these four in the footer on an import's row
+    Key("ctrl+t", "app.import_sets", "set: entries", "Ctrl+T"),
+    Key("ctrl+u", "app.add_import", "Add import", "Ctrl+U"),
     Key("f12", "app.go_to_definition", "Go to definition", "F12", show=False),
     Key("ctrl+b", "app.go_back", "Back", "Ctrl+B", show=False),
 )

@@ -41,6 +41,8 @@ KEYS = [
     (written("toggle_diagnostics"), "diagnostics: every problem; choose one to go where it is"),
     (written("next_problem", "previous_problem"), "the next / previous problem (the status line counts them)"),
     (written("swap_import"), "on an import: import another sheet instead (another model, other hardware)"),
+    (written("add_import") + "; Del", "import a sheet (project, library) / on an import's row: remove it"),
+    (written("import_sets"), "on an import: its set: entries (Enter changes one, Del removes it)"),
     (written("go_to_definition", "go_back"), "open the sheet a cell is written in, at it / back where you were"),
     (written("toggle_diff"), "diff: the unsaved sheet against the saved file or git HEAD"),
     (PALETTE_KEY, "command palette: open a sheet, run a sweep, go to a cell, save"),

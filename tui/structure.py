@@ -142,6 +142,8 @@ class StructureActions:
             ("update", f"Update {'them' if len(updates) != 1 else 'it'} too and save")]), answer)
 
     def action_delete_cell(self) -> None:
+        if self.remove_on_import():      # an import's row, or a cell given by a set: entry (tui/imports.py)
+            return
         key = self._selected_own()
         if key is None:
             return
@@ -224,6 +226,9 @@ class StructureActions:
             self.set_status(f"removed {what} · unsaved · Ctrl+Z brings {'it' if len(entries) == 1 else 'them'} back")
 
     def action_edit_properties(self) -> None:
+        if self.import_row() is not None:    # an import's row: its set: entries (tui/imports.py)
+            self.action_import_sets()
+            return
         document, key = self.document, self.grid.current_key
         home = document.home_of(key) if document is not None and key is not None else None
         if home is not None:

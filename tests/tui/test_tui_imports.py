@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList, Static
+
+from supersheet.editor.cells import StructureError
 
 from supersheet.editor.document import Document
 from supersheet.editor import imports
@@ -68,3 +71,98 @@ async def test_ctrl_o_asks_lists_the_missing_names_and_swaps(example: Path, line
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert line_diff(before, example.read_text(encoding="utf-8")) == [(MODEL, "  model: ../models/qwen3-32b.yaml")]
+
+
+# -- add, remove, set: (issue 31 item 2) -------------------------------------------------
+HGX = "  hgx: ../hardware/hgx-h100.yaml"
+
+
+def added_lines(before: str, after: str) -> list[str]:
+    """The lines of `after` that `before` lacks, and the lines it lost marked '-'."""
+    import difflib
+    return [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+def test_an_import_is_added_as_one_line_under_a_free_alias(example: Path) -> None:
+    before = example.read_text(encoding="utf-8")
+    document = Document(example)
+    found = document.addable_imports()()
+    written = [c.written for c in found]
+    assert "../hardware/h100-sxm.yaml" in written and "supersheet:hardware/h100-sxm.yaml" in written
+    assert written.index("6.1.2-running-example-32k.yaml") < written.index("../hardware/h100-sxm.yaml")  # nearest first
+    assert not any(c.path == example.resolve() for c in found)                                 # not itself
+    assert next(c for c in found if c.written == "../hardware/h100-sxm.yaml").title.startswith("NVIDIA H100")
+    assert document.free_alias("../hardware/hgx-h100.yaml") == "hgx_h100"
+    for taken, why in (("hgx", "already imports"), ("cards", "has a cell"), ("2x", "not a name")):
+        with pytest.raises(StructureError, match=why):
+            document.add_import(taken, "supersheet:hardware/h100-sxm.yaml")
+    result = document.add_import("h100", "supersheet:hardware/h100-sxm.yaml")
+    assert result.ok and document.value("h100.hbm_capacity") == pytest.approx(80e9)
+    assert added_lines(before, document.text()) == ["+  h100: supersheet:hardware/h100-sxm.yaml"]
+    document.save()
+    assert added_lines(before, example.read_text(encoding="utf-8")) == ["+  h100: supersheet:hardware/h100-sxm.yaml"]
+    document.undo()
+    assert document.text() == before
+
+
+def test_a_sheet_without_imports_gets_its_use_block_before_its_cells(library: Path) -> None:
+    sheet = library / "models" / "qwen3-32b.yaml"
+    before = sheet.read_text(encoding="utf-8")
+    document = Document(sheet)
+    assert document.add_import("hw", "../hardware/h100-sxm.yaml").ok
+    lines = document.text().splitlines()
+    assert added_lines(before, document.text()) == ["+use:", "+  hw: ../hardware/h100-sxm.yaml"]
+    assert lines.index("use:") < lines.index("cells:") and lines.index("use:") > 0
+    assert document.remove_import("hw").ok and document.text() == before       # and back, `use:` with it
+
+
+def test_an_import_in_use_is_removed_only_when_asked_naming_its_users(example: Path) -> None:
+    before = example.read_text(encoding="utf-8")
+    document = Document(example)
+    users = document.import_users("hgx")
+    assert users[:2] == ["cards", "capacity"] and "per_card_step" in users
+    refused = document.remove_import("hgx")
+    assert not refused.ok and "cards" in refused.message and document.text() == before
+    assert document.remove_import("hgx", force=True).ok
+    assert added_lines(before, document.text()) == ["-" + HGX]
+    assert any("unknown import 'hgx'" in d.message for d in document.problems)   # left as problems
+    document.undo()
+    assert document.text() == before and not any("'hgx'" in d.message for d in document.problems)
+
+
+def test_set_entries_are_written_checked_and_removed_one_line_each(example: Path) -> None:
+    before = example.read_text(encoding="utf-8")
+    model = "  model: ../models/qwen3-235b-a22b.yaml"
+    document = Document(example)
+    assert document.set_entries("model") == [] and ("layers", "94") in document.settable("model")
+    assert document.set_import_value("model", "layers", "90").ok
+    assert document.value("model.layers") == 90
+    assert added_lines(before, document.text()) == [
+        "-" + model, "+  model: {sheet: ../models/qwen3-235b-a22b.yaml, set: {layers: 90}}"]
+    refused = document.set_import_value("model", "layers", "= 2 GB")      # checked like a cell's edit
+    assert not refused.ok and "E-UNIT" in refused.rendered and document.value("model.layers") == 90
+    result = document.set_import_value("model", "dtype_bytes", "1")       # a bare number keeps the unit
+    assert result.ok and "kept" in result.note and document.set_entries("model")[-1] == ("dtype_bytes", "1 B")
+    with pytest.raises(StructureError, match="not a cell"):
+        document.set_import_value("model", "nonesuch", "1")
+    assert document.remove_set_entry("model", "layers").ok
+    assert document.remove_set_entry("model", "dtype_bytes").ok
+    assert document.text() == before                                        # `{sheet: …}` is the path again
+    assert len(document.history.undo_stack) == 4                           # one step each
+    document.undo()
+    assert document.set_entries("model") == [("dtype_bytes", "1 B")]
+
+
+def test_the_first_set_entry_of_a_shared_import_splits_it(example: Path) -> None:
+    """Format 10.3: `h100` imports the file `hgx` imports as `hgx.gpu`, both without set:,
+    so they are one instance; a set: entry makes `h100` one of its own."""
+    document = Document(example)
+    assert document.add_import("h100", "../hardware/h100-sxm.yaml").ok
+    assert document.shares("h100") == ["hgx.gpu"]
+    assert document.set_import_value("h100", "hbm_capacity", "96 GB").ok
+    assert document.value("h100.hbm_capacity") == pytest.approx(96e9)
+    assert document.value("hgx.gpu.hbm_capacity") == pytest.approx(80e9)   # split off: hgx's stays
+    assert document.shares("h100") == []
+    assert document.remove_set_entry("h100", "hbm_capacity").ok
+    assert document.shares("h100") == ["hgx.gpu"]

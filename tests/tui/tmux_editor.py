@@ -30,7 +30,8 @@ KEYS = {          # what xterm (and tmux's pane) sends for a few keys
     "up": ESC + b"[A", "down": ESC + b"[B", "right": ESC + b"[C", "left": ESC + b"[D",
     "home": ESC + b"[H", "end": ESC + b"[F", "f4": ESC + b"OS",
     "ctrl+s": b"\x13", "ctrl+q": b"\x11", "ctrl+z": b"\x1a", "ctrl+n": b"\x0e", "ctrl+d": b"\x04",
-    "ctrl+o": b"\x0f", "ctrl+w": b"\x17", "ctrl+x": b"\x18", "ctrl+u": b"\x15",
+    "ctrl+o": b"\x0f", "ctrl+w": b"\x17", "ctrl+x": b"\x18", "ctrl+u": b"\x15", "ctrl+t": b"\x14",
+    "delete": ESC + b"[3~", "shift+f8": ESC + b"[19;2~",
     "f3": ESC + b"OR", "f8": ESC + b"[19~",
 }
 

@@ -2,7 +2,12 @@
 
 Textual's Footer recomposes on every focus change; here focus moves between
 the grid and the editor on every edit, and a recompose costs a full-screen
-repaint, so the footer first compares what it would show."""
+repaint, so the footer first compares what it would show.
+
+Some keys are shown only where they apply (the import keys on an import's row):
+the app's `check_action` hides them while `app.footer_asking` is set — only
+here, since Textual's `run_action` asks `check_action` too, and the key must
+work wherever it is pressed."""
 from __future__ import annotations
 
 from textual.screen import Screen
@@ -14,8 +19,19 @@ class KeyFooter(Footer):
         super().__init__()
         self._shown: tuple | None = None
 
+    def compose(self):
+        self.app.footer_asking = True
+        try:
+            yield from super().compose()
+        finally:
+            self.app.footer_asking = False
+
     def bindings_changed(self, screen: Screen) -> None:
-        shown = self._as_shown(screen)
+        self.app.footer_asking = True
+        try:
+            shown = self._as_shown(screen)
+        finally:
+            self.app.footer_asking = False
         if shown == self._shown and self._bindings_ready:
             return
         self._shown = shown

@@ -295,6 +295,10 @@ class SheetGrid(RowsView, can_focus=True):
         if key in self._index:
             self._set_cursor(self._index[key])
 
+    def go_to_row(self, index: int) -> None:
+        """Move the cursor to a row (a group's title row, say)."""
+        self._set_cursor(index)
+
     def has_section(self, section_id: str) -> bool:
         return any(s.id == section_id for s in self.sections)
 
