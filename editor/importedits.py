@@ -47,6 +47,15 @@ class ImportEdits:
             raise StructureError(f"{alias} is imported by the base sheet ({spec.span.file}): change it there")
         return spec
 
+    def own_imports(self) -> list[tuple[str, str, int, list[str]]]:
+        """This sheet's own imports: (alias, the sheet as written, how many set: entries,
+        the imports it shares one instance with)."""
+        root = self.workbook.model.root
+        if root is None:
+            return []
+        return [(alias, spec.target or "", len(spec.sets), self.shares(alias)) for alias, spec in root.use.items()
+                if spec.span.file == self.file and spec.target is not None]
+
     def import_target(self, alias: str) -> str:
         """How this sheet's import `alias` names its sheet (StructureError: not an import written as a path)."""
         return editimports.root_import(self.workbook, alias).target or ""

@@ -199,20 +199,51 @@ class ImportActions:
                 self.set_status(Text(f"{written} not imported: it brings a problem (the notice says which)",
                                      style="bold red"))
                 return
+            alias = alias.strip()
             self.after_edit(result, result.text)
-            self.go_to_import(alias.strip())
-            self.set_status(f"imported {written} as {alias.strip()} · its cells are {alias.strip()}.… in formulas "
-                            "· unsaved · Ctrl+Z undoes it")
+            shares = self.document.shares(alias)
+            if shares:      # one instance with another import of the file: its rows are that one's (format 10.3)
+                where = (f" · one instance with {', '.join(shares)} (format 10.3): its cells show under "
+                         f"{shares[0]}; Ctrl+T gives {alias} set: entries of its own")
+            else:
+                self.go_to_import(alias)
+                where = ""
+            self.set_status(f"imported {written} as {alias} · its cells are {alias}.… in formulas · unsaved · "
+                            f"Ctrl+Z undoes it{where}")
         self.push_screen(PromptScreen(f"Import {written} as", (Text(refused + "\n\n", style="bold red")
                                                                 if refused else Text()) + Text(message),
                                       proposed, selected=True), answer)
 
     # remove ------------------------------------------------------------------------
-    def action_remove_import(self) -> None:
+    def chosen_import(self, verb: str, then) -> None:
+        """`then(alias)` for the import under the cursor; elsewhere the sheet's own imports
+        are listed to choose one (an import that shares another's instance has no rows
+        of its own: its cells show under the alias that reaches the file first)."""
         alias = self.import_row() or self.selected_import()
-        if alias is None or self.document is None:
-            self.set_status(Text("select an import's group row to remove the import", style="yellow"))
+        if alias is not None and "." not in alias:
+            then(alias)
             return
+        document = self.document
+        own = document.own_imports() if document is not None else []
+        if not own:
+            self.set_status(Text("this sheet imports nothing of its own · Ctrl+U imports a sheet", style="yellow"))
+            return
+        rows = []
+        for name, target, sets, shares in own:
+            text = Text(name, style="bold") + Text(f"  {target}", style="dim")
+            if sets:
+                text.append(f"  set: {sets}", style="green")
+            if shares:
+                text.append(f"  (one instance with {', '.join(shares)})", style="yellow")
+            rows.append((name, text))
+        self.push_screen(PickerScreen(f"{verb} which import?", "This sheet's imports (Enter chooses one):", rows,
+                                      typing=True), lambda alias: then(alias) if alias else self.set_status(
+                                          "no import chosen"))
+
+    def action_remove_import(self) -> None:
+        self.chosen_import("Remove", self.ask_remove_import)
+
+    def ask_remove_import(self, alias: str) -> None:
         document = self.document
         try:
             target = document.own_import(alias).target
@@ -256,12 +287,10 @@ class ImportActions:
 
     # set: entries ------------------------------------------------------------------
     def action_import_sets(self) -> None:
-        alias = self.import_row() or self.selected_import()
+        self.chosen_import("set: entries of", self.pick_set_entry)
+
+    def pick_set_entry(self, alias: str) -> None:
         document = self.document
-        if alias is None or document is None or "." in alias:
-            self.set_status(Text("select an import's group row or one of its cells to change its set: entries",
-                                 style="yellow"))
-            return
         try:
             entries = document.set_entries(alias)
             cells = document.settable(alias)
@@ -321,9 +350,8 @@ class ImportActions:
                 self.ask_set_value(alias, name, value, shares, result.rendered or result.message)
                 return
             self.after_edit(result, result.text)
-            self.set_status(f"{result.text} · unsaved · Ctrl+Z undoes it"
-                            + (f" · {alias} is now an instance of its own" if shares else "")
-                            + (f" · {result.note}" if result.note else ""))
+            self.set_status(f"{result.text}" + (f" · {alias} now its own instance" if shares else "")
+                            + " · unsaved · Ctrl+Z undoes it" + (f" · {result.note}" if result.note else ""))
         body = (Text(refused + "\n\n", style="bold red") if refused else Text()) + Text(message)
         self.push_screen(PromptScreen(f"{alias}: set {name}", body, text, selected=True), answer)
 

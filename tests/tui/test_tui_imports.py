@@ -166,3 +166,93 @@ def test_the_first_set_entry_of_a_shared_import_splits_it(example: Path) -> None
     assert document.shares("h100") == []
     assert document.remove_set_entry("h100", "hbm_capacity").ok
     assert document.shares("h100") == ["hgx.gpu"]
+
+
+def _status(app) -> str:
+    return str(app.query_one("#status", Static).render())
+
+
+def _options(app) -> list[str]:
+    rows = app.screen.query_one(OptionList)
+    return [str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count)]
+
+
+async def test_ctrl_u_imports_ctrl_t_sets_and_del_removes_at_80x24(example: Path) -> None:
+    """The keys as a user finds them: the footer names them on an import's row; a typed filter
+    finds the sheet, a taken alias is asked again with the reason, the first set: entry of a
+    shared import says it splits it; Del asks before removing. Saved, the file is as it was."""
+    from textual.widgets import Input
+    from supersheet.tui.screens import PromptScreen
+    from supersheet.tui.widgets.footer import KeyFooter
+    before = example.read_text(encoding="utf-8")
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+u")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen) and len(_options(app)) > 100
+        await pilot.press(*"h100-sxm")
+        assert _options(app)[0].startswith("../hardware/h100-sxm.yaml  NVIDIA H100")
+        assert all("h100-sxm" in text for text in _options(app))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen) and app.screen.query_one(Input).value == "h100_sxm"
+        await pilot.press(*"cards", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen) and "has a cell 'cards'" in str(app.screen.message)
+        await pilot.press(*"h100", "enter")
+        await pilot.pause()
+        # the file hgx imports as hgx.gpu, without set: one instance: its rows are hgx.gpu's
+        assert "imported ../hardware/h100-sxm.yaml as h100" in _status(app)
+        assert "one instance with hgx.gpu" in _status(app) and app.import_row() is None
+        await pilot.press("ctrl+t")                      # not on an import's row: which one?
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen) and app.screen.title_text == "set: entries of which import?"
+        assert [text.split()[0] for text in _options(app)] == ["hgx", "model", "h100"]
+        await pilot.press(*"sxm", "enter")             # typed text filters: hgx-h100.yaml has h100 too
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen) and "shares one instance with hgx.gpu" in app.screen.message
+        await pilot.press(*"hbm_cap", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen) and "splits it off" in str(app.screen.message)
+        await pilot.press(*"2 s", "enter")                           # not a capacity: asked again, saying why
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen) and "E-UNIT" in str(app.screen.message)
+        await pilot.press(*"96 GB", "enter")
+        await pilot.pause()
+        assert "h100: set hbm_capacity = 96 GB" in _status(app) and "h100 now its own instance" in _status(app)
+        assert app.document.value("h100.hbm_capacity") == pytest.approx(96e9)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert added_lines(before, example.read_text(encoding="utf-8")) == [
+            "+  h100: {sheet: ../hardware/h100-sxm.yaml, set: {hbm_capacity: 96 GB}}"]
+        app.go_to_import("h100")                         # an instance of its own now: rows of its own
+        await pilot.pause()
+        assert app.import_row() == "h100"
+        footer = {key.description for key in app.query_one(KeyFooter).query("FooterKey")}
+        assert {"Remove import", "Swap import", "set: entries", "Add import"} <= footer
+        await pilot.press("delete")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and "Nothing in this sheet uses h100" in app.screen.message
+        assert app.screen.focused.id == "answer-cancel"
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert "removed the import h100" in _status(app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert example.read_text(encoding="utf-8") == before
+
+
+async def test_del_on_an_imported_cell_removes_its_set_entry(example: Path) -> None:
+    document = Document(example)
+    assert document.set_import_value("model", "layers", "90").ok
+    document.save()
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("model.layers")
+        await pilot.press("delete")
+        await pilot.pause()
+        assert "removed the set: entry layers" in _status(app) and app.document.value("model.layers") == 94
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert app.document.value("model.layers") == 90

@@ -329,3 +329,24 @@ def test_80x24_after_an_edit_with_problems(snap_compare) -> None:
 
 def test_200x60_after_an_edit_with_problems(snap_compare) -> None:
     assert snap_compare(_app(), terminal_size=(200, 60), run_before=_edited_with_problems)
+
+
+def test_80x24_a_long_formula_in_the_diff_ends_in_an_ellipsis(snap_compare) -> None:
+    """Issue 31: at 80x24 a long formula in the diff view is cut with … in columns that fit
+    the panel; the table never gets a horizontal scrollbar."""
+    from textual.widgets import DataTable
+
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        app = pilot.app
+        app.go_to("weights_per_card")
+        await pilot.press("enter", "end", *" + 0 GB", "enter", "f5")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.query_one("#diff-table", DataTable)
+        assert not table.show_horizontal_scrollbar
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        was, now = app.diff_view.rows()[-1].split(" | ")[1:3]
+        assert was.endswith("…") and now.endswith("…") and was.startswith("((model.params_total")
+
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=run_before)

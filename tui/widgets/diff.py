@@ -93,26 +93,37 @@ class DiffView(Vertical):
             message.update(text)
             message.display = True
             return
-        for column in COLUMNS:
-            table.add_column(column, key=column)
         counts = []
+        rows: list[tuple[str, tuple[Text, ...]]] = []
         for attr, title in SECTIONS:
             changes: list[Change] = getattr(diff, attr)
             if not changes:
                 continue
             counts.append(f"{len(changes)} {SHORT[attr][len(changes) != 1]}")
-            table.add_row(Text(title, style=SECTION_STYLE), *[""] * (len(COLUMNS) - 1), key=f"§{attr}")
+            rows.append((f"§{attr}", (Text(title, style=SECTION_STYLE), *[Text("")] * (len(COLUMNS) - 1))))
             self.changes[f"§{attr}"] = (attr, changes[0])     # a part's title: its first row
             for i, change in enumerate(changes):
                 row_key = f"{attr}:{i}"
-                table.add_row(*_row(attr, change), key=row_key)
+                rows.append((row_key, tuple(c if isinstance(c, Text) else Text(c) for c in _row(attr, change))))
                 self.targets[row_key] = change.name.split(" -> ")[-1].split("[")[0]
                 self.changes[row_key] = (attr, change)
+        # the columns fit the panel, a long formula cut with …: the table never scrolls sideways
+        room = (self.size.width or self.app.size.width) - 2 - 2 * table.cell_padding * len(COLUMNS)
+        widths = fit_widths([max([len(c)] + [cells[i].cell_len for _, cells in rows]) for i, c in enumerate(COLUMNS)],
+                            room)
+        for column, width in zip(COLUMNS, widths):
+            table.add_column(column, key=column, width=width)
+        for row_key, cells in rows:
+            table.add_row(*[_cut(cell, width) for cell, width in zip(cells, widths)], key=row_key)
         unchanged = f"{diff.unchanged} unchanged"
         summary.update(Text(" · ".join(counts + [unchanged]) if counts else f"no differences · {unchanged}",
                             style="" if counts else "green"))
         table.display = bool(counts)
         message.display = False
+
+    def on_resize(self) -> None:
+        if self.last is not None and self.display:
+            self.show(self.last)          # the columns fit the new width
 
     def rows(self) -> list[str]:
         """The table as plain text lines, cells separated by ' | ' (for tests and tools)."""
@@ -147,6 +158,28 @@ class DiffView(Vertical):
             return None
         attr, change = chosen
         return self.Chosen(attr, change, self.last.diff.old_label)
+
+
+def fit_widths(natural: list[int], room: int, least: int = 6) -> list[int]:
+    """Column widths that fit `room`: the natural ones when they do, else the widest
+    cut first (a long formula gives way before a name or a percentage), none under
+    `least` (nor under its natural width when that is smaller)."""
+    widths = list(natural)
+    while sum(widths) > room:
+        widest = max(range(len(widths)), key=lambda i: widths[i])
+        if widths[widest] <= least:
+            break
+        widths[widest] -= 1
+    return widths
+
+
+def _cut(text: Text, width: int) -> Text:
+    """`text` in `width` cells, ending in … when it is longer."""
+    if text.cell_len <= width:
+        return text
+    cut = text.copy()
+    cut.truncate(width, overflow="ellipsis")
+    return cut
 
 
 def _row(attr: str, change: Change) -> tuple[Text | str, ...]:
