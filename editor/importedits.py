@@ -16,11 +16,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from supersheet.editor import imports as editimports
+from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
 from supersheet.editor.cellwrite import Refused, remove_set, write_set
 from supersheet.editor.history import Step
+from supersheet.editor.recheck import new_problems
 from supersheet.editor.results import EditResult
 from supersheet.editor.roundtrip import Unmergeable
+from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.load.model import CONDITIONS
 
 if TYPE_CHECKING:
@@ -118,9 +121,8 @@ class ImportEdits:
                 others.append(place)      # the cells (checks, assumptions) are those found above
         return cells + others
 
-    def _problems_of(self, text: str) -> list:
-        from supersheet.editor.baselines import workbook_from_text
-        from supersheet.editor.recheck import new_problems
+    def _problems_of(self, text: str) -> list[Diagnostic]:
+        """The problems `text` would have that the sheet has not."""
         return new_problems(self.workbook.diagnostics, workbook_from_text(self.path, text).diagnostics)
 
     def remove_import(self, alias: str, force: bool = False) -> EditResult:

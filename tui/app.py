@@ -72,6 +72,8 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self._problems_shown = False   # the status line's problem count is on screen
         self._problem_at = -1          # the last problem F8 went to
         self.sheet_stack: list[tuple[Path, str]] = []   # where F12 came from: (sheet, cell), for Ctrl+B
+        self.footer_shows = (False, False)   # the cursor is on a group's row, an import's (imports.py)
+        self.footer_asking = False           # the footer is asking check_action (widgets/footer.py)
 
     # layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

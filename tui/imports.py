@@ -46,14 +46,14 @@ class ImportActions:
         import on any group's row: a sheet without imports has no import row)."""
         row = self.grid.current_row_key
         shown = (row is not None and row.startswith(HEADER), self.import_row() is not None)
-        if shown != getattr(self, "_footer_shows", (False, False)):
-            self._footer_shows = shown
+        if shown != self.footer_shows:
+            self.footer_shows = shown
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if not getattr(self, "footer_asking", False):
+        if not self.footer_asking:
             return True        # Textual's run_action asks too: every key works wherever it is pressed
-        on_group, on_import = getattr(self, "_footer_shows", (False, False))
+        on_group, on_import = self.footer_shows
         if action == "add_import":
             return on_group
         if action in IMPORT_ROW_KEYS:
