@@ -50,6 +50,7 @@ _COMPARISON_KEYS = frozenset(_COMPARISONS)
 _SUMS = frozenset(("+", "-"))
 _PRODUCTS = frozenset(("*", "/"))
 _POWERS = frozenset(("^", "**"))
+_KEYED_BY_TEXT = frozenset(("OP", "KEYWORD"))
 _LOGIC = frozenset(("or", "and", "not", *_COMPARISONS))
 # A spreadsheet's suffixes after a number (`32k`, `1.5M`): the decimal and binary prefixes they stand for.
 _SUFFIXES = {"k": ("k", "Ki"), "K": ("k", "Ki"), "M": ("M", "Mi"), "G": ("G", "Gi"), "T": ("T", "Ti")}
@@ -93,7 +94,7 @@ class _Parser:
         self.tokens = tokens
         # what each token is to the grammar: an operator's or keyword's text, else its kind
         # (one list lookup per test: the precedence levels test every token several times)
-        self.keys = [t.text if t.kind in ("OP", "KEYWORD") else t.kind for t in tokens]
+        self.keys = [t[1] if t[0] in _KEYED_BY_TEXT else t[0] for t in tokens]   # (kind, text, …): by index, quicker
         # A formula without `or`, `and`, `not` or a comparison anywhere is a sum at every level
         # (each of those levels would only pass its operand through): skip them.
         self.arithmetic = _LOGIC.isdisjoint(self.keys)
@@ -200,18 +201,24 @@ class _Parser:
                                  "combine them with 'and': a < b and b < c")
         return left
 
+    # sum, product and unary/power run for every operand of every formula: an operator's
+    # key is its text, so they read `keys` and step `pos` themselves
     def sum(self) -> Node:
         left = self.product()
-        while self.keys[self.pos] in _SUMS:
-            op = self.advance().text
+        keys = self.keys
+        while keys[self.pos] in _SUMS:
+            op = keys[self.pos]
+            self.pos += 1
             right = self.product()
             left = Binary(op, left, right, (left.span[0], right.span[1]))
         return left
 
     def product(self) -> Node:
         left = self.unary()
-        while self.keys[self.pos] in _PRODUCTS:
-            op = self.advance().text
+        keys = self.keys
+        while keys[self.pos] in _PRODUCTS:
+            op = keys[self.pos]
+            self.pos += 1
             right = self.unary()
             left = Binary(op, left, right, (left.span[0], right.span[1]))
         return left
@@ -226,7 +233,7 @@ class _Parser:
         return self.power()
 
     def power(self) -> Node:
-        base = self.atom()
+        base = self.name_or_call() if self.keys[self.pos] == "NAME" else self.atom()
         if self.keys[self.pos] in _POWERS:
             tok = self.advance()
             self.enter(tok)
@@ -310,14 +317,15 @@ class _Parser:
 
     def name_or_call(self) -> Node:
         tok = self.advance()
-        if self.keys[self.pos] == "(":
+        keys = self.keys
+        if keys[self.pos] == "(":
             opener = self.advance()
             self.enter(opener)
             args: list[Node] = []
-            if not self.at("OP", ")"):
+            if keys[self.pos] != ")":
                 args.append(self.expr())
-                while self.at("OP", ","):
-                    self.advance()
+                while keys[self.pos] == ",":
+                    self.pos += 1
                     args.append(self.expr())
             close = self.expect_op(")", opener)
             self.nesting -= 1

@@ -79,6 +79,16 @@ def test_tricky_documents_are_identical(text):
     assert same(fast, yaml_loader().load(text)) is None
 
 
+@pytest.mark.parametrize("text", ["a: 1\n2: x\n", "'q': 1\nb: {c: d}\n", "a:\n  b: 1\n  true: 2\n",
+                                  "a: {}\nb: []\nc: {x: [1, {y: z}]}\n", "a: {b: c, d: 1.50}\n"])
+def test_mappings_with_keys_that_are_not_plain_text_are_identical(text):
+    """The direct builder (_Direct) takes plain keys only; a document with another key is
+    converted whole, and reads the same either way."""
+    fast = fastyaml.load_fast(text, yaml_loader())
+    assert fast is not None
+    assert same(fast, yaml_loader().load(text)) is None
+
+
 def test_every_sheet_in_the_repository_reads_the_same():
     paths = [p for p in REPO.rglob("*.yaml") if ".venv" not in p.parts]
     assert len(paths) > 50
