@@ -122,10 +122,25 @@ class Walker:
         return broadcast((lambda x: not x) if node.op == "not" else (lambda x: -x), operand)
 
     def binary(self, node: A.Binary) -> Any:
-        return A.fold_run(node, self.value, self.combine)   # a flat run in a loop: only real nesting recurses
+        # a flat run in a loop: only real nesting recurses (A.fold_run, inlined: every operator of a sheet runs here)
+        first, links = A.unroll(node)
+        value, combine = self.value, self.combine
+        result = value(first)
+        for link in links:
+            result = combine(link, result, value(link.right))
+        return result
 
     def combine(self, node: A.Binary, left: Any, right: Any) -> Any:
         op = node.op
+        if type(left) is float and type(right) is float and op in _ARITHMETIC:
+            # two plain numbers, the common case: what broadcast(BINARY[op], …) gives them, without its checks
+            if op == "+":
+                return left + right
+            if op == "-":
+                return left - right
+            if op == "*":
+                return left * right
+            return ErrorValue(DIV0) if right == 0 else left / right
         if op == "^":
             exponent = self.checked.constants.get(node.right)
             if exponent is None and isinstance(node.right, A.Number):
@@ -187,6 +202,9 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
     "and": lambda a, b: a and b, "or": lambda a, b: a or b,
 }
+
+
+_ARITHMETIC = frozenset("+-*/")
 
 
 def _whole(rounder: Callable[[float], int]) -> Callable[[float], float]:
