@@ -41,3 +41,31 @@ class Origin:
             return Span(self.file, self.line, self.col, self.col + 1)
         return Span(self.file, self.line, self.col + start, self.col + max(end, start + 1))
 
+
+
+# A frozen dataclass's __init__ sets each field through object.__setattr__; a large sheet makes
+# several spans and origins a cell, so these set their slots directly (same arguments and
+# defaults; a field assigned afterwards still raises FrozenInstanceError). formula/ast.py does
+# the same for the formula nodes.
+_span_file, _span_line, _span_col, _span_end_col = (Span.__dict__[f].__set__ for f in ("file", "line", "col", "end_col"))
+_origin_file, _origin_line, _origin_col, _origin_exact = (Origin.__dict__[f].__set__
+                                                          for f in ("file", "line", "col", "exact"))
+
+
+def _span_init(self, file, line, col, end_col):  # type: ignore[no-untyped-def]
+    _span_file(self, file)
+    _span_line(self, line)
+    _span_col(self, col)
+    _span_end_col(self, end_col)
+
+
+def _origin_init(self, file, line, col, exact=True):  # type: ignore[no-untyped-def]
+    _origin_file(self, file)
+    _origin_line(self, line)
+    _origin_col(self, col)
+    _origin_exact(self, exact)
+
+
+_span_init.__qualname__, _origin_init.__qualname__ = "Span.__init__", "Origin.__init__"
+Span.__init__ = _span_init  # type: ignore[method-assign]
+Origin.__init__ = _origin_init  # type: ignore[method-assign]

@@ -26,7 +26,7 @@ from supersheet.engine.formula.distributions import Draw
 from supersheet.engine.load.model import Model
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # one a cell: slots, ~1/3 of the memory of a __dict__
 class CheckedCell:
     """What the checker found of a cell: its type, precedents and display unit."""
     type: Type | None

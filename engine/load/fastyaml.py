@@ -5,9 +5,11 @@ ruamel.yaml's round-trip loader scans in pure Python (58 % of loading a
 `check`, `sweep` … far more often than they are edited, and the editor keeps
 its own round-trip document (roundtrip.py), so here libyaml (PyYAML's C
 parser) composes the node tree — composing builds no Python object from a
-tag — and ruamel.yaml's round-trip constructor builds the very same document
-from it: the same YAML 1.2 scalars, the same mappings with line/column
-positions for diagnostics.
+tag — and the very same document is built from it: mappings with plain keys
+as the CommentedMaps ruamel's round-trip constructor makes, with line/column
+positions for diagnostics, and plain text values as the strs it gives them
+(`_Direct`); every other node converted to ruamel's nodes and built by that
+constructor, so the same YAML 1.2 scalars.
 
 Only plain documents take this path. Whatever could differ goes to the
 round-trip loader, which also words every error: no libyaml; explicit tags
@@ -103,7 +105,7 @@ def load_fast(text: str, yaml: Any) -> Any | None:
         _count_cells(root, getattr(yaml, "max_cells", 0))
         if isinstance(root, _pyyaml.MappingNode) and converter.table is not None:
             try:
-                return _Direct(converter, yaml.constructor).mapping(root, 1)
+                return _Direct(converter, yaml).mapping(root, 1)
             except _Declined:   # a key it does not take: every node converted, as below
                 converter = _Converter(yaml.resolver, converter.max_depth, converter.max_nodes)
         return yaml.constructor.construct_document(converter.convert(root))
@@ -229,9 +231,9 @@ class _Direct:
     is not plain text, or a duplicate, declines: the whole document is then converted (and
     a duplicate is left to the round-trip loader, which words it)."""
 
-    def __init__(self, converter: _Converter, constructor: Any) -> None:
+    def __init__(self, converter: _Converter, yaml: Any) -> None:
         self.converter = converter
-        self.constructor = constructor
+        self.yaml = yaml   # ruamel's round-trip YAML: its constructor builds what this does not
 
     def mapping(self, node: Any, depth: int) -> CommentedMap:
         converter, scalar_node, mapping_node = self.converter, _pyyaml.ScalarNode, _pyyaml.MappingNode
@@ -255,7 +257,7 @@ class _Direct:
             elif kind is mapping_node:
                 value = self.mapping(value_node, depth + 1)
             else:
-                value = self.constructor.construct_document(converter.convert(value_node, depth + 1))
+                value = self.yaml.constructor.construct_document(converter.convert(value_node, depth + 1))
             key_mark, value_mark = key_node.start_mark, value_node.start_mark
             positions[key] = [key_mark.line, key_mark.column, value_mark.line, value_mark.column]
             data[key] = value

@@ -31,15 +31,19 @@ class Positions:
         self.file = file
         self.lines = lines
 
+    # lc.data[key] is [key line, key column, value line, value column] (ruamel's LineCol.key and
+    # .value, read without their two calls: a large sheet reads it for every cell)
     def key_span(self, mapping: CommentedMap, key: Any) -> Span:
-        line, col = mapping.lc.key(key)
-        return Span(self.file, line + 1, col + 1, col + 1 + len(str(key)))
+        where = mapping.lc.data[key]
+        col = where[1] + 1
+        return Span(self.file, where[0] + 1, col, col + len(str(key)))
 
     def value_pos(self, container: Any, key: Any) -> tuple[int, int]:
         """The 0-based line and column of container[key] (a mapping's value or a list's item)."""
         if isinstance(container, CommentedSeq):
             return container.lc.item(key)
-        return container.lc.value(key)
+        where = container.lc.data[key]
+        return where[2], where[3]
 
     def line(self, number: int) -> str:
         return self.lines[number] if number < len(self.lines) else ""
