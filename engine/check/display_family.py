@@ -31,13 +31,22 @@ def formula_family(formula: A.Formula, unit: str | None, checked: Checked) -> st
         return prefix_family(chosen)
     found: set[str] = set()
     stack = [formula.expr]
-    while stack:
+    cells, bindings = checked.cells, checked.bindings
+    while stack:   # by exact class (the node classes are final): every formula of a sheet is walked so
         node = stack.pop()
-        unit = getattr(node, "unit", None) if isinstance(node, (A.Number, A.Array)) else None
-        family = prefix_family(unit) if unit else None
-        if isinstance(node, A.Name):
-            cell = checked.cells.get(checked.bindings.get(node, ""))
+        cls = type(node)
+        if cls is A.Binary:
+            stack.append(node.left)   # type: ignore[union-attr]
+            stack.append(node.right)   # type: ignore[union-attr]
+            continue
+        if cls is A.Name:
+            cell = cells.get(bindings.get(node, ""))
             family = cell.family if cell is not None else None
+        elif cls is A.Number or cls is A.Array:
+            unit = node.unit   # type: ignore[union-attr]
+            family = prefix_family(unit) if unit else None
+        else:
+            family = None
         if family is not None:
             found.update(("binary", "decimal") if family == "mixed" else (family,))
         stack.extend(A.children(node))

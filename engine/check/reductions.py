@@ -54,10 +54,10 @@ def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Checked, sa
     deterministic result of reductions over them (reduced), or neither.
     `sampling_calls` False: the formula calls no draw and no reduction (its typing
     saw none), so only the cells it reads decide, and its tree need not be walked."""
-    if not sampling_calls:
-        if any(d in checked.uncertain for d in deps):
+    if not sampling_calls:   # (a sheet without draws has neither set: nothing to look up)
+        if checked.uncertain and any(d in checked.uncertain for d in deps):
             checked.uncertain.add(key)
-        elif any(d in checked.reduced for d in deps):
+        elif checked.reduced and any(d in checked.reduced for d in deps):
             checked.reduced.add(key)
         return
     if varies_over_samples(expr, checked):

@@ -200,9 +200,10 @@ class _Converter:
         first = value[0] if value else ""
         resolvers = self.by_first.get(first)
         if resolvers is None:   # the resolvers a first character can meet, listed once
-            resolvers = self.by_first[first] = [regexp for _tag, regexp in self.table.get(first, []) + self.anywhere]
-        for regexp in resolvers:
-            if regexp.match(value):
+            # each pattern's own match (ruamel's table holds them behind a lazy proxy: a Python call a look)
+            resolvers = self.by_first[first] = [regexp.match for _tag, regexp in self.table.get(first, []) + self.anywhere]
+        for match in resolvers:
+            if match(value):
                 return False
         return True
 

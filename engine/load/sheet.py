@@ -86,7 +86,8 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
         sheet.diagnostics.append(_huge_integer(text, file) or Diagnostic(
             "E-YAML", f"{file} is not a sheet: not valid YAML ({escaped(problem)})", Span(file, 1, 1, 2), quote=False))
         return sheet
-    merge = _merge_key(document, text.splitlines(), file)
+    # a merge key is `<<`, or a tag naming merge (perhaps %-escaped): without either, no walk
+    merge = _merge_key(document, text.splitlines(), file) if "<<" in text or "merge" in text or "%" in text else None
     if merge is not None:
         sheet.diagnostics.append(merge)
         return sheet

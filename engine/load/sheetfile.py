@@ -15,7 +15,7 @@ from supersheet.engine.formula.ast import Formula
 from supersheet.engine.load.specs import ChoiceBlock, Expected, SamplesSpec, SolveBlock, SweepBlock
 
 
-@dataclass
+@dataclass(slots=True)   # one a cell of a sheet: slots, a third of a __dict__'s memory
 class CellSpec:
     """One cell as written: an input (a literal) or a formula, or a check."""
 
