@@ -65,8 +65,19 @@ _new_token = tuple.__new__   # Token(...) without its Python-level __new__: one 
 
 def tokenize(text: str, common_tokens: bool = True) -> list[Token]:
     """`common_tokens=False` takes the character loop for everything (tests compare the two)."""
+    return scan(text, common_tokens)[0]
+
+
+def key_of(token: Token) -> str:
+    """What a token is to the grammar: an operator's or keyword's text, else its kind."""
+    return token[1] if token[0] == "OP" or token[0] == "KEYWORD" else token[0]
+
+
+def scan(text: str, common_tokens: bool = True) -> tuple[list[Token], list[str]]:
+    """The tokens of `text` and each one's `key_of` (the parser tests keys, listed as they are made)."""
     tokens: list[Token] = []
-    append = tokens.append
+    keys: list[str] = []
+    append, key = tokens.append, keys.append
     i, n = 0, len(text)
     while i < n:
         if common_tokens:
@@ -74,18 +85,30 @@ def tokenize(text: str, common_tokens: bool = True) -> list[Token]:
                 group = match.lastindex
                 if group == 2:
                     word = match.group(2)
-                    append(_new_token(Token, ("KEYWORD" if word in RESERVED else "NAME", word, *match.span(2))))
+                    if word in RESERVED:
+                        append(_new_token(Token, ("KEYWORD", word, *match.span(2))))
+                        key(word)
+                    else:
+                        append(_new_token(Token, ("NAME", word, *match.span(2))))
+                        key("NAME")
                 elif group == 5:
-                    append(_new_token(Token, ("OP", match.group(5), *match.span(5))))
+                    op = match.group(5)
+                    append(_new_token(Token, ("OP", op, *match.span(5))))
+                    key(op)
                 elif group == 3:
                     append(_new_token(Token, ("NUMBER", match.group(3), *match.span(3))))
+                    key("NUMBER")
                 elif group == 4:
                     append(_new_token(Token, ("NUMBER", match.group(3), *match.span(3))))
                     append(_new_token(Token, ("UNIT", match.group(4), *match.span(4))))
+                    key("NUMBER")
+                    key("UNIT")
                 elif group == 7:
                     start = match.start(6) - 2
                     append(_new_token(Token, ("OP", "->", start, start + 2)))
                     append(_new_token(Token, ("UNIT", match.group(7), *match.span(7))))
+                    key("->")
+                    key("UNIT")
                 elif group == 1:
                     i = n
                     break
@@ -95,8 +118,10 @@ def tokenize(text: str, common_tokens: bool = True) -> list[Token]:
             if i >= n:
                 break
         i = _one_token(text, i, tokens)
+        keys.extend(key_of(t) for t in tokens[len(keys):])
     tokens.append(Token("END", "", n, n))
-    return tokens
+    keys.append("END")
+    return tokens, keys
 
 
 def _one_token(text: str, i: int, tokens: list[Token]) -> int:

@@ -39,7 +39,7 @@ from supersheet.engine.formula.ast import (
     depth,
     operators,
 )
-from supersheet.engine.formula.lexer import LexError, Token, tokenize
+from supersheet.engine.formula.lexer import LexError, Token, key_of, scan
 
 MAX_NESTING = 60
 MAX_DEPTH = 300
@@ -50,7 +50,6 @@ _COMPARISON_KEYS = frozenset(_COMPARISONS)
 _SUMS = frozenset(("+", "-"))
 _PRODUCTS = frozenset(("*", "/"))
 _POWERS = frozenset(("^", "**"))
-_KEYED_BY_TEXT = frozenset(("OP", "KEYWORD"))
 _LOGIC = frozenset(("or", "and", "not", *_COMPARISONS))
 # A spreadsheet's suffixes after a number (`32k`, `1.5M`): the decimal and binary prefixes they stand for.
 _SUFFIXES = {"k": ("k", "Ki"), "K": ("k", "Ki"), "M": ("M", "Mi"), "G": ("G", "Gi"), "T": ("T", "Ti")}
@@ -75,8 +74,8 @@ def formula_body(text: str) -> tuple[str, int]:
 
 def parse_formula(text: str) -> Formula:
     """Parse a formula (without its leading '='). Raises ParseError."""
-    tokens = tokenize(text)
-    parser = _Parser(tokens, text)
+    tokens, keys = scan(text)
+    parser = _Parser(tokens, text, keys)
     formula = parser.formula()
     if len(tokens) <= min(MAX_DEPTH, MAX_OPERATORS):
         return formula   # every node has a token of its own: a tree this small can be neither too deep nor too long
@@ -90,11 +89,11 @@ def parse_formula(text: str) -> Formula:
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token], text: str) -> None:
+    def __init__(self, tokens: list[Token], text: str, keys: list[str] | None = None) -> None:
         self.tokens = tokens
         # what each token is to the grammar: an operator's or keyword's text, else its kind
         # (one list lookup per test: the precedence levels test every token several times)
-        self.keys = [t[1] if t[0] in _KEYED_BY_TEXT else t[0] for t in tokens]   # (kind, text, …): by index, quicker
+        self.keys = keys if keys is not None else [key_of(t) for t in tokens]
         # A formula without `or`, `and`, `not` or a comparison anywhere is a sum at every level
         # (each of those levels would only pass its operand through): skip them.
         self.arithmetic = _LOGIC.isdisjoint(self.keys)
@@ -136,11 +135,16 @@ class _Parser:
 
     # -- grammar -------------------------------------------------------
     def formula(self) -> Formula:
-        if self.at("END"):
+        keys = self.keys
+        if keys[self.pos] == "END":
             raise ParseError("empty formula", 0, max(len(self.text), 1))
         expr = self.expr()
         display, display_span = None, None
-        if self.at("OP", "->"):
+        if keys[self.pos] == "->" and keys[self.pos + 1] == "UNIT":   # the common case: `-> unit` and the end
+            unit = self.tokens[self.pos + 1]
+            self.pos += 2
+            display, display_span = unit.text, (unit.start, unit.end)
+        elif keys[self.pos] == "->":
             arrow = self.advance()
             if self.at("NUMBER") and self.tok.text == "1":     # `-> 1`: a plain number (format 10.4)
                 one = self.advance()

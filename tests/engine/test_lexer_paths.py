@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from supersheet.engine.formula import parser
-from supersheet.engine.formula.lexer import LexError, tokenize
+from supersheet.engine.formula.lexer import LexError, key_of, scan, tokenize
 from supersheet.engine.formula.parser import ParseError, parse_formula
 
 PIECES = list("0123456789.eE_ +-*/^()[],<>=!abgsGBKiMm%μ·²\u00a0\t\n") + [
@@ -29,6 +29,11 @@ def _cut(text: str, common_tokens: bool) -> object:
 @given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
 def test_common_tokens_are_cut_as_the_character_loop_cuts_them(text):
     assert _cut(text, True) == _cut(text, False)
+    try:
+        tokens, keys = scan(text)
+    except LexError:
+        return
+    assert keys == [key_of(t) for t in tokens]   # the keys the scan lists as it goes are each token's
 
 
 def test_the_generated_sheets_formulas_take_the_regular_expression():
