@@ -6,6 +6,7 @@ Dimensions; Pint is only touched through ``parse_unit`` (cached).
 
 from __future__ import annotations
 
+import functools
 import math
 from decimal import Decimal
 
@@ -135,6 +136,24 @@ def compact_unit(base_magnitude: float, dims: Dimensions, binary: bool = False) 
     (binary=True: KiB, MiB ... for information); counts (token, GPU, USD ...)
     are never prefixed; ``time`` is never prefixed above s.
     """
+    shape = _compact_shape(dims, binary)
+    if shape is None or isinstance(shape, str):
+        return shape
+    lead, tail, prefixes, factor = shape
+    value = abs(base_magnitude / factor)
+    chosen = "" if "" in prefixes else next(iter(prefixes))
+    if math.isfinite(value) and value > 0:
+        chosen = next(iter(prefixes))
+        for prefix, scale in prefixes.items():
+            if value >= scale * (1 - 1e-12):
+                chosen = prefix
+    return chosen + lead + tail
+
+
+@functools.lru_cache(maxsize=1024)   # a large sheet shows thousands of values of the same few dimensions
+def _compact_shape(dims: Dimensions, binary: bool) -> str | tuple[str, str, dict[str, float], float] | None:
+    """What of `compact_unit` does not depend on the value: None (no unit), the unit (no
+    prefix to choose), or the leading symbol, the rest, its prefixes and the unit's factor."""
     if not dims:
         return None
     factors = _factor(dims)
@@ -156,14 +175,7 @@ def compact_unit(base_magnitude: float, dims: Dimensions, binary: bool = False) 
         return term(lead, lead_exponent) + tail
     if binary and lead == "B":
         prefixes = _BINARY
-    value = abs(base_magnitude / parse_unit(lead + tail).factor)
-    chosen = "" if "" in prefixes else next(iter(prefixes))
-    if math.isfinite(value) and value > 0:
-        chosen = next(iter(prefixes))
-        for prefix, scale in prefixes.items():
-            if value >= scale * (1 - 1e-12):
-                chosen = prefix
-    return chosen + lead + tail
+    return lead, tail, prefixes, parse_unit(lead + tail).factor
 
 
 def _factor(dims: Dimensions) -> list[tuple[str, float]] | None:

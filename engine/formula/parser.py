@@ -320,8 +320,12 @@ class _Parser:
         return Array(tuple(items), None, (opener.start, close.end))
 
     def name_or_call(self) -> Node:
+        keys, pos = self.keys, self.pos
+        if keys[pos + 1] != "(" and keys[pos + 1] != ".":   # a plain cell name, the most common operand
+            self.pos = pos + 1
+            _kind, text, start, end = self.tokens[pos]
+            return Name(text, None, (start, end))
         tok = self.advance()
-        keys = self.keys
         if keys[self.pos] == "(":
             opener = self.advance()
             self.enter(opener)

@@ -52,6 +52,12 @@ def show(checked: Checked, key: str, value: Value, unit: str | None = None) -> S
         items = [show_scalar(v, typ, unit, digits) for v in value]
         text = "[" + ", ".join(i.text for i in items) + "]" + (f" {unit}" if unit else "")
         return Shown([i.value for i in items], unit, text)
+    if type(value) is float:   # the common case: show_scalar's number and the unit after it, in one step
+        if unit is None:
+            unit = display_unit(checked, key, abs(value))
+        number = convert(value, unit) if unit else value
+        text = format_number(number, digits)
+        return Shown(number, unit, f"{text} {unit}" if unit else text)
     if unit is None and isinstance(value, float):
         unit = display_unit(checked, key, abs(value))
     shown = show_scalar(value, typ, unit, digits)
