@@ -51,13 +51,13 @@ class ImportEdits:
         return spec
 
     def own_imports(self) -> list[tuple[str, str, int, list[str]]]:
-        """This sheet's own imports: (alias, the sheet as written, how many set: entries,
-        the imports it shares one instance with)."""
+        """This sheet's imports (its own, and its base sheet's through `extends`): (alias, the
+        sheet as written, how many set: entries, the imports it shares one instance with)."""
         root = self.workbook.model.root
         if root is None:
             return []
         return [(alias, spec.target or "", len(spec.sets), self.shares(alias)) for alias, spec in root.use.items()
-                if spec.span.file == self.file and spec.target is not None]
+                if spec.target is not None]
 
     def import_target(self, alias: str) -> str:
         """How this sheet's import `alias` names its sheet (StructureError: not an import written as a path)."""
@@ -144,13 +144,14 @@ class ImportEdits:
         return f"{model.shared.get(alias) or model.twins.get(alias) or alias}.{name}"
 
     def set_entries(self, alias: str) -> list[tuple[str, str]]:
-        """The `set:` entries of this sheet's import `alias`: (name, text as written)."""
-        return [(name, spec.text) for name, spec in self.own_import(alias).sets.items()]
+        """The `set:` entries of the import `alias` (this sheet's, or inherited with `extends`):
+        (name, text as written)."""
+        return [(name, spec.text) for name, spec in editimports.root_import(self.workbook, alias).sets.items()]
 
     def settable(self, alias: str) -> list[tuple[str, str]]:
         """The cells a `set:` entry of `alias` can give a value: the imported sheet's own cells
         (not its checks, nor its imports' cells), as (name, their text as written there)."""
-        self.own_import(alias)
+        editimports.root_import(self.workbook, alias)
         prefix = self.import_key(alias, "")
         return [(cell.name, cell.spec.text) for key, cell in self.workbook.model.cells.items()
                 if cell.scope.prefix == prefix and cell.kind not in CONDITIONS]
@@ -159,7 +160,7 @@ class ImportEdits:
         """The other imports that share the one instance `alias` is (format 10.3): those a
         first `set:` entry would split it from. Empty for an import with `set:`."""
         model = self.workbook.model
-        if self.own_import(alias).sets:
+        if editimports.root_import(self.workbook, alias).sets:
             return []
         first = model.shared.get(alias, alias)
         return [a for a in [first, *model.sharers(first)] if a != alias]
@@ -168,11 +169,12 @@ class ImportEdits:
         """Write `text` (a value, or `= formula`) as the `set:` entry `name` of the import
         `alias`, checked like a cell's edit (refused, nothing changed, when it brings a
         problem; a bare number keeps the cell's unit). One undo step; in a one-line
-        entry one changed line. The first entry of a shared import splits it (`shares`)."""
+        entry one changed line. The first entry of a shared import splits it (`shares`).
+        An import of the base sheet (`extends`) is copied into this sheet's `use:` with it
+        (the base is not written), as an edit of one of its cells is."""
         text = text.strip()
         if not text:
             return self.remove_set_entry(alias, name)
-        self.own_import(alias)
         if name not in dict(self.settable(alias)):
             raise StructureError(f"{name!r} is not a cell of {alias}'s sheet that set: can give a value "
                                  "(its own cells, not its checks nor its imports' cells)")
@@ -188,7 +190,9 @@ class ImportEdits:
     def remove_set_entry(self, alias: str, name: str) -> EditResult:
         """Take the `set:` entry `name` out of the import `alias` (the cell has the imported
         sheet's value again); one undo step. Its last entry gone, `set:` goes too and the
-        import is shared again with the other imports of its file without `set:`."""
+        import is shared again with the other imports of its file without `set:`. An entry
+        of the base sheet's import is removed there."""
+        self.own_import(alias)
         before = dict(self.set_entries(alias)).get(name)
         if before is None:
             raise StructureError(f"{alias} has no set: entry {name!r}")

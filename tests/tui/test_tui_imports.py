@@ -256,3 +256,21 @@ async def test_del_on_an_imported_cell_removes_its_set_entry(example: Path) -> N
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert app.document.value("model.layers") == 90
+
+
+def test_a_set_entry_of_an_inherited_import_copies_it_into_the_variant(library: Path) -> None:
+    """A variant (`extends`) gives its base's import a set: entry by writing the import into
+    its own use: with it, as an edit of the imported cell does; the base is not written.
+    Removing or swapping the base's import is refused: it is written there."""
+    variant = library / "supernodes" / "6.1.2-running-example-32k.yaml"
+    base = library / "supernodes" / "6.1.2-running-example.yaml"
+    base_text, before = base.read_text(encoding="utf-8"), variant.read_text(encoding="utf-8")
+    document = Document(variant)
+    assert [alias for alias, *_ in document.own_imports()] == ["hgx", "model"]
+    assert document.set_import_value("model", "layers", "90").ok and document.value("model.layers") == 90
+    assert added_lines(before, document.text()) == [
+        "+use:", "+  model: {sheet: ../models/qwen3-235b-a22b.yaml, set: {layers: 90}}"]
+    with pytest.raises(StructureError, match="imported by the base sheet"):
+        document.remove_import("hgx")
+    document.save()
+    assert base.read_text(encoding="utf-8") == base_text
