@@ -25,6 +25,7 @@ from supersheet.engine.compile.evaluate import (
     read_value,
 )
 from supersheet.engine.formula.distributions import CONTINUOUS, Draw, DrawError, sample_discrete, stream, variates
+from supersheet.engine.scenarios.percentiles import percentiles
 from supersheet.engine.workbook import Workbook
 
 if TYPE_CHECKING:   # loaded where samples are evaluated: `check` validates sampling settings without it
@@ -226,12 +227,19 @@ def sample_frame(workbook: Workbook, count: int, seed: int, fixed: dict | None, 
 
 
 def summarize(values: pl.Series) -> Summary:
-    # One chunk: a mean sums in an order that does not depend on how the frame was built
-    # (by how many threads, or from how many Ray tasks).
-    valid = values.drop_nulls().rechunk()
+    import polars as pl
+    valid = values.drop_nulls()
     if not len(valid):
         return Summary(float("nan"), {q: float("nan") for q in PERCENTILES}, len(values), len(values))
-    return Summary(finite_mean(valid), {q: float(valid.quantile(q / 100, "linear")) for q in PERCENTILES},
+    # One contiguous copy, which the percentiles reorder once the mean is read: the mean sums
+    # one chunk, in an order that does not depend on how the frame was built (by how many
+    # threads, or from how many Ray tasks).
+    array = valid.to_numpy(writable=True)
+    contiguous = pl.Series(array)   # no copy
+    mean = float(contiguous.mean())   # type: ignore[arg-type]
+    if math.isfinite(mean):   # every value finite: a non-finite one makes the sum inf or NaN
+        return Summary(mean, percentiles(array, PERCENTILES), len(values) - len(valid), len(values))
+    return Summary(finite_mean(contiguous), {q: float(contiguous.quantile(q / 100, "linear")) for q in PERCENTILES},
                    len(values) - len(valid), len(values))
 
 
