@@ -50,12 +50,13 @@ def frame() -> pl.DataFrame:
     allreduce = 2 * (tp - 1) * ALPHA + 2 * (tp - 1) * MESSAGE / (tp * LINK)
     kv_split = pl.min_horizontal(tp, pl.lit(KV_HEADS))
     head_bytes = KV_PROJ + kv_read
-    local_per_card = (SPLIT / tp + head_bytes / kv_split) / HBM
+    local_per_card = pl.max_horizontal((SPLIT / tp + head_bytes / kv_split) / HBM, compute / tp)
     reductions = 2 * LAYERS * allreduce
     step = local_per_card + reductions
     doubled = 2 * (2 * tp - 1) * ALPHA + 2 * (2 * tp - 1) * MESSAGE / (2 * tp * LINK)
     added = 2 * LAYERS * (doubled - allreduce)
-    per_card_doubled = (SPLIT / (2 * tp) + head_bytes / pl.min_horizontal(2 * tp, pl.lit(KV_HEADS))) / HBM
+    per_card_doubled = pl.max_horizontal((SPLIT / (2 * tp) + head_bytes / pl.min_horizontal(2 * tp, pl.lit(KV_HEADS))) / HBM,
+                                         compute / (2 * tp))
     saved = local_per_card - per_card_doubled
     return pl.LazyFrame({"tp": t, "s": s}).select(
         tp, ctx.alias("s [token]"), pl.lit(LAYER_WEIGHTS / 1e9).alias("layer_weights [GB]"),
@@ -68,7 +69,7 @@ def frame() -> pl.DataFrame:
         (allreduce * 1e6).alias("allreduce [us]"), kv_split.alias("kv_split"),
         pl.lit(KV_PROJ / 1e9).alias("kv_proj_weights [GB]"), pl.lit(SPLIT / 1e9).alias("split_bytes [GB]"),
         (head_bytes / 1e9).alias("head_bytes [GB]"), (local_per_card * 1e3).alias("local_per_card [ms]"),
-        (reductions * 1e3).alias("reductions [ms]"), (step * 1e3).alias("step [ms]"), (local / step).alias("speedup"),
+        (reductions * 1e3).alias("reductions [ms]"), (step * 1e3).alias("step [ms]"), (pl.max_horizontal(local, compute) / step).alias("speedup"),
         (doubled * 1e6).alias("allreduce_doubled [us]"), (added * 1e3).alias("added_reductions [ms]"),
         (per_card_doubled * 1e3).alias("local_per_card_doubled [ms]"), (saved * 1e3).alias("saved_local [ms]"),
         (local > compute).alias("memory_bound"), (added < saved).alias("adding_cards_helps"),
@@ -92,9 +93,10 @@ def frame_staged() -> pl.DataFrame:
         (2 * LAYERS * (c("allreduce_doubled") - c("allreduce"))).alias("added_reductions"),
     ).with_columns(
         (c("step_bytes") / HBM).alias("local"),
-        ((SPLIT / tp + c("head_bytes") / c("kv_split")) / HBM).alias("local_per_card"),
-        ((SPLIT / (2 * tp) + c("head_bytes") / pl.min_horizontal(2 * tp, pl.lit(KV_HEADS))) / HBM)
-        .alias("local_per_card_doubled"),
+        pl.max_horizontal((SPLIT / tp + c("head_bytes") / c("kv_split")) / HBM, c("compute") / tp)
+        .alias("local_per_card"),
+        pl.max_horizontal((SPLIT / (2 * tp) + c("head_bytes") / pl.min_horizontal(2 * tp, pl.lit(KV_HEADS))) / HBM,
+                          c("compute") / (2 * tp)).alias("local_per_card_doubled"),
     ).with_columns(
         (c("local_per_card") + c("reductions")).alias("step"),
         (c("local_per_card") - c("local_per_card_doubled")).alias("saved_local"),
@@ -110,7 +112,7 @@ def frame_staged() -> pl.DataFrame:
         pl.lit(KV_PROJ / 1e9).alias("kv_proj_weights [GB]"), pl.lit(SPLIT / 1e9).alias("split_bytes [GB]"),
         (c("head_bytes") / 1e9).alias("head_bytes [GB]"), (c("local_per_card") * 1e3).alias("local_per_card [ms]"),
         (c("reductions") * 1e3).alias("reductions [ms]"), (c("step") * 1e3).alias("step [ms]"),
-        (c("local") / c("step")).alias("speedup"), (c("allreduce_doubled") * 1e6).alias("allreduce_doubled [us]"),
+        (pl.max_horizontal(c("local"), c("compute")) / c("step")).alias("speedup"), (c("allreduce_doubled") * 1e6).alias("allreduce_doubled [us]"),
         (c("added_reductions") * 1e3).alias("added_reductions [ms]"),
         (c("local_per_card_doubled") * 1e3).alias("local_per_card_doubled [ms]"),
         (c("saved_local") * 1e3).alias("saved_local [ms]"),
