@@ -119,7 +119,7 @@ class Compiler(CallCompiler):
     def _(self, node: A.Number) -> Val:
         factor = parse_unit(node.unit).factor if node.unit else 1.0
         value = node.value * factor
-        return Val(pl.lit(value, dtype=pl.Float64), constant=value)
+        return Val(pl.lit(float(value)), constant=value)
 
     @compile.register
     def _(self, node: A.Bool) -> Val:

@@ -624,3 +624,31 @@ def test_sweep_division_by_a_constant_is_exact(write_sheet):
     assert frame["stepped"].to_list() == [0.0, 49.0, 98.0, 147.0]
     assert frame["back"].to_list() == [7.0, 49.0, 98.0, 147.0]
     assert frame["whole"].to_list() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_sweep_division_by_a_constant_is_exact_past_one_block(write_sheet):
+    """The divisor's column is one block of a streaming morsel's rows, repeated as shared
+    chunks (compile/evaluate.py, constant_column): every row of a sweep longer than a block,
+    and one ending in a partial block, divides exactly (IEEE division, as NumPy and `run`)."""
+    import numpy as np
+
+    from supersheet.engine.compile.evaluate import MORSEL_ROWS
+    from supersheet.engine.scenarios.axes import cli_axis
+    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, run_in_memory
+    path = write_sheet("""
+        cells:
+          x: 1
+          ratio: = x / 3350
+          twice: = (x + 1) / 3350 + x / 989.4
+    """)
+    workbook = open_workbook(path)
+    assert workbook.ok, workbook.diagnostics
+    rows = 2 * MORSEL_ROWS + 12_345
+    frame = run_in_memory(workbook, SweepSpec("ad hoc", Grid([cli_axis(workbook, f"x=1..{rows}")])))
+    x = np.arange(1.0, rows + 1.0)
+    assert frame.height == rows
+    assert np.array_equal(frame["ratio"].to_numpy(), x / 3350)
+    assert np.array_equal(frame["twice"].to_numpy(), (x + 1) / 3350 + x / 989.4)
+    assert (x * (1 / 3350) != x / 3350).sum() > 10_000   # (the reciprocal's product would differ)
+    for i in (0, MORSEL_ROWS - 1, MORSEL_ROWS, rows - 1):
+        assert workbook.evaluate({"x": literal(x[i])}).values["ratio"] == frame["ratio"][i]
