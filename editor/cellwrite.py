@@ -127,6 +127,7 @@ def remove_set(doc: Any, alias: str, name: str) -> None:
     del sets[name]
     if sets:
         return
+    assert isinstance(entry, CommentedMap) and isinstance(uses, CommentedMap)
     del entry["set"]
     if list(entry) == ["sheet"] and isinstance(entry["sheet"], str) and entry.fa.flow_style():
         uses[alias] = entry["sheet"]

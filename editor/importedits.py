@@ -27,6 +27,8 @@ from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.load.model import CONDITIONS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from supersheet.editor.history import History
     from supersheet.editor.roundtrip import SheetText
     from supersheet.engine.load.sheetfile import ImportSpec
@@ -40,6 +42,15 @@ class ImportEdits:
     workbook: Workbook
     source: SheetText
     history: History
+    path: Path
+
+    if TYPE_CHECKING:       # Document's (and its other mixins'), which these edits use
+        @property
+        def file(self) -> str: ...
+        def text(self) -> str: ...
+        def rebuild(self, key: str, text: str, new_text: str, check_new: bool = False) -> EditResult: ...
+        def restructure(self, key: str, label: str, new_text: str, check: bool = True) -> EditResult: ...
+        def _keep_unit(self, key: str, text: str) -> tuple[str, str]: ...
 
     # what the sheet imports -------------------------------------------------------
     def own_import(self, alias: str) -> ImportSpec:

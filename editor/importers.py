@@ -192,7 +192,7 @@ def _texts(root: Path, target: Path) -> dict[Path, str]:
     """The text of every other sheet under `root`, as the round-trip writer reads it
     (BOM dropped, newlines \\n): unreadable, too large or non-UTF-8 files are left out."""
     texts = {}
-    for sheet in _sheets(root):
+    for sheet in sheets_under(root):
         if sheet == target:
             continue
         try:
@@ -208,7 +208,9 @@ def _search_root(sheet: Path) -> Path:
     return min(holding, key=lambda folder: len(folder.parts)) if holding else sheet.parent
 
 
-def _sheets(root: Path) -> Iterator[Path]:
+def sheets_under(root: Path) -> Iterator[Path]:
+    """The sheet files under `root` (resolved), in a stable order: hidden and virtualenv
+    folders skipped, MAX_SHEETS files at the most (a search must not stall on a huge tree)."""
     seen = 0
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED)

@@ -22,11 +22,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from supersheet.editor.cells import NAME, StructureError, cell_block, entry_lines
-from supersheet.editor.importers import MAX_SHEETS, SKIPPED
+from supersheet.editor.cells import NAME, StructureError, _indent, _is_filler, cell_block, entry_lines
+from supersheet.editor.importers import sheets_under
 from supersheet.editor.library import library_dir
 from supersheet.engine.base.project import BUNDLED, library_name
-from supersheet.engine.base.sheetroot import SHEET_SUFFIXES, root_for
+from supersheet.engine.base.sheetroot import root_for
 from supersheet.engine.load.sheet import load_sheet
 from supersheet.engine.load.resolve import build_model
 from supersheet.engine.load.sheetfile import ImportSpec
@@ -124,9 +124,9 @@ def addable(sheet: Path) -> list[Candidate]:
     seen = {here}
     root = root_for(here)
     folders = [f for f in root.folders if f not in root.project.libraries.values()]   # the project's, the allowed
-    project = [p for f in folders for p in _sheets(f) if not p.is_relative_to(library)]
+    project = [p for f in folders for p in sheets_under(f) if not p.is_relative_to(library)]
     project.sort(key=lambda p: (len(Path(os.path.relpath(p.parent, here.parent)).parts), str(p)))
-    for path in project + list(_sheets(library)):
+    for path in project + list(sheets_under(library)):
         if path in seen:
             continue
         seen.add(path)
@@ -180,7 +180,7 @@ def with_import(text: str, alias: str, written: str) -> str:
         if value:
             raise StructureError("`use:` is written on one line (a flow mapping): add the import there in a "
                                  "text editor")
-        entries = [i for i in range(use + 1, _block_end(lines, use)) if not _filler(lines[i])]
+        entries = [i for i in range(use + 1, cell_block(lines, use + 1)[1]) if not _is_filler(lines[i])]
         if entries:
             indent = _indent(lines[entries[0]])
             end = cell_block(lines, entries[-1] + 1)[1]
@@ -210,7 +210,7 @@ def without_import(text: str, spec: ImportSpec) -> str:
     start, end = cell_block(lines, spec.span.line)
     lines = lines[:start] + lines[end:]
     use = _top_level_line(lines, "use")
-    if use is not None and not any(not _filler(lines[i]) for i in range(use + 1, _block_end(lines, use))) \
+    if use is not None and not any(not _is_filler(lines[i]) for i in range(use + 1, cell_block(lines, use + 1)[1])) \
             and "#" not in lines[use]:
         del lines[use]
     return "\n".join(lines)
@@ -224,37 +224,6 @@ def _key(line: str) -> str | None:
     """The top-level key a line starts, if it does."""
     match = re.match(r"([A-Za-z_][\w-]*)\s*:", line)
     return match.group(1) if match else None
-
-
-def _block_end(lines: list[str], start: int) -> int:
-    """The 0-based line after the block of the top-level key on `start` (its trailing
-    comments and blank lines not included)."""
-    last = start
-    for i in range(start + 1, len(lines)):
-        if _filler(lines[i]):
-            continue
-        if not _indent(lines[i]):
-            break
-        last = i
-    return last + 1
-
-
-def _filler(line: str) -> bool:
-    return not line.strip() or line.lstrip().startswith("#")
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
-def _sheets(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for here, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED)
-        found += [Path(here, name).resolve() for name in sorted(files) if name.endswith(SHEET_SUFFIXES)]
-        if len(found) > MAX_SHEETS:
-            break
-    return found[:MAX_SHEETS]
 
 
 def _resolved(sheet: Path, target: str) -> Path:
