@@ -3,6 +3,8 @@ edits on quit or open, a file changed on disk, a name, a cell's properties)
 are in dialogs.py."""
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -60,16 +62,29 @@ sheet; the imported file is never changed. With random draws (uniform, normal,
 p5 … p95, and in the inspector a histogram and the draws that drive it."""
 
 
-def help_text() -> Text:
+HELP_WIDTH = 84      # the help's text at most: #help is 90 wide with its border, padding and scrollbar
+
+
+def help_text(width: int = HELP_WIDTH) -> Text:
+    """The help in `width` columns: paragraphs filled to it, each key's words wrapped
+    beside its key, never back under it (an 80-column terminal reads as well as a wide one)."""
     text = Text("supersheet edit\n\n", style="bold")
-    text.append(INTRO + "\n\n")
-    width = max(len(keys) for keys, _ in KEYS) + 2      # the keys never run into their words
+    text.append(_filled(INTRO, width) + "\n\n")
+    keys_width = max(len(keys) for keys, _ in KEYS) + 2      # the keys never run into their words
+    words = max(20, width - keys_width - 2)
     for keys, action in KEYS:
-        text.append(f"  {keys:<{width}}", style="bold cyan")
-        text.append(action + "\n")
-    text.append("\n" + OUTRO + "\n\n")
+        lines = textwrap.wrap(action, words) or [""]
+        text.append(f"  {keys:<{keys_width}}", style="bold cyan")
+        text.append(lines[0] + "\n")
+        for line in lines[1:]:
+            text.append(" " * (keys_width + 2) + line + "\n")
+    text.append("\n" + _filled(OUTRO, width) + "\n\n")
     text.append("Esc closes this help", style="dim")
     return text
+
+
+def _filled(paragraph: str, width: int) -> str:
+    return textwrap.fill(" ".join(paragraph.split()), width)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -77,7 +92,14 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(help_text(), id="help-text")
+            yield Static(help_text(self._width()), id="help-text")
+
+    def _width(self) -> int:
+        # #help's border, padding and scrollbar take 6 columns of a narrower terminal
+        return min(HELP_WIDTH, self.app.size.width - 6)
+
+    def on_resize(self) -> None:
+        self.query_one("#help-text", Static).update(help_text(self._width()))
 
     def action_close(self) -> None:
         self.dismiss(None)

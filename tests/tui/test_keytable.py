@@ -45,3 +45,17 @@ def test_the_palette_names_the_key_of_each_action_that_has_one():
     assert {"save", "undo", "delete_cell", "toggle_diff", "help"} <= set(keyed)
     for _, description, action in ACTIONS:
         assert "(Ctrl+" not in description and "(F" not in description, description   # written in the table only
+
+
+def test_the_help_fits_an_80_column_terminal_with_each_keys_words_beside_it():
+    """Issue 31: at 80x24 the help wrapped its words back under the keys; now every line fits
+    (74 columns inside the box) and a key's words continue in their own column."""
+    from supersheet.tui.screens import KEYS
+    lines = help_text(74).plain.splitlines()
+    assert all(len(line) <= 74 for line in lines), max(lines, key=len)
+    keys_width = max(len(keys) for keys, _ in KEYS) + 2
+    rows = lines[lines.index(next(l for l in lines if l.startswith("  ↑ ↓"))):]
+    rows = rows[:next(i for i, l in enumerate(rows) if not l.strip())]
+    continued = [line for line in rows if not line.startswith("  ") or line[2] == " "]
+    assert len(rows) > len(KEYS) and continued                  # some wrapped, at 74 columns
+    assert all(line.startswith(" " * (keys_width + 2)) and line[keys_width + 2] != " " for line in continued)

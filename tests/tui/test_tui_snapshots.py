@@ -350,3 +350,13 @@ def test_80x24_a_long_formula_in_the_diff_ends_in_an_ellipsis(snap_compare) -> N
         assert was.endswith("…") and now.endswith("…") and was.startswith("((model.params_total")
 
     assert snap_compare(_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_80x24_help_screen(snap_compare) -> None:
+    """Issue 31: at 80x24 each key's words wrap beside it, paragraphs are filled to the box."""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=run_before)
