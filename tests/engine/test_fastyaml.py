@@ -80,7 +80,8 @@ def test_tricky_documents_are_identical(text):
 
 
 @pytest.mark.parametrize("text", ["a: 1\n2: x\n", "'q': 1\nb: {c: d}\n", "a:\n  b: 1\n  true: 2\n",
-                                  "a: {}\nb: []\nc: {x: [1, {y: z}]}\n", "a: {b: c, d: 1.50}\n"])
+                                  "a: {}\nb: []\nc: {x: [1, {y: z}]}\n", "a: {b: c, d: 1.50}\n",
+                                  "a: ~\nb: ''\nc: 'x'\nd: \"y\"\ne: null\nf: = g\n"])
 def test_mappings_with_keys_that_are_not_plain_text_are_identical(text):
     """The direct builder (_Direct) takes plain keys only; a document with another key is
     converted whole, and reads the same either way."""
