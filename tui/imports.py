@@ -77,10 +77,13 @@ class ImportActions:
         if document is None:
             return
         alias = self.selected_import()
-        if alias is None:
-            self.set_status(Text("select an import's group row or one of its cells to swap the sheet it imports",
-                                 style="yellow"))
+        if alias is None:         # not on an import: which one (an import sharing another's has no rows)
+            self.chosen_import("Swap", self.swap_chosen)
             return
+        self.swap_chosen(alias)
+
+    def swap_chosen(self, alias: str) -> None:
+        document = self.document
         if "." in alias:
             outer = alias.split(".")[0]
             self.set_status(Text(f"{alias} is imported by {outer}'s sheet: swap it there, or {outer} here",

@@ -274,3 +274,16 @@ def test_a_set_entry_of_an_inherited_import_copies_it_into_the_variant(library: 
         document.remove_import("hgx")
     document.save()
     assert base.read_text(encoding="utf-8") == base_text
+
+
+async def test_ctrl_o_off_an_import_asks_which_one(example: Path) -> None:
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen) and app.screen.title_text == "Swap which import?"
+        await pilot.press(*"model", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen) and app.screen.title_text == "Import another sheet as model"
