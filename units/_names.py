@@ -2,8 +2,10 @@
 resolved before never imports Pint (its import and registry cost ~100-150 ms of
 CPU at every start of `run`, `sweep`, `check` …; issue 14).
 
-One JSON file in the folder of Pint's cache (``_registry.cache_folder``): for
-each name, what resolving it against the registry gave (factor to base units,
+One JSON file per installation (named by its fingerprint, below) in the folder
+of Pint's cache (``_registry.cache_folder``), so that installations of other
+versions beside it (other virtual environments, work trees) keep theirs instead
+of overwriting one shared file at every start of each: for each name, what resolving it against the registry gave (factor to base units,
 dimensions, spelling shown, the prefix's and the unit's names). It holds only
 names that resolved; an unknown or refused name always goes to Pint, which
 words the error. Trust is that of the pickles beside it (``_trust.py``): the
@@ -22,7 +24,7 @@ import pathlib
 import tempfile
 from typing import Any
 
-FILE = "resolved-units.json"
+PREFIX = "resolved-units-"
 Entry = tuple[float, tuple[tuple[str, float], ...], str, str, str]   # factor, dims, shown, prefix, unit
 
 _known: dict[str, Entry] | None = None
@@ -52,6 +54,10 @@ def _place() -> tuple[pathlib.Path, bytes] | None:
     return (folder, key) if folder is not None and key is not None else None
 
 
+def _file_name(fingerprint: str) -> str:
+    return f"{PREFIX}{fingerprint[:16]}.json"
+
+
 def known() -> dict[str, Entry]:
     """The names resolved before (read once per process; {} when there is no usable file)."""
     global _known
@@ -70,14 +76,15 @@ def _read() -> dict[str, Entry]:
     if place is None:
         return {}
     folder, key = place
-    path = folder / FILE
+    fingerprint = _fingerprint()
+    path = folder / _file_name(fingerprint)
     if not path.exists():
         return {}
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     if not trusted(path, key, manifest):
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("fingerprint") != _fingerprint():
+    if data.get("fingerprint") != fingerprint:
         return {}
     return {name: (float(e[0]), tuple((str(d), float(x)) for d, x in e[1]), str(e[2]), str(e[3]), str(e[4]))
             for name, e in data["names"].items()}
@@ -101,14 +108,15 @@ def _write(table: dict[str, Any]) -> None:
     if place is None:
         return
     folder, key = place
-    data = {"fingerprint": _fingerprint(), "names": {n: [e[0], [list(d) for d in e[1]], *e[2:]]
+    fingerprint = _fingerprint()
+    data = {"fingerprint": fingerprint, "names": {n: [e[0], [list(d) for d in e[1]], *e[2:]]
                                                      for n, e in table.items()}}
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".resolved-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle)
         os.chmod(tmp, 0o600)
-        os.replace(tmp, folder / FILE)
+        os.replace(tmp, folder / _file_name(fingerprint))
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -160,15 +160,30 @@ def test_names_resolved_before_need_no_pint(tmp_path: pathlib.Path) -> None:
     """A process whose unit names were all resolved by an earlier one does not import Pint."""
     folder, config = tmp_path / "cache", tmp_path / "config"
     assert _resolve(folder, config) == f"{1 / 3600!r} True"
-    assert (folder / "resolved-units.json").is_file()
+    assert len(list(folder.glob("resolved-units-*.json"))) == 1
     assert _resolve(folder, config) == f"{1 / 3600!r} False"
+
+
+def test_each_installation_keeps_its_own_resolved_names(tmp_path: pathlib.Path) -> None:
+    """Another installation's file (another fingerprint: another version, virtual environment or
+    work tree) sits beside ours: neither overwrites the other, so neither goes back to Pint."""
+    folder, config = tmp_path / "cache", tmp_path / "config"
+    _resolve(folder, config)
+    ours = next(folder.glob("resolved-units-*.json"))
+    other = folder / "resolved-units-0123456789abcdef.json"
+    other.write_text(ours.read_text().replace('"fingerprint": "', '"fingerprint": "other'))
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
+    subprocess.run([sys.executable, "-c", "import pathlib, sys; from supersheet.units._trust import sign, user_key; "
+                    "sign(pathlib.Path(sys.argv[1]), user_key())", str(folder)], env=env, check=True)
+    assert _resolve(folder, config) == f"{1 / 3600!r} False"
+    assert other.is_file() and '"fingerprint": "other' in other.read_text()
 
 
 def test_a_resolved_name_changed_on_disk_is_not_used(tmp_path: pathlib.Path) -> None:
     """The file is trusted only as signed (a changed factor would silently change every number)."""
     folder, config = tmp_path / "cache", tmp_path / "config"
     _resolve(folder, config)
-    path = folder / "resolved-units.json"
+    path = next(folder.glob("resolved-units-*.json"))
     path.write_text(path.read_text().replace("3600.0", "7200.0"))
     assert _resolve(folder, config) == f"{1 / 3600!r} True"
 
@@ -179,7 +194,7 @@ def test_resolved_names_of_other_definitions_are_not_used(tmp_path: pathlib.Path
 
     folder, config = tmp_path / "cache", tmp_path / "config"
     _resolve(folder, config)
-    path = folder / "resolved-units.json"
+    path = next(folder.glob("resolved-units-*.json"))
     data = json.loads(path.read_text())
     data["fingerprint"] = "other"
     data["names"]["h"][0] = 7200.0
