@@ -8,6 +8,7 @@ from typing import Callable, Mapping
 from supersheet.cli.support import loading_options, sampling_options, sheet_argument
 from supersheet.cli.manual import add_manual_options
 from supersheet.errors import bounded
+from supersheet.loading import MAX_ROWS, MAX_TABLE_ROWS
 
 Handler = Callable[[argparse.Namespace], int]
 Options = Callable[[argparse.ArgumentParser], None]
@@ -103,11 +104,11 @@ def sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="replace a read-only FILE (its mode is kept)")
     p.add_argument("--format", choices=("csv", "parquet", "json", "text", "markdown"),
                    help="output format (default: from -o's extension, else text)")
-    p.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
-                   help="refuse grids larger than N rows (default 10,000,000)")
-    p.add_argument("--max-table-rows", type=int, default=100_000, metavar="N",
+    p.add_argument("--max-rows", type=int, default=MAX_ROWS, metavar="N",
+                   help=f"refuse grids larger than N rows (default {MAX_ROWS:,})")
+    p.add_argument("--max-table-rows", type=int, default=MAX_TABLE_ROWS, metavar="N",
                    help="refuse text, JSON and Markdown tables of more than N rows, which are built in memory "
-                        "(default 100,000; CSV and Parquet stream any number)")
+                        f"(default {MAX_TABLE_ROWS:,}; CSV and Parquet stream any number)")
     p.add_argument("--chunk-rows", type=int, default=1_000_000, metavar="N", help=argparse.SUPPRESS)
     on_options(p, "row ranges of the grid run as Ray tasks, each writing one file of the Parquet dataset "
                   "directory -o DIR/")

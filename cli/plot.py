@@ -9,6 +9,7 @@ from pathlib import Path
 from supersheet.cli.batch import sweep_setup
 from supersheet.cli.support import EXIT_INVALID, EXIT_OK, UsageError, sampling_options
 from supersheet.errors import bounded
+from supersheet.loading import MAX_ROWS
 
 
 def plot(args: argparse.Namespace) -> int:
@@ -65,8 +66,8 @@ def plot_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--title", metavar="TEXT", help="the chart's title (default: the sweep's, else the sheet's)")
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="FILE.svg, FILE.png or FILE.html")
     p.add_argument("--force", action="store_true", help="replace a read-only FILE (its mode is kept)")
-    p.add_argument("--max-rows", type=int, default=10_000_000, metavar="N",
-                   help="refuse grids larger than N rows (default 10,000,000)")
+    p.add_argument("--max-rows", type=int, default=MAX_ROWS, metavar="N",
+                   help=f"refuse grids larger than N rows (default {MAX_ROWS:,})")
     p.set_defaults(show=None)
     sampling_options(p)
 

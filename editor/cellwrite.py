@@ -15,6 +15,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
 from supersheet.engine.base.project import library_name
+from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS, is_formula
 from supersheet.editor.roundtrip import flow, scalar_for, string_like
 from supersheet.engine.load.model import Cell, Merged
 
@@ -61,8 +62,8 @@ def write_cell(doc: Any, root: Merged | None, cell: Cell, text: str, yaml: YAML,
     document of the sheet at `path`: its own cell, a `checks:` entry, or a
     `use: … set:` override of an imported cell. Raises `Refused`."""
     assert isinstance(doc, CommentedMap) and root is not None
-    is_formula = text.startswith("=")
-    body = text[1:].strip() if is_formula else text
+    formula = is_formula(text)
+    body = text.lstrip()[1:].strip() if formula else text
     if not cell.scope.prefix:
         if cell.kind in ("check", "assume"):
             conditions = block(doc, "checks" if cell.kind == "check" else "assume")
@@ -72,8 +73,8 @@ def write_cell(doc: Any, root: Merged | None, cell: Cell, text: str, yaml: YAML,
         node = cells.get(cell.name) if root.file.cells.get(cell.name) is cell.spec else None
         if isinstance(node, CommentedMap):
             old_key = "value" if "value" in node else "formula"
-            new_key = "formula" if is_formula else "value"
-            value = (string_like(body, node[old_key]) if is_formula
+            new_key = "formula" if formula else "value"
+            value = (string_like(body, node[old_key]) if formula
                      else scalar_for(text, node[old_key], yaml))
             if old_key == new_key:
                 node[new_key] = value
@@ -82,7 +83,7 @@ def write_cell(doc: Any, root: Merged | None, cell: Cell, text: str, yaml: YAML,
             return
         if node is None and (cell.spec.unit or cell.spec.digits):
             long = CommentedMap()   # an override of an inherited cell keeps its display unit
-            long["formula" if is_formula else "value"] = body if is_formula else scalar_for(text, None, yaml)
+            long["formula" if formula else "value"] = body if formula else scalar_for(text, None, yaml)
             for extra in ("unit", "digits"):
                 if getattr(cell.spec, extra):
                     long[extra] = getattr(cell.spec, extra)
@@ -148,15 +149,12 @@ def _inherited_use(root: Merged, alias: str, path: Path) -> CommentedMap | None:
     return entry
 
 
-TOP_LEVEL_ORDER = ("title", "doc", "extends", "use", "cells", "checks", "assume", "sweeps", "solve", "choose", "expect")
-
-
 def block(doc: CommentedMap, name: str) -> CommentedMap:
     """The top-level mapping `name`, created where the format lists it if missing."""
     node = doc.get(name)
     if node is None:
         node = CommentedMap()
-        earlier = TOP_LEVEL_ORDER[:TOP_LEVEL_ORDER.index(name)]
+        earlier = TOP_LEVEL_KEYS[:TOP_LEVEL_KEYS.index(name)]
         keys = list(doc)
         position = max((i + 1 for i, k in enumerate(keys) if k in earlier), default=0)
         doc.insert(position, name, node)

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.compile.evaluate import error_code
 from supersheet.engine.formula.functions import FUNCTIONS
 
@@ -55,7 +56,7 @@ def complete(view: SheetView, key: str, text: str, cursor: int, listed: int = LI
         names = sorted(set(sheet_units(view)) | set(COMMON_UNITS), key=lambda u: (u.lower() != word.lower(), len(u), u))
         return _offers(cursor - len(word), word, [Offer(u, "unit") for u in names if u.startswith(word) and u != word],
                        listed)
-    if not text.lstrip().startswith("="):
+    if not is_formula(text):
         return None       # a value: only its unit is completed
     match = _NAME.search(before)
     if match is None:

@@ -54,6 +54,7 @@ from supersheet.editor.structure import StructureEdits
 from supersheet.editor.sweep import SweepRun
 from supersheet.editor.view import SheetView
 from supersheet.engine.base.diagnostics import render
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.check.check import with_literal
 from supersheet.engine.compile.evaluate import Scenario, affected_cells, error_code, reevaluate
 from supersheet.engine.expect.expect import Outcome
@@ -262,7 +263,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
     def _fast_node(self, key: str, text: str) -> tuple[tuple, Any] | None:
         """The in-place path and literal node when `text` is a same-typed literal on an input."""
         cell = self.cell(key)
-        if cell.kind != "input" or text.startswith("="):
+        if cell.kind != "input" or is_formula(text):
             return None
         path = scalar_path(self.source.doc, self.workbook.model.root, cell)
         if path is None or path[-1] == "formula":

@@ -30,7 +30,7 @@ from supersheet.engine.compile.evaluate import ErrorValue, Scenario, reevaluate
 from supersheet.engine.formula import ast as A
 from supersheet.engine.load.model import Cell
 from supersheet.engine.formula.parser import parse_formula
-from supersheet.engine.load.sheet_reader import TOP_LEVEL_KEYS
+from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS, is_formula
 from supersheet.engine.workbook import OverrideError, Workbook, parse_literal_for
 from supersheet.units import describe, format_number, parse_unit
 from supersheet.units.parse import UnitError
@@ -139,7 +139,7 @@ class Snapshot(SheetView):
         for cell in self.own_cells():
             written = cell.set_by or cell.spec
             origin = written.origin
-            if cell.kind != "input" or origin.line != line + 1 or not origin.exact or written.text.startswith("="):
+            if cell.kind != "input" or origin.line != line + 1 or not origin.exact or is_formula(written.text):
                 continue
             old, new, start = old_lines[line], new_lines[line], origin.col - 1
             end = start + len(written.text)

@@ -25,6 +25,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.editor.cells import StructureError, cell_block, value_column
 from supersheet.editor.roundtrip import make_yaml
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 
 PROPERTIES = ("unit", "digits", "doc", "source")
@@ -79,7 +80,7 @@ def _display_unit(lines: list[str], cells: CommentedMap, name: str, unit: str) -
     """The lines with the formula's `-> unit` set; None when the unit is not written there
     (an input, or a long-form formula without `->`)."""
     node = cells[name]
-    if isinstance(node, str) and node.lstrip().startswith("="):
+    if is_formula(node):
         formula, (line, col) = node, cells.lc.value(name)
     elif isinstance(node, CommentedMap) and isinstance(node.get("formula"), str):
         formula, (line, col) = node["formula"], node.lc.value("formula")
@@ -146,9 +147,9 @@ def _to_long(lines: list[str], cells: CommentedMap, name: str, step: int, prop: 
     value_col = cells.lc.value(name)[1]
     rest = written[value_col:]
     key = "value"
-    if isinstance(node, str) and node.lstrip().startswith("="):
+    if is_formula(node):
         key = "formula"
-        bare = rest[1:].lstrip() if rest.startswith("=") else ""
+        bare = rest[1:].lstrip() if is_formula(rest) else ""
         if bare and _loads_as(bare, formula_body(node)[0]):
             rest = bare     # `formula: 2 * x` as the format writes it, when YAML reads it the same
     inner = key_col + step

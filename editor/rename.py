@@ -23,6 +23,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.editor.cells import StructureError, value_column
 from supersheet.editor.roundtrip import make_yaml
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.formula.lexer import LexError, Token, tokenize
 from supersheet.engine.formula.parser import formula_body
 
@@ -144,7 +145,7 @@ def _cells(lines: list[str], cells: CommentedMap, target: Target) -> list[Edit]:
     """The cell's key (its own, or an override in a sheet that extends it) and every formula."""
     edits = [_key_edit(lines, cells, target.old, target)] if target.alias is None and target.old in cells else []
     for key, value in cells.items():
-        if isinstance(value, str) and value.lstrip().startswith("="):
+        if is_formula(value):
             edits += _formula(lines, value, cells.lc.value(key), target)
         elif isinstance(value, CommentedMap):
             for part in ("formula", "value"):

@@ -32,6 +32,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.editor.safesave import (
     ExternalChange,
     FileDeleted,
@@ -375,7 +376,7 @@ def scalar_for(text: str, old: Any, yaml: YAML) -> Any:
     """The YAML value for a cell's new raw text, written as the user typed it:
     numbers and booleans as YAML numbers, lists as flow sequences, the rest as
     strings (quoted the way the old value was, when it was quoted)."""
-    if not text.startswith("="):
+    if not is_formula(text):
         value = _yaml_value(text)
         if value is not None:
             return value

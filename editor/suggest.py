@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from supersheet.editor.completion import complete
 from supersheet.editor.view import SheetView
-from supersheet.engine.load.sheet_reader import TOP_LEVEL_KEYS
+from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS
 
 __all__ = ["Suggestion", "suggestions"]
 

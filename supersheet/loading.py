@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from supersheet.engine.base.limits import Limits, set_limits
+from supersheet.engine.base.limits import MAX_ROWS, MAX_TABLE_ROWS, Limits, set_limits
 from supersheet.engine.base.project import UnknownLibrary, library_name, project_for, shown_path
 from supersheet.engine.base.sheetroot import UnreadableSheet, allow_paths, read_sheet_text, root_for
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from .sheet import Sheet
 
-__all__ = ["Limits", "check_readable", "configure", "find_sheets", "for_one_command", "library_path", "open_checked",
+__all__ = ["MAX_ROWS", "MAX_TABLE_ROWS", "Limits", "check_readable", "configure", "find_sheets", "for_one_command", "library_path", "open_checked",
            "shown_path"]
 
 

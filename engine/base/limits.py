@@ -28,6 +28,22 @@ class Limits:
     max_array_elements: int = 100_000    # elements of all the sheet's arrays together
 
 
+# The limits no flag changes, each far above what a real sheet needs and each named in the
+# refusal it causes (docs/security.md). They live here with `Limits`, so every bound on the
+# work a sheet or a command line can ask for is in one place.
+
+# A formula (engine/formula/parser.py): bounded so that no input exhausts Python's stack or
+# slows Polars' expression engine (which slows sharply on very long runs of one operator).
+FORMULA_NESTING = 60          # brackets and unary operators nested while parsing
+FORMULA_DEPTH = 300           # depth of the finished tree
+FORMULA_OPERATORS = 1000      # operators of one formula
+
+MAX_SAMPLES = 10_000_000      # draws of a Monte Carlo run (`samples:`, --samples, samples=)
+MAX_AXIS_VALUES = 10_000_000  # values of one axis (a range counted before it is built)
+MAX_ROWS = 10_000_000         # rows of a sweep unless raised (--max-rows, Sheet.sweep(max_rows=))
+MAX_TABLE_ROWS = 100_000      # rows of a sweep's text, JSON or Markdown table, built in memory (--max-table-rows)
+
+
 _lock = threading.Lock()
 _current = Limits()
 _explicit: frozenset[str] = frozenset()      # the limits set_limits was given (flags win over a project's defaults)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-RESERVED = frozenset({"and", "or", "not", "true", "false"})
+from supersheet.engine.base.vocabulary import RESERVED
+
 
 OPERATORS = ("->", "**", "<=", ">=", "==", "!=", "+", "-", "*", "/", "^", "<", ">", "(", ")", "[", "]", ",", ".")
 

@@ -14,18 +14,20 @@
                 | NAME "(" ( expr ( "," expr )* )? ")" | NAME ( "." NAME )?
                 | "(" expr ")" | "true" | "false"
 
-Nesting is bounded (MAX_NESTING while parsing, MAX_DEPTH for the finished
+Nesting is bounded (FORMULA_NESTING while parsing, FORMULA_DEPTH for the finished
 tree) so that no input can exhaust Python's stack: a too-deep formula is an
 E-PARSE diagnostic like any other syntax error. A flat run of one precedence
 level (`a + b - … + z`, `a * b / …`, `p and q and …`) is parsed in a loop and
 counts as one level however long it is (later stages walk it in a loop too);
-MAX_OPERATORS bounds a formula's size instead, because the evaluator's
+FORMULA_OPERATORS bounds a formula's size instead, because the evaluator's
 expression engine slows down sharply on very long runs.
 """
 from __future__ import annotations
 
 import math
 
+from supersheet.engine.base.limits import FORMULA_DEPTH, FORMULA_NESTING, FORMULA_OPERATORS
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.formula.ast import (
     Array,
     Binary,
@@ -40,10 +42,6 @@ from supersheet.engine.formula.ast import (
     operators,
 )
 from supersheet.engine.formula.lexer import LexError, Token, key_of, scan
-
-MAX_NESTING = 60
-MAX_DEPTH = 300
-MAX_OPERATORS = 1000
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _COMPARISON_KEYS = frozenset(_COMPARISONS)
@@ -66,7 +64,7 @@ def formula_body(text: str) -> tuple[str, int]:
     into the body can be moved back onto the written text. Trailing blanks are kept."""
     stripped = text.lstrip()
     offset = len(text) - len(stripped)
-    if stripped.startswith("="):
+    if is_formula(stripped):
         body = stripped[1:].lstrip()
         return body, offset + (len(stripped) - len(body))
     return stripped, offset
@@ -77,13 +75,13 @@ def parse_formula(text: str) -> Formula:
     tokens, keys = scan(text)
     parser = _Parser(tokens, text, keys)
     formula = parser.formula()
-    if len(tokens) <= min(MAX_DEPTH, MAX_OPERATORS):
+    if len(tokens) <= min(FORMULA_DEPTH, FORMULA_OPERATORS):
         return formula   # every node has a token of its own: a tree this small can be neither too deep nor too long
-    if depth(formula.expr) > MAX_DEPTH:
-        raise ParseError(f"formula is nested too deeply (more than {MAX_DEPTH} levels)", 0, len(text),
+    if depth(formula.expr) > FORMULA_DEPTH:
+        raise ParseError(f"formula is nested too deeply (more than {FORMULA_DEPTH} levels)", 0, len(text),
                          "split it into several cells")
-    if operators(formula.expr) > MAX_OPERATORS:
-        raise ParseError(f"formula has more than {MAX_OPERATORS} operators", 0, len(text),
+    if operators(formula.expr) > FORMULA_OPERATORS:
+        raise ParseError(f"formula has more than {FORMULA_OPERATORS} operators", 0, len(text),
                          "split it into several cells, or add an array's values with sum([...])")
     return formula
 
@@ -129,8 +127,8 @@ class _Parser:
 
     def enter(self, tok: Token) -> None:
         self.nesting += 1
-        if self.nesting > MAX_NESTING:
-            raise ParseError(f"formula is nested too deeply (more than {MAX_NESTING} levels)",
+        if self.nesting > FORMULA_NESTING:
+            raise ParseError(f"formula is nested too deeply (more than {FORMULA_NESTING} levels)",
                              tok.start, tok.end, "split it into several cells")
 
     # -- grammar -------------------------------------------------------

@@ -102,7 +102,7 @@ def not_a_sheet(path: str | Path) -> str | None:
     readable YAML mapping with at least one of the sheet's top-level keys, valid or not.
     UnreadableSheet (FileNotFoundError) for a file that cannot be read as text at all: not
     a regular file, over the size limit, no permission."""
-    from supersheet.engine.load.sheet_reader import TOP_LEVEL_KEYS
+    from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS
     try:
         text = read_sheet_text(Path(path))
     except UnreadableSheet as e:

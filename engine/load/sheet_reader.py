@@ -10,20 +10,17 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, excerpt
+from supersheet.engine.base.limits import MAX_SAMPLES
 from supersheet.engine.base.span import Origin, Span
 from supersheet.engine.formula.ast import Formula, is_literal
 from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 from supersheet.engine.load.positions import Positions, scalar_text
 from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
 from supersheet.engine.load.specs import SpecReader
+from supersheet.engine.base.vocabulary import CELL_KEYS, NAME_RE, RESERVED, TOP_LEVEL_KEYS, is_formula
 from supersheet.engine.load.yamltags import find_tag
 
 
-TOP_LEVEL_KEYS = ("title", "doc", "extends", "use", "cells", "checks", "assume", "sweeps", "solve", "choose", "expect",
-                  "samples")
-CELL_KEYS = ("value", "formula", "unit", "digits", "doc", "source")
-NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-RESERVED = frozenset({"and", "or", "not", "true", "false"})
 
 
 def read_inline_values(sheet: SheetFile, mapping: CommentedMap,
@@ -40,9 +37,6 @@ def read_inline_values(sheet: SheetFile, mapping: CommentedMap,
     problems = sheet.diagnostics[before:]
     del sheet.diagnostics[before:]
     return specs, problems
-
-
-SAMPLES_LIMIT = 10_000_000
 
 
 class SheetReader(Positions):
@@ -115,7 +109,7 @@ class SheetReader(Positions):
             fields = [(document, "samples")]
         for container, key in fields:
             number = container[key]
-            low, high = (1, SAMPLES_LIMIT) if key in ("count", "samples") else (0, 2**63 - 1)
+            low, high = (1, MAX_SAMPLES) if key in ("count", "samples") else (0, 2**63 - 1)
             if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
                 line, col = self.value_pos(container, key)
                 what = "the number of samples" if key != "seed" else "the seed"
@@ -232,11 +226,10 @@ class SheetReader(Positions):
                        "write `name: 80 GB` or `name: = a * b`")
             return None
         origin = self.text_origin(container, key, text)
-        is_formula = formula_key or (isinstance(value, str) and text.lstrip().startswith("="))
-        if is_formula:
+        if formula_key or (isinstance(value, str) and is_formula(text)):
             body, offset = formula_body(text)
             origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
-            raw = text if text.lstrip().startswith("=") else "= " + text
+            raw = text if is_formula(text) else "= " + text
             return CellSpec(name, "formula", raw, self.parse(body, origin), origin, span)
         formula = self.parse(text, origin)
         if formula is not None and not is_literal(formula):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from supersheet.engine.base.limits import MAX_SAMPLES
 from supersheet.engine.compile.evaluate import (
     Program,
     Scenario,
@@ -129,8 +130,8 @@ def sample_settings(workbook: Workbook, samples: int | None, seed: int | None,
         count = written.count if written.count is not None else count
         default_seed = written.seed if written.seed is not None else default_seed
     count = samples if samples is not None else count
-    if not 1 <= count <= 10_000_000:
-        raise SamplingError(f"samples must be between 1 and 10,000,000, got {count}")
+    if not 1 <= count <= MAX_SAMPLES:
+        raise SamplingError(f"samples must be between 1 and {MAX_SAMPLES:,}, got {count}")
     seed = seed if seed is not None else default_seed
     if not 0 <= seed < 2**63:
         raise SamplingError(f"the seed must be a whole number from 0 to 2^63-1, got {seed}")
