@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from supersheet.engine.base.diagnostics import Diagnostic, Problem, did_you_mean, sheet_problems, sort_key
+from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, sheet_problems, sort_key, unknown_cell
+from supersheet.engine.base.problems import OverrideError
+from supersheet.engine.base.span import Span
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import project_limits
 from supersheet.engine.base.types import Type
@@ -45,6 +47,10 @@ class Workbook:
 
     def name_hint(self, name: str) -> str | None:
         return self.model.twin_hint(name) or did_you_mean(self.model.canonical(name), self.model.cells)
+
+    def unknown_cell(self, name: str, span: Span | None = None, by: str = "") -> Diagnostic:
+        """E-NAME for `name`, which is no cell of this sheet, with the sheet's did-you-mean."""
+        return unknown_cell(name, self.name_hint(name), span, by)
 
     @without_cycle_collection
     def variant(self, import_overrides: dict[str, str] | None = None,
@@ -88,14 +94,6 @@ def unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-class OverrideError(Problem):
-    """A `--set` value (or an edit's literal) that does not fit its cell."""
-
-    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
-        super().__init__(code, message, hint)
-        self.assignment: str | None = None   # the NAME=VALUE it is about, when known
-
-
 def parse_assignment(workbook: Workbook, text: str) -> tuple[str, str]:
     """`NAME=VALUE` (from --set) -> (cell key, value text)."""
     name, sep, value = text.partition("=")
@@ -104,7 +102,7 @@ def parse_assignment(workbook: Workbook, text: str) -> tuple[str, str]:
         raise OverrideError("E-SHEET", f"--set needs NAME=VALUE, got {text!r}", "e.g. --set context=32768token")
     key = workbook.key_for(name)
     if key is None:
-        raise OverrideError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name))
+        raise OverrideError.of(workbook.unknown_cell(name))
     return key, value.strip()
 
 

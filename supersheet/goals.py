@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from supersheet.engine.base.span import Origin
-from .errors import AxisError, RequestError, SolveError, engine_problems
+from .errors import AxisError, RequestError, SolveError
 
 if TYPE_CHECKING:
     from supersheet.engine.present.present import Shown
@@ -80,20 +80,18 @@ def solve_names(sheet: Sheet) -> list[str]:
     return list(root.solve) if root else []
 
 
-@engine_problems()
 def solve_named(sheet: Sheet, name: str) -> Solved:
     """Run the sheet's solve `name`. SolveError (at the solve's name) when the goal has no answer."""
-    from supersheet.engine.scenarios.solve import SolveError as NoAnswer, solve_entry
+    from supersheet.engine.scenarios.solve import solve_entry
     workbook = _workbook(sheet)
     try:
         solution, _ = solve_entry(workbook, name)
-    except NoAnswer as e:   # at the solve's name, as `supersheet check` reports it
+    except SolveError as e:   # at the solve's name, as `supersheet check` reports it
         entry = workbook.model.root.solve.get(name) if workbook.model.root else None
-        raise SolveError(e.at(entry.span if entry else None)) from None
+        raise SolveError.of(e.at(entry.span if entry else None)) from None
     return Solved(name, workbook, solution)
 
 
-@engine_problems()
 def solve_goal(sheet: Sheet, vary: str, goal: str, between: tuple[str | float, str | float],
                source: str = "<goal>") -> Solved:
     """Vary the cell `vary` between two values (literal text such as `"1 KiB"`, or numbers)
@@ -143,7 +141,6 @@ class Ranking:
         return json.dumps(document, indent=2, ensure_ascii=False, default=str)
 
 
-@engine_problems()
 def rank_choice(sheet: Sheet, name: str, top: int | None = None, show: list[str] | None = None,
                 on: str = "local", address: str | None = None) -> Ranking:
     """Run the sheet's choice `name`: every row of its grid, ranked by the objective.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments
 
-from .errors import RequestError, engine_problems
+from .errors import RequestError
 
 if TYPE_CHECKING:
     from supersheet.engine.scenarios.uncertainty import Sampled
@@ -54,7 +54,6 @@ def shown_inputs(workbook: Workbook, sets: Sequence[str]) -> dict[str, Any]:
         return {}
 
 
-@engine_problems()
 def fixed_inputs(sheet: Sheet, sets: Sequence[str]) -> Sheet:
     """The sheet with every `NAME=VALUE` made an input of that value, for sweeps, solves and
     choices (the set cells stay fixed under the varied axes); `sheet` itself when there are

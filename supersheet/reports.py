@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.workbook import Workbook, open_workbook
 
-from .errors import RequestError, engine_problems
+from .errors import RequestError
 from .inputs import Sampling, has_random_draws, sample, set_inputs, shown_inputs
 from .loading import checked_workbook
 
@@ -55,7 +55,6 @@ class RunReport:
         return self.has_errors or bool(self.outside)
 
 
-@engine_problems()
 def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
         sampling: Sampling = Sampling()) -> RunReport:
     """Evaluate a sheet with `sets` (`NAME=VALUE`) as `supersheet run` does (over its samples
@@ -73,7 +72,6 @@ def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
     return RunReport(text, outside, errors, has_random_draws(workbook))
 
 
-@engine_problems()
 def explain(path: str | Path, cell: str, sets: Sequence[str] = (), sampling: Sampling = Sampling()) -> str:
     """`supersheet explain`: the cell's formula, value and unit, and the tree of its
     precedents down to the inputs. RequestError for a cell the sheet does not have."""
@@ -113,7 +111,6 @@ class SensitivityReport:
     influences: tuple[Influence, ...]
 
 
-@engine_problems()
 def sensitivity(path: str | Path, cell: str, sets: Sequence[str] = (),
                 sampling: Sampling = Sampling()) -> SensitivityReport:
     """Rank the random draws `cell` depends on. RequestError when it depends on none."""
@@ -162,7 +159,6 @@ class ExpectationReport:
         return sum(not v.passed for v in self.verdicts) + len(self.outside)
 
 
-@engine_problems()
 def test(path: str | Path, sampling: Sampling = Sampling()) -> ExpectationReport:
     """Check every `expect` of a sheet (top level, and in sweeps, solves and choices) and its
     assumptions, as `supersheet test` does."""
@@ -185,6 +181,5 @@ def _expected(expectation: Expectation) -> str:
 def _key(workbook: Workbook, cell: str) -> str:
     key = workbook.key_for(cell)
     if key is None:
-        hint = workbook.name_hint(cell)
-        raise RequestError(f"unknown cell {cell!r}" + (f"; {hint}" if hint else ""))
+        raise RequestError(workbook.unknown_cell(cell).message + (f"; {hint}" if (hint := workbook.name_hint(cell)) else ""))
     return key

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from supersheet.engine.base.limits import MAX_ROWS
 from supersheet.engine.present.headers import EXCLUDED_HEADER
 from supersheet.engine.scenarios.axes import AxisError, axis_cell, import_axis, range_axis, value_axis
 
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
 
     from .sheet import Sheet
-
-MAX_ROWS = 10_000_000   # the CLI's default --max-rows
 
 
 @dataclass(frozen=True)

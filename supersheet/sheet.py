@@ -18,9 +18,9 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from supersheet.engine.base.diagnostics import sheet_problems
+from supersheet.engine.base.diagnostics import sheet_problems, unknown_cell
 from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
-from supersheet.engine.workbook import OverrideError as Unfitting, Workbook, apply_assignments, open_workbook
+from supersheet.engine.workbook import Workbook, apply_assignments, open_workbook
 
 from .errors import OverrideError, SheetError, UnknownCell, problem
 from .inputs import Sampling, sample
@@ -197,8 +197,8 @@ class Sheet(Mapping[str, CellValue]):
         inputs = {**self.inputs, **texts}
         try:
             workbook, fixed = apply_assignments(self._base, [f"{k}={v}" for k, v in inputs.items()])
-        except Unfitting as e:   # the API's OverrideError, its message naming the assignment
-            raise OverrideError(e.at(None, f"{e.assignment}: " if e.assignment else ""), e.assignment) from None
+        except OverrideError as e:
+            raise e.naming_its_assignment() from None
         if workbook.checked.distributions:
             scenario = None   # evaluated over its samples when read (`_sampled`), as `run --set` does
         elif workbook is self._workbook:
@@ -270,8 +270,7 @@ class Sheet(Mapping[str, CellValue]):
 
 
 def _unknown(name: str, hint: str | None) -> UnknownCell:
-    from supersheet.engine.base.diagnostics import Diagnostic
-    return UnknownCell(Diagnostic("E-NAME", f"unknown cell {name!r}", None, hint=hint))
+    return UnknownCell.of(unknown_cell(name, hint))
 
 
 def range(start: str, stop: str, *, times: float | None = None, step: str | None = None,

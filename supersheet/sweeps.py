@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
+from supersheet.engine.base.limits import MAX_TABLE_ROWS
 from supersheet.engine.base.span import Origin
 from supersheet.engine.scenarios.axes import Axis, cli_axis
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sweep import SweepSpec, iterate_chunks, load_sweep, plans_for
 
-from .errors import AxisError, Diagnostic, RequestError, engine_problems
+from .errors import AxisError, RequestError
 from .inputs import Sampling, ray_session
 from .plots import PlotError, PlotRequest, as_altair, chart
 
@@ -40,7 +41,6 @@ __all__ = ["CHUNK_ROWS", "FORMATS", "MAX_TABLE_ROWS", "STREAMED", "AxisError", "
 Progress = Callable[[int, int], None]   # progress(rows done, rows in all), after each chunk
 CHUNK_ROWS = 1_000_000                  # rows evaluated at a time (memory is bounded by a chunk)
 STREAMED = ("csv", "parquet")           # formats written as the rows come; the others are built whole in memory
-MAX_TABLE_ROWS = 100_000                # rows of a text, JSON or Markdown table at most (check_table_rows)
 FORMATS = ("csv", "parquet", "json", "text", "markdown")
 
 
@@ -48,7 +48,6 @@ class SweepSetup:
     """A sweep of `sheet` (with the inputs set on it): the sweep `name` of the sheet, or an
     ad hoc one (no axes yet)."""
 
-    @engine_problems()
     def __init__(self, sheet: Sheet, name: str | None = None) -> None:
         from .sheet import scenario_workbook
         self.workbook = workbook = scenario_workbook(sheet)
@@ -89,7 +88,6 @@ class SweepSetup:
         """The sweep lists its rows: no axis can be added to it."""
         return self.spec.grid.rows is not None
 
-    @engine_problems()
     def parse_axis(self, text: str) -> Axis:
         """An axis written `NAME=VALUES`, as `--vary` takes it: `tp=1,2,4,8`,
         `context=4096token..131072token*2`, `message=10KiB..30KiB+10KiB`, `m=1KiB..1GiB:50log`,
@@ -99,7 +97,7 @@ class SweepSetup:
     def check_can_vary(self) -> None:
         """AxisError when the sweep lists its rows (no axis can be added to it)."""
         if self.explicit_rows:
-            raise AxisError(Diagnostic("E-SHEET", "axes cannot be added to a sweep of explicit rows", None))
+            raise AxisError("E-SHEET", "axes cannot be added to a sweep of explicit rows")
 
     def vary(self, axis: Axis) -> None:
         """Add the axis, or replace the sweep's axis of the same name."""
@@ -119,7 +117,6 @@ class SweepSetup:
         """Rows of the grid (before `where`)."""
         return self.spec.grid.size()
 
-    @engine_problems()
     def plan(self, sampling: Sampling = Sampling()) -> SweepPlan:
         """Check the shown cells, the `where` and every swept sheet, and plan the evaluation."""
         units: dict = {}
@@ -144,10 +141,8 @@ class SweepPlan:
 
     def chunks(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> Iterator[pl.DataFrame]:
         """The rows, chunk by chunk, in grid order (the first axis slowest)."""
-        with engine_problems():   # a generator: its problems come while it is iterated
-            yield from iterate_chunks(self.plans, self.spec.grid, max(1, chunk_rows), progress)
+        yield from iterate_chunks(self.plans, self.spec.grid, max(1, chunk_rows), progress)
 
-    @engine_problems()
     def frame(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> pl.DataFrame:
         """Every row in one DataFrame, in the columns the sheet and this sweep decide (an error
         column for every cell that can hold one, numbers Float64), whatever the rows hold."""
@@ -164,7 +159,6 @@ class SweepPlan:
         from supersheet.engine.scenarios.sweep import units_metadata
         return json.loads(units_metadata(self.plans)["supersheet.units"])
 
-    @engine_problems()
     def write(self, path: str | Path, format: str | None = None, chunk_rows: int = CHUNK_ROWS,
               progress: Progress | None = None, force: bool = False, max_table_rows: int = MAX_TABLE_ROWS) -> int:
         """Stream the rows to a file (format: csv, parquet, json, text, markdown; default from the
@@ -190,7 +184,6 @@ class SweepPlan:
             raise RequestError(str(e)) from None
         return frame.height
 
-    @engine_problems()
     def write_dataset(self, directory: str | Path, address: str | None = None, part_rows: int | None = None,
                       chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> tuple[int, int]:
         """Evaluate row ranges as Ray tasks, each writing one Parquet file of the dataset

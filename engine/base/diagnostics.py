@@ -6,7 +6,7 @@ of its problems at once and the UI can keep its last good values.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -54,50 +54,11 @@ def sheet_problems(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if not d.is_failed_expectation]
 
 
-class Problem(Exception):
-    """A problem raised rather than returned, by a stage that stops at the first
-    (an axis, a `--set` value, an expectation, a goal seek): one `Diagnostic`,
-    with the position of the text it is about when the raiser knows it. Every
-    client prints `diagnostic` as it prints any other (file:line:col, hint)."""
-
-    def __init__(self, code: str, message: str, hint: str | None = None, span: Span | None = None,
-                 labels: tuple[Label, ...] = ()) -> None:
-        super().__init__(message)
-        self.diagnostic = Diagnostic(code, message, span, labels, hint)
-
-    @classmethod
-    def of(cls, diagnostic: Diagnostic):
-        """A diagnostic found by a stage that returns them, raised as this problem (its span kept)."""
-        problem = cls.__new__(cls)
-        Exception.__init__(problem, diagnostic.message)
-        problem.diagnostic = diagnostic
-        return problem
-
-    @property
-    def code(self) -> str:
-        return self.diagnostic.code
-
-    @property
-    def message(self) -> str:
-        return self.diagnostic.message
-
-    @property
-    def hint(self) -> str | None:
-        return self.diagnostic.hint
-
-    @property
-    def span(self) -> Span | None:
-        return self.diagnostic.span
-
-    def at(self, span: Span | None, prefix: str = "") -> Diagnostic:
-        """The diagnostic for a caller that knows where the block it ran is written:
-        at the problem's own position when it has one, else at `span`; `prefix`
-        names the block (`sweep 'wide': `)."""
-        return replace(self.diagnostic, message=prefix + self.message, span=self.span or span)
-
-    def line(self) -> str:
-        """The diagnostic on one line (a status bar, a usage error): `[file:line:col: ]CODE: message (hint: …)`."""
-        return self.diagnostic.headline() + (f" (hint: {self.hint})" if self.hint else "")
+def unknown_cell(name: str, hint: str | None = None, span: Span | None = None, by: str = "") -> Diagnostic:
+    """E-NAME for a name that is no cell of the sheet, with its did-you-mean `hint`; `by` says
+    what names it (`expectation`, `'show'`): `expectation names unknown cell 'x'`."""
+    return Diagnostic("E-NAME", f"{by} names unknown cell {name!r}" if by else f"unknown cell {name!r}", span,
+                      hint=hint)
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

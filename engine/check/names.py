@@ -2,7 +2,7 @@
 or E-NAME with a did-you-mean hint."""
 from __future__ import annotations
 
-from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean
+from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, unknown_cell
 from supersheet.engine.base.span import Origin
 from supersheet.engine.check.checked import Draft
 from supersheet.engine.formula import ast as A
@@ -51,8 +51,7 @@ def resolve_name(checked: Draft, node: A.Name, scope: Scope, origin: Origin,
             else:
                 hint = did_you_mean(node.name, list(scope.names)
                                     + [f"{a}.{n}" for a, s in scope.aliases.items() for n in s.names])
-            checked.diagnostics.append(Diagnostic(
-                "E-NAME", f"unknown cell {node.name!r}", origin.span(*node.span), hint=hint))
+            checked.diagnostics.append(unknown_cell(node.name, hint, origin.span(*node.span)))
             return None
     else:
         target = scope.aliases.get(node.alias)

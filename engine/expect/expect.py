@@ -11,7 +11,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from supersheet.engine.base.diagnostics import Diagnostic, Problem
+from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.problems import ExpectationError
 from supersheet.engine.base.span import Span
 from supersheet.engine.base.types import Type
 from supersheet.engine.compile.evaluate import ErrorValue
@@ -56,10 +57,6 @@ class Outcome:
     def diagnostic(self) -> Diagnostic:
         return Diagnostic("E-EXPECT", self.message or f"{self.target}: expected {self.expectation.text}, got {self.actual}",
                           self.expectation.span)
-
-
-class ExpectationError(Problem):
-    """An expectation written so that it cannot be compared (not a value, the wrong unit or shape)."""
 
 
 def parse_expectation(text: str, span: Span) -> Expectation:

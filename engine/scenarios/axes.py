@@ -22,7 +22,8 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from supersheet.engine.base.diagnostics import Problem
+from supersheet.engine.base.problems import AxisError
+from supersheet.engine.base.limits import MAX_AXIS_VALUES
 from supersheet.engine.base.project import library_name
 from supersheet.engine.base.span import Span
 from supersheet.engine.base.types import Type
@@ -36,12 +37,6 @@ from supersheet.units import DIMENSIONLESS
 
 if TYPE_CHECKING:   # NumPy is imported where values are built: `check` of a sheet without blocks loads none
     import numpy as np
-
-MAX_AXIS_VALUES = 10_000_000
-
-
-class AxisError(Problem):
-    """An axis, a grid or a free formula of a sweep, solve or choice that cannot be used."""
 
 
 def located(error: AxisError, span: Span | None) -> AxisError:
@@ -132,7 +127,7 @@ def axis_cell(workbook: Workbook, name: str) -> tuple[str, Type | None, bool]:
     """The cell an axis varies (key, type, shapes an array), checked before any value is read."""
     key = workbook.key_for(name)
     if key is None:
-        raise AxisError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name))
+        raise AxisError.of(workbook.unknown_cell(name))
     expected = workbook.checked.cells[key].type
     if expected is not None and expected.is_array:
         raise AxisError("E-TYPE", f"{name} is an array; only scalar cells can be swept")

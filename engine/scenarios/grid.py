@@ -158,7 +158,7 @@ def _rows_grid(workbook: Workbook, vary: VarySpec) -> Grid:
             else:
                 key = workbook.key_for(name)
                 if key is None:
-                    raise AxisError("E-NAME", f"unknown cell {name!r}", workbook.name_hint(name), named[name].span)
+                    raise AxisError.of(workbook.unknown_cell(name, named[name].span))
                 value, span = _as_written(workbook.model.cells[key].spec), named[name].span
             picks[name] = len(values[name])
             values[name].append(value)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from supersheet.engine.base.diagnostics import Problem
+from supersheet.engine.base.problems import SolveError
 from supersheet.engine.base.span import Origin, Span
 from supersheet.engine.compile.evaluate import Scenario
 from supersheet.engine.expect.assume import violations
@@ -42,13 +42,6 @@ class Solution:
     value: float                 # base units
     scenario: Scenario
     goal: str
-
-
-class SolveError(Problem):
-    """A goal seek that found no answer (E-SOLVE): reported at the solve's name."""
-
-    def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__("E-SOLVE", message, hint)
 
 
 def bind_at_means(workbook: Workbook, text: str, origin: Origin) -> Bound:
@@ -91,7 +84,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
     ends = tuple(end if isinstance(end, Literal) else bound_value(end, what="the ends") for end in between)
     key = workbook.key_for(vary)
     if key is None:
-        raise AxisError("E-NAME", f"unknown cell {vary!r}", workbook.name_hint(vary))
+        raise AxisError.of(workbook.unknown_cell(vary))
     if key in workbook.checked.structural_inputs:
         raise AxisError("E-TYPE", f"{vary} sets the length of an array (range) and cannot be varied")
     bound, left, right = goal_sides(workbook, goal, goal_origin or Origin("<--goal>", 1, 1))

@@ -91,8 +91,7 @@ def checked_sweep(workbook: Workbook, name: str) -> tuple[SweepSpec | None, list
     grid, problems = build_grid(workbook, block.vary)
     for shown in block.show or ():
         if workbook.key_for(shown.value) is None:
-            problems.append(AxisError("E-NAME", f"'show' names unknown cell {shown.value!r}",
-                                      workbook.name_hint(shown.value), shown.span))
+            problems.append(AxisError.of(workbook.unknown_cell(shown.value, shown.span, by="'show'")))
     if problems or grid is None:
         return None, problems
     show = [w.value for w in block.show] if block.show is not None else None

@@ -102,7 +102,7 @@ def shown_keys(workbook: Workbook, grid: Grid, show: list[str] | None) -> list[s
     for name in show:
         key = workbook.key_for(name)
         if key is None:
-            raise AxisError("E-NAME", f"'show' names unknown cell {name!r}", workbook.name_hint(name))
+            raise AxisError.of(workbook.unknown_cell(name, by="'show'"))
         if key not in axis_keys and key not in keys:  # an axis is already a column; a cell is shown once
             keys.append(key)
     return keys

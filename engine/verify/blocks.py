@@ -109,8 +109,7 @@ def top_level_expectation_problems(workbook: "Workbook") -> list[Diagnostic]:
         statistic = STATISTIC.match(name)
         cell = statistic.group(2) if statistic else name
         if workbook.key_for(cell) is None:
-            out.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", expected.span,
-                                  hint=did_you_mean(cell, workbook.model.cells)))
+            out.append(workbook.unknown_cell(cell, expected.span, by="expectation"))
         elif statistic and workbook.key_for(cell) not in workbook.checked.uncertain:
             out.append(Diagnostic("E-TYPE", f"{name}: {cell} depends on no random draw", expected.span,
                                   hint=f"expect the value itself: {cell}: …"))
@@ -151,8 +150,8 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
         target = expected.name
         key = workbook.key_for(target)
         if key is None:
-            return problem("E-NAME", f"expectation names unknown cell {target!r}", expected.span,
-                           workbook.name_hint(target))
+            unknown = workbook.unknown_cell(target, expected.span, by="expectation")
+            return problem(unknown.code, unknown.message, unknown.span, unknown.hint)
         typ = workbook.checked.cells[key].type
         if columns is None:
             found = first_problem([(f"{name}.{target}", expected.value, typ)])
@@ -184,8 +183,7 @@ def _sweep(workbook, name: str, block: SweepBlock, report) -> None:
         target = expected.name
         key = workbook.key_for(target)
         if key is None:
-            raise AxisError("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target),
-                            span=expected.span)
+            raise AxisError.of(workbook.unknown_cell(target, expected.span, by="expectation"))
         column = next((c.header for c in plans[0].columns if c.source == key), None)
         if column is None:
             raise AxisError("E-NAME", f"{target!r} is not a column of this sweep", span=expected.span)
@@ -254,7 +252,6 @@ def _choice(workbook, name: str, block: ChoiceBlock, report) -> None:
             continue
         key = scenario.checked.model.cells.get(target) and target
         if key is None:
-            raise AxisError("E-NAME", f"expectation names unknown cell {target!r}", workbook.name_hint(target),
-                            span=expected.span)
+            raise AxisError.of(workbook.unknown_cell(target, expected.span, by="expectation"))
         report.outcomes.append(check_expectation(f"{name}.{target}", expectation, scenario.values[key],
                                                  scenario.checked.cells[key].type))

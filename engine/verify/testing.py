@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 
-from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, sheet_problems
+from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.compile.evaluate import Scenario
 from supersheet.engine.expect.expect import ExpectationError, check_expectation, parse_expectation
 from supersheet.engine.load.specs import Expected
@@ -56,8 +56,7 @@ def check_top_level(workbook: Workbook, scenario: Scenario, sampled: Any = None)
             continue
         key = workbook.key_for(name)
         if key is None:
-            report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {name!r}", expected.span,
-                                                 hint=did_you_mean(name, workbook.model.cells)))
+            report.diagnostics.append(workbook.unknown_cell(name, expected.span, by="expectation"))
             continue
         value = scenario.values.get(key)
         if sampled is not None and key in sampled.summaries:
@@ -83,8 +82,7 @@ def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str
     report = TestReport()
     key = workbook.key_for(cell)
     if key is None:
-        report.diagnostics.append(Diagnostic("E-NAME", f"expectation names unknown cell {cell!r}", expected.span,
-                                             hint=did_you_mean(cell, workbook.model.cells)))
+        report.diagnostics.append(workbook.unknown_cell(cell, expected.span, by="expectation"))
         return report
     if sampled is None or key not in sampled.summaries:
         report.diagnostics.append(Diagnostic("E-TYPE", f"{name}: {cell} depends on no random draw", expected.span,

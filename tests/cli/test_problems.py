@@ -8,7 +8,7 @@ import pytest
 
 import supersheet as ss
 from supersheet.editor.document import Document
-from supersheet.engine.base.diagnostics import Problem
+from supersheet.engine.base.problems import Problem
 from supersheet.engine.base.span import Span
 from supersheet.engine.expect.expect import ExpectationError
 from supersheet.engine.scenarios.axes import AxisError
