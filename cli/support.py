@@ -124,7 +124,7 @@ def open_valid(path: str) -> Sheet | None:
     the allocations of loading trigger, would only walk them all again and free none
     (18 ms of CPU on a quiet machine, 60-90 ms under load, per `sweep` of a small sheet;
     bench/bench_sweep.py). What the command allocates from here on is collected as usual."""
-    from supersheet.loading import open_checked
+    from supersheet.sheet import open_checked   # deferred: the checker and compiler (not for --help, calc)
     gc.freeze()
     try:
         return open_checked(path)

@@ -8,13 +8,25 @@ Pure Python: no UI imports.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.compile.evaluate import error_code
 
 if TYPE_CHECKING:
-    from supersheet.editor.view import SheetView
+    from supersheet.engine.compile.evaluate import Value
+    from supersheet.engine.load.model import Cell
+
+
+class Values(Protocol):
+    """What the problems are found from: the open sheet's cells and values (editor/view.py's
+    `SheetView` is one; it lists these problems, so this module cannot import it back)."""
+
+    def keys(self) -> list[str]: ...
+    def cell(self, key: str) -> Cell: ...
+    def value(self, key: str) -> Value: ...
+    def precedents(self, key: str) -> list[str]: ...
+    def raw_text(self, key: str) -> str: ...
 
 ERROR_VALUE, FAILED_CHECK = "E-VALUE", "E-CHECK"
 
@@ -24,7 +36,7 @@ KINDS = (("error", "error", "errors"), ("check", "failed check", "failed checks"
          ("expectation", "failed expectation", "failed expectations"))
 
 
-def value_problems(view: SheetView) -> list[Diagnostic]:
+def value_problems(view: Values) -> list[Diagnostic]:
     """The cells holding an error value and the checks that fail, in the model's order.
     A cell whose error comes from a precedent's says which (`from b`), so the list
     leads to where the error starts."""

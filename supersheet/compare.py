@@ -17,11 +17,12 @@ from supersheet.engine.diff.diff import Change
 from supersheet.engine.diff.diffview import SECTIONS, arrowed, percent_text
 
 from .errors import RequestError, bounded
+from .html import diff_html
 
 if TYPE_CHECKING:
     from supersheet.engine.diff.diff import SheetDiff
 
-    from .sheet import Sheet
+    from .handle import SheetHandle
 
 # What a client shows of a change: SECTIONS (section key, title, in the order `supersheet diff`
 # prints them); a `Change` (name, old, new, delta, relative, note); `arrowed(change)` its delta
@@ -62,21 +63,18 @@ class Diff:
         return render_diffs([self], "markdown")
 
     def _repr_html_(self) -> str:
-        from .html import diff_html
-        return diff_html(self)
+        return diff_html(self.result)
 
 
-def diff(old: Sheet, new: Sheet) -> Diff:
+def diff(old: SheetHandle, new: SheetHandle) -> Diff:
     """Compare two sheets (each with the inputs set on it) as `supersheet diff` does."""
     from supersheet.engine.diff.diff import diff_workbooks
-
-    from .sheet import scenario_workbook
     name = str(new.path)
-    return Diff(diff_workbooks(name, scenario_workbook(old), scenario_workbook(new),
+    return Diff(diff_workbooks(name, old.written_workbook, new.written_workbook,
                                _label(old), _label(new)))
 
 
-def _label(sheet: Sheet) -> str:
+def _label(sheet: SheetHandle) -> str:
     inputs = ", ".join(f"{k}={v}" for k, v in sheet.inputs.items())
     return f"{sheet.path}" + (f" ({inputs})" if inputs else "")
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from supersheet.engine.scenarios.solve import Solution
     from supersheet.engine.workbook import Workbook
 
-    from .sheet import Sheet
+    from .handle import SheetHandle
 
 __all__ = ["CHOOSE_SCHEMA", "SOLVE_SCHEMA", "AxisError", "Ranking", "SolveError", "Solved", "rank_choice", "solve_goal",
            "solve_named", "solve_names"]
@@ -74,13 +74,13 @@ class Solved:
             render_run(self.workbook, solution.scenario, "text")
 
 
-def solve_names(sheet: Sheet) -> list[str]:
+def solve_names(sheet: SheetHandle) -> list[str]:
     """The solves the sheet defines (for a message that lists them)."""
     root = _workbook(sheet).model.root
     return list(root.solve) if root else []
 
 
-def solve_named(sheet: Sheet, name: str) -> Solved:
+def solve_named(sheet: SheetHandle, name: str) -> Solved:
     """Run the sheet's solve `name`. SolveError (at the solve's name) when the goal has no answer."""
     from supersheet.engine.scenarios.solve import solve_entry
     workbook = _workbook(sheet)
@@ -92,7 +92,7 @@ def solve_named(sheet: Sheet, name: str) -> Solved:
     return Solved(name, workbook, solution)
 
 
-def solve_goal(sheet: Sheet, vary: str, goal: str, between: tuple[str | float, str | float],
+def solve_goal(sheet: SheetHandle, vary: str, goal: str, between: tuple[str | float, str | float],
                source: str = "<goal>") -> Solved:
     """Vary the cell `vary` between two values (literal text such as `"1 KiB"`, or numbers)
     until `goal` (`"A == B"`) holds; its diagnostics name `source` as the file."""
@@ -141,7 +141,7 @@ class Ranking:
         return json.dumps(document, indent=2, ensure_ascii=False, default=str)
 
 
-def rank_choice(sheet: Sheet, name: str, top: int | None = None, show: list[str] | None = None,
+def rank_choice(sheet: SheetHandle, name: str, top: int | None = None, show: list[str] | None = None,
                 on: str = "local", address: str | None = None) -> Ranking:
     """Run the sheet's choice `name`: every row of its grid, ranked by the objective.
     `on="ray"` reduces row ranges as Ray tasks (only the `top` best rows of each travel back;
@@ -164,7 +164,6 @@ def rank_choice(sheet: Sheet, name: str, top: int | None = None, show: list[str]
                    [r.values for r in choice.excluded], choice.feasible, dict(choice.reasons), choice.top)
 
 
-def _workbook(sheet: Sheet) -> Workbook:
+def _workbook(sheet: SheetHandle) -> Workbook:
     """The sheet as written with its inputs: what a solve or a choice evaluates."""
-    from .sheet import scenario_workbook
-    return scenario_workbook(sheet)
+    return sheet.written_workbook

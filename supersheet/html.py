@@ -1,15 +1,20 @@
-"""HTML tables for Jupyter (`_repr_html_`): every value escaped, nothing executed."""
+"""HTML tables for Jupyter (`_repr_html_`): every value escaped, nothing executed.
+
+Rendering imports down, never up: these functions take the values they show (records,
+a diff's result, a frame), and the classes that show them (`Sheet`, `Diff`, `Choice`,
+`Solution`) call down into this module."""
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from supersheet.engine.diff.diffview import SECTIONS, percent_text
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from .compare import Diff
-    from .scenarios import Choice, Solution
-    from .sheet import Sheet
+    from supersheet.engine.diff.diff import SheetDiff
 
 Row = Sequence[object]
 
@@ -29,13 +34,13 @@ def table(headers: Sequence[str], rows: Iterable[Row], caption: str = "",
     return f'<table class="supersheet">{cap}<thead><tr>{head}</tr></thead><tbody>{body(rows)}</tbody>{titled}</table>'
 
 
-def sheet_html(sheet: Sheet) -> str:
-    """Every cell as `supersheet run` lists it: the sheet's own cells, then its checks, its
-    assumptions and each import in sections of their own; name, value as displayed, formula
-    (or the input set), error."""
+def sheet_html(records: Iterable[Mapping[str, Any]], title: str, path: Path) -> str:
+    """Every cell as `supersheet run` lists it (`records`: `Sheet.records()`): the sheet's own
+    cells, then its checks, its assumptions and each import in sections of their own; name,
+    value as displayed, formula (or the input set), error."""
     from supersheet.engine.present.report import override_note
     groups: dict[str, list[Row]] = {}
-    for r in sheet.records():
+    for r in records:
         if "." in r["name"]:
             group = f"{r['name'].rsplit('.', 1)[0]} (imported)"
         else:
@@ -43,33 +48,31 @@ def sheet_html(sheet: Sheet) -> str:
         groups.setdefault(group, []).append((r["name"], r["display"], override_note(r) or r.get("formula", ""),
                                              r.get("error", "")))
     own = groups.pop("", [])
-    caption = sheet.title or str(sheet.path)
+    caption = title or str(path)
     return table(("cell", "value", "formula", "error"), own, caption, list(groups.items()))
 
 
-def diff_html(diff: Diff) -> str:
-    from .compare import SECTIONS, percent_text
-    titles = dict(SECTIONS)
-    rows = [(titles[section], c.name, c.old, c.new, c.delta, percent_text(c), c.note)
-            for section, changes in diff.sections.items() for c in changes]
-    result = diff.result
+def diff_html(result: SheetDiff) -> str:
+    """A diff (`Diff.result`): every change in `supersheet diff`'s sections and order."""
+    rows = [(title, c.name, c.old, c.new, c.delta, percent_text(c), c.note)
+            for section, title in SECTIONS for c in getattr(result, section) or ()]
     caption = f"{result.old_label} → {result.new_label}" + ("" if rows else ": no differences")
     return table(("section", "cell", "old", "new", "delta", "change", "note"), rows, caption)
 
 
-def solution_html(solution: Solution) -> str:
-    """A solve's answer: the goal, the cell and the value it takes."""
-    rows = [("goal", solution.goal), ("when", f"{solution.cell} = {solution.sheet.display(solution.cell)}")]
-    return table(("solve", solution.name), rows)
+def solution_html(name: str, goal: str, cell: str, shown: str) -> str:
+    """A solve's answer: the goal, the cell and the value it takes (`shown`, as displayed)."""
+    return table(("solve", name), [("goal", goal), ("when", f"{cell} = {shown}")])
 
 
-def choice_html(choice: Choice) -> str:
+def choice_html(name: str, objective: str, minimize: bool, feasible: int, ranked: pl.DataFrame,
+                reasons: Mapping[str, int]) -> str:
     """A choice: the feasible rows ranked (the answer first), then why the others were excluded."""
-    direction = "minimize" if choice.minimize else "maximize"
-    caption = f"{choice.name}: {direction} {choice.objective} ({choice.feasible:,} feasible)"
-    headers, rows = frame_rows(choice.ranked.headed())
-    reasons = [(f"{count:,} excluded: {reason}",) + ("",) * (len(headers) - 1) for reason, count in choice.reasons.items()]
-    sections = [("excluded", reasons)] if reasons and headers else []
+    direction = "minimize" if minimize else "maximize"
+    caption = f"{name}: {direction} {objective} ({feasible:,} feasible)"
+    headers, rows = frame_rows(ranked)   # headed `name [unit]`, as the files and `choose` show them
+    reasons_rows = [(f"{count:,} excluded: {reason}",) + ("",) * (len(headers) - 1) for reason, count in reasons.items()]
+    sections = [("excluded", reasons_rows)] if reasons_rows and headers else []
     return table(headers or ["no feasible row"], rows, caption, sections)
 
 

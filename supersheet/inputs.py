@@ -20,7 +20,7 @@ from .errors import RequestError
 if TYPE_CHECKING:
     from supersheet.engine.scenarios.uncertainty import Sampled
 
-    from .sheet import Sheet
+    from .handle import H
 
 __all__ = ["Sampling", "check_ray_address", "fixed_inputs"]   # the rest serves supersheet.reports
 
@@ -54,15 +54,14 @@ def shown_inputs(workbook: Workbook, sets: Sequence[str]) -> dict[str, Any]:
         return {}
 
 
-def fixed_inputs(sheet: Sheet, sets: Sequence[str]) -> Sheet:
+def fixed_inputs(sheet: H, sets: Sequence[str]) -> H:
     """The sheet with every `NAME=VALUE` made an input of that value, for sweeps, solves and
     choices (the set cells stay fixed under the varied axes); `sheet` itself when there are
     none. Cells of this sheet only: an imported cell is fixed by varying it over one value
     (RequestError says so); OverrideError for a value that does not fit its cell."""
-    from .sheet import opened, scenario_workbook
     if not sets:
         return sheet
-    workbook = scenario_workbook(sheet)
+    workbook = sheet.written_workbook
     set_inputs(workbook, sets)   # each value checked against its cell, as `run --set` does
     values: dict[str, str] = {}
     for text in sets:
@@ -77,7 +76,7 @@ def fixed_inputs(sheet: Sheet, sets: Sequence[str]) -> Sheet:
     if not variant.ok:
         raise RequestError("the sheet does not check with " + " ".join(f"--set {t}" for t in sets),
                            variant.diagnostics)
-    return opened(variant)
+    return sheet.opened(variant)
 
 
 @contextmanager

@@ -3,9 +3,9 @@
 `configure` sets, for the whole process, what the command's `--allow-path` and
 `--max-*` flags set: the folders outside a sheet's root that imports may read
 (docs/security.md) and the load `Limits`. `find_sheets` expands the paths a
-command is given (directories searched for `*.yaml`), and `open_checked` loads
-and checks one sheet without evaluating it: a `Sheet` (the notebook's, evaluated
-only when a value is read), which the sweep, solve and choice entry points take. This module loads neither Polars nor NumPy,
+command is given (directories searched for `*.yaml`), and `checked_workbook` loads
+and checks one sheet without evaluating it (`supersheet.sheet.open_checked` wraps
+it in the `Sheet` the sweep, solve and choice entry points take). This module loads neither Polars nor NumPy,
 and the checker and compiler only when a sheet is opened (the command's
 `--help` reads `Limits`).
 """
@@ -25,9 +25,7 @@ from .errors import RequestError, SheetError, bounded
 if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
 
-    from .sheet import Sheet
-
-__all__ = ["MAX_ROWS", "MAX_TABLE_ROWS", "Limits", "check_readable", "configure", "find_sheets", "for_one_command", "library_path", "open_checked",
+__all__ = ["MAX_ROWS", "MAX_TABLE_ROWS", "Limits", "check_readable", "configure", "find_sheets", "for_one_command", "library_path", "checked_workbook",
            "shown_path"]
 
 
@@ -98,17 +96,10 @@ def find_sheets(paths: Sequence[str | Path]) -> list[Path]:
     return found
 
 
-def open_checked(path: str | Path) -> Sheet:
-    """A sheet loaded and checked, as a `Sheet` evaluated only when a value is read (a sweep,
-    solve or choice evaluates what it needs). SheetError with every diagnostic when it does
-    not check; RequestError when `path` is no file."""
-    from .sheet import opened
-    return opened(checked_workbook(path))
-
-
 def checked_workbook(path: str | Path) -> Workbook:
-    """The engine's workbook of `open_checked`, for the reports of this package (which
-    evaluate it themselves and do not need the Sheet's imports)."""
+    """A sheet loaded and checked, as the engine's workbook: what `supersheet.sheet.open_checked`
+    wraps in a Sheet, and what the reports of this package evaluate themselves. SheetError with
+    every diagnostic when it does not check; RequestError when `path` is no file."""
     from supersheet.engine.workbook import open_workbook
     path = library_path(path)
     _stat(Path(path), "sheet")

@@ -16,10 +16,18 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .html import table
+from .compare import diff_files
+from .errors import RequestError, SheetError
+from .html import diff_html, frame_rows, table
+from .loading import checked_workbook
+from .plots import OUTSIDE, PlotError, PlotRequest, chart, svg_of, write_output
+from .reports import test
+from .sweeps import SweepSetup
 
 if TYPE_CHECKING:
-    from .sheet import Sheet
+    from supersheet.engine.workbook import Workbook
+
+    from .handle import SheetHandle
 
 __all__ = ["SWEEP_ROWS", "changed_charts", "report_html", "write_report"]
 
@@ -52,18 +60,14 @@ class _Sweep:
     @property
     def chart(self) -> str:
         """The chart as inline SVG ('' when there is none)."""
-        from .plots import svg_of
         return svg_of(self.spec) if self.spec is not None else ""
 
 
-def report_html(sheet: Sheet, revision: str | None = None) -> str:
+def report_html(sheet: SheetHandle, revision: str | None = None) -> str:
     """The page of `sheet` (with the inputs set on it); with `revision`, its change since then."""
     from supersheet.engine.base.project import shown_path
 
-    from .reports import test
-    from .sheet import scenario_workbook
-
-    workbook = scenario_workbook(sheet)
+    workbook = sheet.written_workbook
     specs = {key: cell.set_by or cell.spec for key, cell in workbook.model.cells.items()}
     records = sheet.records()
     cells = [r for r in records if r["kind"] not in ("check", "assume")]
@@ -89,7 +93,7 @@ def report_html(sheet: Sheet, revision: str | None = None) -> str:
         parts.append(_marked_table(("expectation", "expected", "computed", "line", "verdict"),
                                    [(v.target, v.expected, v.actual, v.line, "pass" if v.passed else "FAIL")
                                     for v in expectations.verdicts]))
-    for sweep in _sweeps(sheet):
+    for sweep in _sweeps(workbook):
         parts.append(f"<h2>Sweep {escape(sweep.name)}</h2>")
         if sweep.note:
             parts.append(f'<p class="meta">{escape(sweep.note)}</p>')
@@ -103,10 +107,9 @@ def report_html(sheet: Sheet, revision: str | None = None) -> str:
             f"<body>\n{body}\n</body></html>\n")
 
 
-def write_report(sheet: Sheet, output: str | Path, revision: str | None = None, force: bool = False) -> Path:
+def write_report(sheet: SheetHandle, output: str | Path, revision: str | None = None, force: bool = False) -> Path:
     """Write the page to `output` (as every output is written: whole or not at all; a read-only
     file only when `force`)."""
-    from .plots import write_output
     output = Path(output)
     write_output(output, report_html(sheet, revision).encode(), force)
     return output
@@ -140,16 +143,12 @@ def _marked_table(headers: tuple[str, ...], rows: list[tuple]) -> str:
     return html
 
 
-def _sweeps(sheet: Sheet) -> list[_Sweep]:
+def _sweeps(workbook: Workbook) -> list[_Sweep]:
     """Each named sweep of the sheet: its chart (its `plot:`, else its first axis against its first
     shown cell, a line per value of its second axis) and its first rows."""
-    from .errors import SheetError
-    from .plots import PlotError, chart
-    from .html import frame_rows
-    from .sweeps import SweepSetup
     out = []
-    for name in SweepSetup(sheet).sweeps:
-        setup = SweepSetup(sheet, name)
+    for name in SweepSetup.of_workbook(workbook).sweeps:
+        setup = SweepSetup.of_workbook(workbook, name)
         try:
             frame = setup.plan().frame()
         except SheetError as e:      # one sweep that cannot run is said; the page goes on
@@ -168,10 +167,9 @@ def _sweeps(sheet: Sheet) -> list[_Sweep]:
     return out
 
 
-def _request(setup, frame) -> "PlotRequest | None":
+def _request(setup, frame) -> PlotRequest | None:
     from supersheet.engine.present.headers import split_header
 
-    from .plots import OUTSIDE, PlotRequest
     defaults = setup.plot_defaults
     if defaults is not None:
         return PlotRequest(defaults.x, defaults.y, defaults.color, defaults.facet, defaults.log_x, defaults.log_y,
@@ -190,13 +188,9 @@ def _header(frame, name: str) -> str:
     return next(c for c in frame.columns if split_header(c)[0] == name)
 
 
-def _changes(sheet: Sheet, revision: str) -> list[str]:
+def _changes(sheet: SheetHandle, revision: str) -> list[str]:
     """The diff against `revision`, and each sweep's chart before and after."""
     from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root
-
-    from .compare import diff_files
-    from .errors import RequestError, SheetError
-    from .html import diff_html
 
     path = sheet.path.resolve()
     try:
@@ -207,13 +201,13 @@ def _changes(sheet: Sheet, revision: str) -> list[str]:
     relative = Path(repo_path(path, root)).as_posix()
     diffs = diff_files(f"{revision}:{relative}", str(path), cwd=root)
     parts = [f"<h2>Changes since {escape(revision)} ({escape(commit[:7])})</h2>"]
-    parts += [diff_html(d) for d in diffs] or ["<p>No differences.</p>"]
+    parts += [diff_html(d.result) for d in diffs] or ["<p>No differences.</p>"]
     try:
         before = {s.name: s for s in _sweeps_at(revision, path)}
     except SheetError as e:      # the old version does not check: its diff above says so; no old charts
         before = {}
         parts.append(f'<p class="meta">{escape(f"the sheet at {revision} does not check: {e}")}</p>')
-    for now in _sweeps(sheet):
+    for now in _sweeps(sheet.written_workbook):
         old = before.get(now.name)
         if old is not None and old.spec is not None and now.spec is not None and old.spec != now.spec:
             parts.append(f"<h3>Sweep {escape(now.name)}: before and after</h3>")
@@ -226,8 +220,6 @@ def _sweeps_at(revision: str, path: Path) -> list[_Sweep]:
     """The sweeps of the sheet at `path` as it was at a git revision (with that revision's imports)."""
     from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root, snapshot
 
-    from .errors import RequestError
-    from .sheet import load
     try:
         root = repo_root(path.parent)
         commit = commit_of(revision, root)
@@ -236,7 +228,7 @@ def _sweeps_at(revision: str, path: Path) -> list[_Sweep]:
     snap = snapshot(commit, root)
     try:
         old = snap.path_of(Path(repo_path(path, root)).as_posix())
-        return _sweeps(load(old)) if old.exists() else []
+        return _sweeps(checked_workbook(old)) if old.exists() else []
     finally:
         snap.close()
 
@@ -244,15 +236,13 @@ def _sweeps_at(revision: str, path: Path) -> list[_Sweep]:
 def changed_charts(path: str | Path, old: str | Path | None = None, revision: str | None = None) -> list[tuple]:
     """The sweeps of the sheet at `path` whose chart differs from its old version (the file `old`,
     or the sheet at git `revision`): (sweep, old spec or None, new spec or None), in the sheet's order."""
-    from .errors import SheetError
-    from .sheet import load
     path = Path(path).resolve()
     try:
-        now = {s.name: s for s in _sweeps(load(path))} if path.exists() else {}
+        now = {s.name: s for s in _sweeps(checked_workbook(path))} if path.exists() else {}
     except SheetError:
         now = {}
     try:
-        before = {s.name: s for s in (_sweeps(load(old)) if old is not None else _sweeps_at(revision or "HEAD", path))}
+        before = {s.name: s for s in (_sweeps(checked_workbook(old)) if old is not None else _sweeps_at(revision or "HEAD", path))}
     except SheetError:
         before = {}
     out = []

@@ -15,17 +15,19 @@ from supersheet.engine.base.limits import MAX_ROWS
 from supersheet.engine.present.headers import EXCLUDED_HEADER
 from supersheet.engine.scenarios.axes import AxisError, axis_cell, import_axis, range_axis, value_axis
 
-from .errors import SheetError, from_engine
-from .quantities import literal_text, python_value
+from .errors import RequestError, SheetError, from_engine
+from .goals import Solved, SolveError, rank_choice, solve_named
+from .html import choice_html
+from .quantities import literal_text
 from .results import Rows, SweepResult
-from .sheet import solved_sheet
+from .sweeps import SweepSetup
 
 if TYPE_CHECKING:
     import polars as pl
 
     from supersheet.engine.workbook import Workbook
 
-    from .sheet import Sheet
+    from .handle import SheetHandle
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,8 @@ def _axis(workbook: Workbook, name: str, values: Any):
     return value_axis(workbook, name, [text(v) for v in items])
 
 
-def sweep(sheet: Sheet, name: str | None, axes: dict[str, Any], show: list[str] | None, where: str | None,
+def sweep(sheet: SheetHandle, name: str | None, axes: dict[str, Any], show: list[str] | None, where: str | None,
           max_rows: int = MAX_ROWS, on: str = "local", address: str | None = None) -> SweepResult:
-    from .sweeps import SweepSetup
     try:
         if name is None and not axes:
             sweeps = ", ".join(SweepSetup(sheet).sweeps)
@@ -94,7 +95,6 @@ def _on_ray(plan: Any, on: str, address: str | None) -> pl.DataFrame:
 
     import polars as pl
 
-    from .errors import RequestError
     if on != "ray":
         raise RequestError(f"on={on!r}: give on='local' or on='ray'")
     with tempfile.TemporaryDirectory(prefix="supersheet-sweep-") as folder:
@@ -103,38 +103,17 @@ def _on_ray(plan: Any, on: str, address: str | None) -> pl.DataFrame:
         return pl.concat([pl.read_parquet(part) for part in sorted(target.glob("part-*.parquet"))], how="vertical")
 
 
-@dataclass(frozen=True)
-class Solution:
-    """A solve's answer: `cell` takes `value` (in its display unit) where `goal` holds;
-    `sheet` is the sheet with that value set."""
-
-    name: str
-    goal: str
-    cell: str
-    value: Any
-    sheet: Sheet
-
-    def __repr__(self) -> str:
-        return f"<Solution {self.goal} when {self.cell} = {self.sheet.display(self.cell)}>"
-
-    def _repr_html_(self) -> str:
-        from .html import solution_html
-        return solution_html(self)
-
-
-def solve(sheet: Sheet, name: str) -> Solution:
-    from .goals import SolveError, solve_named
+def solved(sheet: SheetHandle, name: str) -> tuple[Solved, str]:
+    """The sheet's solve `name` (goal seeking): the answer, and its value as the text an input
+    takes (`Sheet.solve` builds the `Solution` and the sheet with that value set)."""
     try:
-        solved = solve_named(sheet, name)
+        answer = solve_named(sheet, name)
     except AxisError as e:
         raise from_engine(e) from None
     except SolveError as e:   # at the solve's name, as `supersheet solve` and `check` report it
         raise SheetError([e.diagnostic]) from None
-    solution, workbook = solved.solution, solved.workbook
-    shown = solved.shown()
-    text = f"{shown.value!r} {shown.unit}" if shown.unit else repr(shown.value)
-    return Solution(name, solution.goal, solution.key, python_value(workbook.checked, solution.key, solution.value),
-                    solved_sheet(sheet, workbook, solution.scenario, solution.key, text))
+    shown = answer.shown()
+    return answer, f"{shown.value!r} {shown.unit}" if shown.unit else repr(shown.value)
 
 
 @dataclass(frozen=True)
@@ -168,13 +147,11 @@ class Choice:
                 f"answer {self.answer}>")
 
     def _repr_html_(self) -> str:
-        from .html import choice_html
-        return choice_html(self)
+        return choice_html(self.name, self.objective, self.minimize, self.feasible, self.ranked.headed(), self.reasons)
 
 
-def choose(sheet: Sheet, name: str, top: int | None = None, show: list[str] | None = None,
+def choose(sheet: SheetHandle, name: str, top: int | None = None, show: list[str] | None = None,
            on: str = "local", address: str | None = None) -> Choice:
-    from .goals import rank_choice
     try:
         ranking = rank_choice(sheet, name, top, show, on, address)
     except AxisError as e:

@@ -2,13 +2,19 @@
 
 A Sheet is the engine's `Workbook` (loaded and checked once) with the inputs
 set on it from Python and the `Scenario` evaluated with them, on first read
-(a sheet opened by `supersheet.loading.open_checked` for a sweep, solve or
+(a sheet opened by `open_checked` for a sweep, solve or
 choice is never evaluated as a whole). `with_inputs` returns a new Sheet that
 re-evaluates only the changed cells and their dependents
 (`supersheet.engine.compile.evaluate.reevaluate`, as the editor does); the
 original keeps its values. A Sheet is also the handle the command-level entry
 points (supersheet.sweeps, .goals, .inputs) take: the command never holds an
 engine object.
+
+This module is the top of the API: `Sheet`'s notebook methods call the sweeps,
+goals, reports and HTML below it, which name what they take of a sheet with
+`supersheet.handle.SheetHandle` instead of importing this module; and only this
+module builds a Sheet (`load`, `open_checked`, `Sheet.opened`, `with_inputs`,
+`solve`).
 """
 from __future__ import annotations
 
@@ -23,17 +29,18 @@ from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
 from supersheet.engine.workbook import Workbook, apply_assignments, open_workbook
 
 from .errors import OverrideError, SheetError, UnknownCell, problem
+from .html import sheet_html, solution_html
 from .inputs import Sampling, sample
+from .loading import checked_workbook, library_path
 from .quantities import CellValue, Share, Spread, literal_text, python_value, spread_value
 
 if TYPE_CHECKING:
     import pint
-    import polars as pl
 
     from supersheet.engine.scenarios.uncertainty import Sampled
 
     from .results import SweepResult
-    from .scenarios import Choice, Range, Solution
+    from .scenarios import Choice, Range
 
 
 def load(path: str | Path, *, samples: int | None = None, seed: int | None = None) -> Sheet:
@@ -43,7 +50,6 @@ def load(path: str | Path, *, samples: int | None = None, seed: int | None = Non
     as `supersheet run` does: `samples` and `seed` are `run`'s `--samples` and `--seed`
     (None: the sheet's `samples:`, else 10,000 and seed 0). `path` may name a library
     file (`"supersheet:supernodes/6.1.2-running-example.yaml"`)."""
-    from .loading import library_path
     path = library_path(path)
     if not Path(path).is_file():
         raise problem("E-IMPORT", f"no such sheet: {path}")
@@ -95,8 +101,14 @@ class Sheet(Mapping[str, CellValue]):
         return sample(workbook, self.sampling, fixed, sets)
 
     @cached_property
-    def _as_written(self) -> Workbook:
+    def written_workbook(self) -> Workbook:
+        """The engine's workbook of the sheet as written with its inputs, which sweeps, solves,
+        choices and diffs evaluate: read again from the texts loaded, not from disk, once."""
         return _written(self)
+
+    def opened(self, workbook: Workbook) -> Sheet:
+        """A Sheet of another checked workbook (a variant of this one), evaluated when read."""
+        return Sheet(workbook, workbook, None)
 
     # -- reading ------------------------------------------------------------
     @property
@@ -229,7 +241,7 @@ class Sheet(Mapping[str, CellValue]):
         a list of values (`tp=[1, 2, 4, 8]`) or `supersheet.range(...)`. `on="ray"` evaluates
         row ranges as Ray tasks (`supersheet sweep --on ray`) on the cluster at `address`
         (None: `RAY_ADDRESS`, else a local runtime)."""
-        from .scenarios import sweep
+        from .scenarios import sweep   # deferred: the sweep machinery loads Polars
         return sweep(self, name, axes, show, where, on=on, address=address)
 
     def plot(self, sweep: str | None = None, *, x: str | None = None, y: str | Sequence[str] | None = None,
@@ -237,32 +249,38 @@ class Sheet(Mapping[str, CellValue]):
              title: str | None = None, **axes: Any) -> Any:
         """A chart of a sweep, as `supersheet plot` draws it, as an altair chart (Jupyter shows it;
         `.save("x.svg")` writes it). Without `x`/`y`, the sweep's `plot:` gives them."""
-        from .sweeps import sheet_plot
+        from .sweeps import sheet_plot   # deferred: Polars and altair
         return sheet_plot(self, sweep, axes, x, y, color, facet, log_x, log_y, title)
 
     def report(self, path: str | Path | None = None, revision: str | None = None) -> str | Path:
         """The sheet's page as `supersheet report` writes it (cells, verdicts, expectations, each
         sweep charted; against `revision`, the diff): written to `path`, or returned as HTML text."""
-        from .report import report_html, write_report
+        from .report import report_html, write_report   # deferred: Polars and altair (its charts)
         return report_html(self, revision) if path is None else write_report(self, path, revision)
 
     def solve(self, name: str) -> Solution:
         """Run the sheet's solve `name` (goal seeking)."""
-        from .scenarios import solve
-        return solve(self, name)
+        from .scenarios import solved   # deferred: the goal seek loads Polars
+        answer, text = solved(self, name)
+        workbook, solution = answer.workbook, answer.solution
+        # Its values are the scenario the solver evaluated at the root it found, not the root
+        # written as text and parsed back, which can land an ulp away, where the goal no longer
+        # holds exactly; `text`, the answer in its display unit, is how later inputs set it.
+        sheet = Sheet(self._base, workbook, solution.scenario, {**self.inputs, solution.key: text}, self.sampling)
+        return Solution(name, solution.goal, solution.key,
+                        python_value(workbook.checked, solution.key, solution.value), sheet)
 
     def choose(self, name: str, top: int | None = None, *, show: list[str] | None = None,
                on: str = "local", address: str | None = None) -> Choice:
         """Run the sheet's choice `name`: the feasible rows ranked, the answer first; `show` adds
         the cells behind the ranking as columns (`choose --show`); `on="ray"` reduces row
         ranges as Ray tasks (`choose --on ray`)."""
-        from .scenarios import choose
+        from .scenarios import choose   # deferred: Polars
         return choose(self, name, top, show, on, address)
 
     # -- Jupyter ------------------------------------------------------------
     def _repr_html_(self) -> str:
-        from .html import sheet_html
-        return sheet_html(self)
+        return sheet_html(self.records(), self.title, self.path)
 
     def __repr__(self) -> str:
         set_text = ", ".join(f"{k}={v!r}" for k, v in self.inputs.items())
@@ -277,38 +295,40 @@ def range(start: str, stop: str, *, times: float | None = None, step: str | None
           count: int | None = None, scale: str = "linear") -> Range:
     """A sweep axis over a range, as a sweep's `vary: {from, to, times|step|count}`:
     `range("4096 token", "131072 token", times=2)`."""
-    from .scenarios import Range
+    from .scenarios import Range   # deferred: the scenarios' module loads the sweep machinery
     return Range(start, stop, times, step, count, scale)
 
 
-def scenario_workbook(sheet: Sheet) -> Workbook:
-    """The sheet with its inputs written in, for sweeps, solves, choices and diffs (which
-    evaluate the sheet as written): read again from the texts loaded, not from disk, once
-    per Sheet."""
-    return sheet._as_written
-
-
-def opened(workbook: Workbook) -> Sheet:
-    """A checked workbook as a Sheet, evaluated only if a value is read."""
+def open_checked(path: str | Path) -> Sheet:
+    """A sheet loaded and checked, as a `Sheet` evaluated only when a value is read (a sweep,
+    solve or choice evaluates what it needs). SheetError with every diagnostic when it does
+    not check; RequestError when `path` is no file."""
+    workbook = checked_workbook(path)
     return Sheet(workbook, workbook, None)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solve's answer: `cell` takes `value` (in its display unit) where `goal` holds;
+    `sheet` is the sheet with that value set."""
+
+    name: str
+    goal: str
+    cell: str
+    value: Any
+    sheet: Sheet
+
+    def __repr__(self) -> str:
+        return f"<Solution {self.goal} when {self.cell} = {self.sheet.display(self.cell)}>"
+
+    def _repr_html_(self) -> str:
+        return solution_html(self.name, self.goal, self.cell, self.sheet.display(self.cell))
 
 
 def _written(sheet: Sheet) -> Workbook:
     if not sheet.inputs:
         return sheet._workbook
-    from supersheet.engine.check.check import check_model
-    from supersheet.engine.load.resolve import build_model
-    texts = {path: file.text for path, file in sheet._base.model.files.items()}
-    model = build_model(sheet._base.model.path, texts=texts, cell_overrides=dict(sheet.inputs))
-    workbook = Workbook(model, check_model(model))
+    workbook = sheet._base.variant(cell_overrides=dict(sheet.inputs))   # from the texts loaded, not from disk
     if not workbook.ok:
         raise SheetError(sheet_problems(workbook.diagnostics))
     return workbook
-
-
-def solved_sheet(sheet: Sheet, workbook: Workbook, scenario: Scenario, key: str, text: str) -> Sheet:
-    """`sheet` with `key` set to a solve's answer. Its values are the scenario the solver
-    evaluated at the root it found (`workbook` is the one it solved), not the root written
-    as text and parsed back, which can land an ulp away, where the goal no longer holds
-    exactly; `text`, the answer in its display unit, is how sweeps and later inputs set it."""
-    return Sheet(sheet._base, workbook, scenario, {**sheet.inputs, key: text}, sheet.sampling)

@@ -1,6 +1,6 @@
 """Sweeps set up step by step and streamed: what `Sheet.sweep` and `supersheet sweep` run.
 
-A `SweepSetup` is a sweep of a `Sheet` (`supersheet.loading.open_checked`, or
+A `SweepSetup` is a sweep of a `Sheet` (`supersheet.sheet.open_checked`, or
 `supersheet.load` with inputs set):
 one the sheet defines, or an ad hoc one, with axes added or replaced (parsed
 from `NAME=VALUES` text as `--vary` writes them, or given as Python values),
@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 
     from supersheet.engine.scenarios.sweep import Plan
 
-    from .sheet import Sheet
+    from supersheet.engine.workbook import Workbook
+
+    from .handle import SheetHandle
 
 __all__ = ["CHUNK_ROWS", "FORMATS", "MAX_TABLE_ROWS", "STREAMED", "AxisError", "Progress", "SweepPlan", "SweepSetup",
            "check_table_rows", "check_writable", "render_table"]
@@ -48,9 +50,18 @@ class SweepSetup:
     """A sweep of `sheet` (with the inputs set on it): the sweep `name` of the sheet, or an
     ad hoc one (no axes yet)."""
 
-    def __init__(self, sheet: Sheet, name: str | None = None) -> None:
-        from .sheet import scenario_workbook
-        self.workbook = workbook = scenario_workbook(sheet)
+    def __init__(self, sheet: SheetHandle, name: str | None = None) -> None:
+        self._start(sheet.written_workbook, name)
+
+    @classmethod
+    def of_workbook(cls, workbook: Workbook, name: str | None = None) -> SweepSetup:
+        """A sweep of a workbook the API opened itself (the report's sheet at another revision)."""
+        setup = cls.__new__(cls)
+        setup._start(workbook, name)
+        return setup
+
+    def _start(self, workbook: Workbook, name: str | None) -> None:
+        self.workbook = workbook
         self.spec = load_sweep(workbook, name) if name else SweepSpec("ad hoc", Grid([]))
 
     @property
@@ -240,7 +251,7 @@ def render_table(frame: pl.DataFrame, format: str, digits: int = 4) -> str:
     return rendered(frame, format, digits)
 
 
-def sheet_plot(sheet: Sheet, name: str | None, axes: dict[str, Any], x: str | None, y: str | Sequence[str] | None,
+def sheet_plot(sheet: SheetHandle, name: str | None, axes: dict[str, Any], x: str | None, y: str | Sequence[str] | None,
                 color: str | None, facet: str | None, log_x: bool, log_y: bool, title: str | None) -> Any:
     """`Sheet.plot`: the sweep's rows charted, as an altair chart."""
     setup = SweepSetup(sheet, name)

@@ -76,3 +76,27 @@ def test_the_api_contract_lists_every_module_of_the_api() -> None:
     (api,) = [c for c in contracts if c["name"].startswith("The Python API sits between")]
     modules = {f"supersheet.{p.stem}" for p in (REPO / "supersheet").glob("*.py") if not p.stem.startswith("__")}
     assert set(api["source_modules"]) == modules
+
+
+def test_the_api_layers_list_every_module_of_the_api() -> None:
+    """The API's layers name its modules one by one: a new module of supersheet/ must take its place."""
+    import tomllib
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    (layers,) = [c for c in contracts if c["name"].startswith("The Python API is layered")]
+    listed = {f"supersheet.{name.strip()}" for layer in layers["layers"] for name in layer.split("|")}
+    modules = {f"supersheet.{p.stem}" for p in (REPO / "supersheet").glob("*.py") if not p.stem.startswith("__")}
+    assert listed == modules
+
+
+def test_the_contracts_cover_every_top_level_package() -> None:
+    """Every folder mapped into the package is in the clients' layers (or is the API's, layered
+    on its own) and under the no-cycles contract, which starts at the root."""
+    import tomllib
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (acyclic,) = [c for c in contracts if c["type"] == "acyclic_siblings"]
+    assert acyclic["ancestors"] == ["supersheet"] and not acyclic.get("ignore_imports")
+    (clients,) = [c for c in contracts if c["name"].startswith("Clients sit on the engine")]
+    layered = {name.strip() for layer in clients["layers"] for name in layer.split("|")}
+    code_packages = {p for p in config["tool"]["setuptools"]["package-dir"] if p.count(".") == 1} - {"supersheet.sheets"}
+    assert code_packages == layered

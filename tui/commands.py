@@ -4,14 +4,28 @@ in the library (open), and per sweep (run)."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from .keytable import key_of
 
 if TYPE_CHECKING:
-    from .app import SupersheetApp
+    from supersheet.editor.document import Document
+
+
+class Commanded(Protocol):
+    """What the palette asks of the editor's app (tui/app.py's `SupersheetApp`, which mounts
+    this provider, so this module does not import it back)."""
+
+    document: Document | None
+
+    def run_action(self, action: str) -> Any: ...
+    def open_sweep(self, name: str) -> None: ...
+    def go_to(self, key: str) -> None: ...
+    def sheet_paths(self) -> list[str]: ...
+    def open_sheet(self, path: str | Path, then: Any = None) -> None: ...
 
 ACTIONS: list[tuple[str, str, str]] = [
     ("Save", "write the sheet back", "save"),
@@ -53,7 +67,7 @@ ACTIONS: list[tuple[str, str, str]] = [
 
 class SheetCommands(Provider):
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
-        app: SupersheetApp = self.app  # type: ignore[assignment]
+        app = cast(Commanded, self.app)
         for title, help_text, action in ACTIONS:
             key = key_of(action)
             yield title, f"{help_text} ({key})" if key else help_text, partial(app.run_action, action)

@@ -18,6 +18,7 @@ import supersheet as ss
 from supersheet import calc, compare, errors, goals, loading, reports
 from supersheet.errors import OverrideError, RequestError, SheetError, render_diagnostic
 from supersheet.inputs import Sampling, fixed_inputs
+from supersheet.sheet import open_checked
 from supersheet.sweeps import AxisError, SweepSetup
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,7 +106,7 @@ def test_test_report_counts_expectations(tmp_path):
 
 
 def test_a_sweep_streams_to_parquet_with_progress_and_units(tmp_path):
-    setup = SweepSetup(loading.open_checked(RUNNING))
+    setup = SweepSetup(open_checked(RUNNING))
     setup.vary(setup.parse_axis("context=4096token..131072token*2"))
     setup.vary(setup.parse_axis("cards=1,2,4,8"))
     setup.show(["kv_per_card"])
@@ -125,7 +126,7 @@ def test_a_sweep_streams_to_parquet_with_progress_and_units(tmp_path):
 
 
 def test_a_sweep_refuses_what_does_not_fit(tmp_path):
-    setup = SweepSetup(loading.open_checked(RUNNING))
+    setup = SweepSetup(open_checked(RUNNING))
     with pytest.raises(AxisError) as caught:
         setup.parse_axis("context=1 s,2 s")
     assert caught.value.code == "E-UNIT" and type(caught.value) is errors.AxisError
@@ -138,11 +139,11 @@ def test_a_sweep_refuses_what_does_not_fit(tmp_path):
 
 
 def test_solve_and_choose_on_an_opened_sheet():
-    solved = goals.solve_named(loading.open_checked(IN_FLIGHT), "fill_the_path")
+    solved = goals.solve_named(open_checked(IN_FLIGHT), "fill_the_path")
     assert solved.cell == "in_flight" and solved.goal == "window_bandwidth == path_bandwidth"
     document = json.loads(solved.render("json"))
     assert document["solution"]["display"] == solved.display and document["vary"] == "in_flight"
-    ranking = goals.rank_choice(loading.open_checked(GRID), "best_grid")
+    ranking = goals.rank_choice(open_checked(GRID), "best_grid")
     assert ranking.answer is ranking.ranked[0] and ranking.answer["rows"] == 4   # what its `expect` says
     assert len(ranking.ranked) + len(ranking.excluded) == 3
 
@@ -151,20 +152,20 @@ def test_a_goal_with_no_answer_is_a_solve_error(tmp_path):
     sheet = tmp_path / "s.yaml"
     sheet.write_text("cells:\n  x: 1\n  y: = x * 2\n", encoding="utf-8")
     with pytest.raises(goals.SolveError) as caught:
-        goals.solve_goal(loading.open_checked(sheet), "x", "y == -5", ("1", "10"))
+        goals.solve_goal(open_checked(sheet), "x", "y == -5", ("1", "10"))
     assert caught.value.code == "E-SOLVE"
     assert type(caught.value) is goals.SolveError is errors.SolveError
     sheet.write_text("cells:\n  x: 1\n  y: = x * 2\nsolve:\n  never:\n    vary: x\n    goal: y == -5\n"
                      "    between: [1, 10]\n", encoding="utf-8")
     with pytest.raises(goals.SolveError) as caught:   # a named solve: at the solve's name, as `check` says
-        goals.solve_named(loading.open_checked(sheet), "never")
+        goals.solve_named(open_checked(sheet), "never")
     assert caught.value.span is not None and caught.value.span.line == 5
 
 
 def test_fixed_inputs_make_a_variant(tmp_path):
     sheet = tmp_path / "s.yaml"
     sheet.write_text(SHEET, encoding="utf-8")
-    opened = loading.open_checked(sheet)
+    opened = open_checked(sheet)
     assert isinstance(opened, ss.Sheet)   # one handle: the notebook's Sheet, evaluated when read
     assert fixed_inputs(opened, []) is opened
     variant = fixed_inputs(opened, ["a=8 GB"])
@@ -224,11 +225,11 @@ def test_configure_sets_the_load_limits(tmp_path):
     try:
         assert loading.configure(max_cells=2).max_cells == 2
         with pytest.raises(SheetError) as caught:
-            loading.open_checked(sheet)
+            open_checked(sheet)
         assert "--max-cells" in str(caught.value)
     finally:
         loading.configure()
-    assert "a" in loading.open_checked(sheet)
+    assert "a" in open_checked(sheet)
 
 
 def test_find_sheets_searches_folders(tmp_path):

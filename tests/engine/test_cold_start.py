@@ -82,16 +82,16 @@ def test_a_batch_command_loads_its_sheet_with_the_heap_frozen(run_cli, monkeypat
     returns, so a caller running the command in process (these tests) is left as it was."""
     import gc
 
-    import supersheet.loading
+    import supersheet.sheet
 
     frozen_while_loading = []
-    real = supersheet.loading.open_checked
+    real = supersheet.sheet.open_checked
 
     def watched(path):
         frozen_while_loading.append(gc.get_freeze_count())
         return real(path)
 
-    monkeypatch.setattr(supersheet.loading, "open_checked", watched)
+    monkeypatch.setattr(supersheet.sheet, "open_checked", watched)
     sheet = REPO / "bench" / "tp-step.yaml"
     assert gc.get_freeze_count() == 0
     result = run_cli("sweep", str(sheet), "--vary", "tp=1,2", "--format", "csv")
