@@ -1,19 +1,19 @@
-"""Shared fixtures for the engine, CLI, conformance and golden tests.
+"""Shared fixtures for the engine, CLI, conformance, golden, editor and TUI tests.
 
 Only plain fixtures live here (no autouse side effects), so other suites
 (tests/units, tests/tui) are unaffected by what the engine tests need.
 """
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from textwrap import dedent
 from typing import Callable
 
 import pytest
+from repo_paths import CONFORMANCE, REPO, SHEETS
 
-REPO = Path(__file__).resolve().parent.parent
-CONFORMANCE = (REPO.parent / "shared" / "conformance").resolve()
 
 
 @dataclass
@@ -129,3 +129,31 @@ def wheel_install(tmp_path_factory: pytest.TempPathFactory) -> WheelInstall:
                    check=True, capture_output=True, cwd=work)
     (site,) = (env_dir / "lib").glob("python3*/site-packages")
     return WheelInstall(env_dir, site)
+
+
+@pytest.fixture
+def library(tmp_path: Path, allow_path) -> Path:
+    """A writable copy of sheets/ (imports resolve inside it: its folder is
+    allowed, as `--allow-path` does, since tmp_path is no git work tree)."""
+    target = tmp_path / "sheets"
+    shutil.copytree(SHEETS, target)
+    allow_path(target)
+    return target
+
+
+@pytest.fixture
+def example(library: Path) -> Path:
+    """A writable copy of the running example, with its imports beside it."""
+    return library / "supernodes" / "6.1.2-running-example.yaml"
+
+
+def changed_lines(before: str, after: str) -> list[tuple[str, str]]:
+    """(old, new) line pairs that differ, for same-length texts."""
+    a, b = before.splitlines(), after.splitlines()
+    assert len(a) == len(b), "the number of lines changed"
+    return [(x, y) for x, y in zip(a, b) if x != y]
+
+
+@pytest.fixture
+def line_diff():
+    return changed_lines

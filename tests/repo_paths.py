@@ -15,3 +15,4 @@ CONFORMANCE = (REPO.parent / "shared" / "conformance").resolve()   # the format'
 
 # The folders pyproject.toml maps into the `supersheet` package (the package's source)
 PACKAGE_FOLDERS = ("supersheet", "engine", "cli", "editor", "lsp", "tui", "units")
+RUNNING = REPO / RUNNING_EXAMPLE                              # the chapter's running example, the tests' usual sheet

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 PROJECT = ("engine", "cli", "editor", "tui", "supersheet", "units")
 
 

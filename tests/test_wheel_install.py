@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
 GIT = shutil.which("git")
 
@@ -99,7 +100,7 @@ def test_the_readme_s_examples_run_with_the_wheel_from_a_fresh_folder(wheel_inst
     run by the installed console script from a folder outside any git work tree."""
     import re
     import shlex
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     sheet = re.search(r"```yaml\n(# hbm-read\.yaml\n.*?)```", readme, re.S)[1]
     folder = tmp_path / "fresh"
     folder.mkdir()

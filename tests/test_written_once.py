@@ -90,3 +90,13 @@ def test_the_limits_live_in_one_module():
 @pytest.mark.parametrize("message", ["unknown cell {", "names unknown cell {"])
 def test_the_unknown_cell_message_is_written_once(message):
     assert [p for p in places(re.escape(message)) if not p.startswith("engine/base/diagnostics.py")] == []
+
+
+def test_the_tests_find_the_repository_in_one_place():
+    """tests/repo_paths.py is where a test finds the repository; a conftest is no module to
+    import from (tests/ and tests/tui/ each have one, both named `conftest`)."""
+    tests = REPO / "tests"
+    found = [f"{p.relative_to(REPO)}:{n}" for p in sorted(tests.rglob("*.py")) if p.name != "repo_paths.py"
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"Path\(__file__\)\.resolve\(\)\.(parents\[|parent\.parent)|^from conftest import|^import conftest", line)]
+    assert found == []

@@ -8,7 +8,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import polars as pl
 import pyarrow.parquet as pq
@@ -20,9 +19,8 @@ from supersheet.errors import OverrideError, RequestError, SheetError, render_di
 from supersheet.inputs import Sampling, fixed_inputs
 from supersheet.sheet import open_checked
 from supersheet.sweeps import AxisError, SweepSetup
+from repo_paths import REPO, RUNNING
 
-REPO = Path(__file__).resolve().parents[2]
-RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 IN_FLIGHT = REPO / "sheets/supernodes/6.6.2-in-flight-bandwidth.yaml"
 GRID = REPO / "sheets/supernodes/6.2.2-2d-grid.yaml"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from repo_paths import REPO
 
-from conftest import REPO
 
 DOC = REPO / "docs" / "python.md"
 

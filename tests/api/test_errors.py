@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import REPO
 
 import supersheet as ss
+from repo_paths import REPO, RUNNING
 
-RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 
 
 def test_a_sheet_that_does_not_check_raises_the_cli_diagnostics(run_cli, write_sheet):

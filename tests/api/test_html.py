@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import html
 
-from conftest import REPO
 
 import supersheet as ss
+from repo_paths import REPO, RUNNING
 
-RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 
 
 def test_a_sheet_is_an_html_table_of_every_cell():

@@ -5,12 +5,11 @@ from collections.abc import Mapping
 
 import pint
 import pytest
-from conftest import REPO
 
 import supersheet as ss
 from supersheet.errors import UnknownCell
+from repo_paths import RUNNING
 
-RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 
 
 @pytest.fixture

@@ -5,12 +5,11 @@ import json
 
 import pint
 import pytest
-from conftest import REPO
 
 import supersheet as ss
 from supersheet.errors import RequestError
+from repo_paths import RUNNING
 
-RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 
 
 @pytest.fixture(scope="module")

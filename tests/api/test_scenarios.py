@@ -6,11 +6,10 @@ import json
 
 import polars as pl
 import pytest
-from conftest import REPO
 
 import supersheet as ss
+from repo_paths import REPO, RUNNING
 
-RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 RING = REPO / "sheets/supernodes/6.4.2-ring-vs-tree.yaml"
 PARTITION = REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"
 

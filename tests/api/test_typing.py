@@ -15,7 +15,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from repo_paths import REPO
 
 USER_SCRIPT = '''
 import pint

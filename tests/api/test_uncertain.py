@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 import supersheet as ss
 from supersheet.quantities import Share, Spread
+from repo_paths import REPO
 
 LIBRARY = sorted((REPO / "sheets").rglob("*.yaml"))
 SKEW = REPO / "sheets/questions/q4-ep-skew-monte-carlo.yaml"

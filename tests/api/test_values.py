@@ -7,11 +7,10 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
 
 import supersheet as ss
+from repo_paths import REPO, RUNNING
 
-RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 LIBRARY = ["sheets/supernodes/6.1.2-running-example.yaml", "sheets/supernodes/6.4.2-ring-vs-tree.yaml",
            "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"]
 

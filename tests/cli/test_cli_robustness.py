@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
 SHEET = """
     cells:
@@ -245,7 +246,7 @@ def test_a_full_disk_on_stdout_is_a_diagnostic(write_sheet):
         pytest.skip("no /dev/full")
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "supersheet.cli.main", "run", str(path)], stdout=full,
-                              stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
+                              stderr=subprocess.PIPE, text=True, cwd=REPO)
     assert done.returncode == 2, done.stderr
     assert "cannot write the output: No space left on device" in done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr

@@ -5,9 +5,9 @@ exit code outside 0/1/2. The full campaign (10,000 cases) is a script:
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from repo_paths import REPO
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+sys.path.insert(0, str(REPO / "tools"))
 
 import fuzz  # noqa: E402
 

@@ -4,9 +4,9 @@ word is the number written, a bad `set:` value is reported at the `set:` of the
 importing sheet, and no message shows a Python dict."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
 
 @pytest.mark.parametrize("expression, hint", [
@@ -77,7 +77,7 @@ def test_an_import_axis_that_changes_a_columns_unit_is_refused_without_a_dict(ru
 def test_choose_shows_no_error_column_where_no_row_holds_an_error(run_cli):
     """Every number cell can be #NUM, so each has an error column in the plan; like a sweep,
     `choose --show` keeps one only where some row holds an error."""
-    sheet = Path(__file__).resolve().parents[2] / "sheets" / "questions" / "q10-tp-allreduce-rule-of-thumb.yaml"
+    sheet = REPO / "sheets" / "questions" / "q10-tp-allreduce-rule-of-thumb.yaml"
     result = run_cli("choose", str(sheet), "fastest_efficient_layout",
                      "--show", "efficiency")
     assert result.code == 0, result.output

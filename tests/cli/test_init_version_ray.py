@@ -10,6 +10,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
 SUPERSHEET = Path(sys.executable).parent / "supersheet"      # the console script of this environment
 GIT = shutil.which("git")
@@ -99,7 +100,7 @@ def test_version(run_cli):
     ["choose", "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml", "partitioning", "--on", "ray"],
 ])
 def test_on_ray_without_ray_says_how_to_install_it(argv, run_cli, monkeypatch, tmp_path):
-    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    monkeypatch.chdir(REPO)
     monkeypatch.setitem(sys.modules, "ray", None)          # `import ray` fails as it does where it is not installed
     result = run_cli(*[str(tmp_path / "out") + "/" if a == "OUT/" else a for a in argv])
     assert result.code == 2, result.output

@@ -12,11 +12,10 @@ import pandas as pd
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from conftest import REPO
 
 import supersheet
+from repo_paths import REPO, RUNNING
 
-RUNNING = REPO / "sheets/supernodes/6.1.2-running-example.yaml"
 SKEW = REPO / "sheets/questions/q4-ep-skew-monte-carlo.yaml"
 SCHEMAS = Path(supersheet.__file__).parent / "schemas"
 RUNS = {"whole": "mfu_ceiling=60%,70%", "fractional": "mfu_ceiling=60%,62.5%"}

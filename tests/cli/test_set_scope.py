@@ -4,9 +4,8 @@ imports of a base that a variant extends resolve from the base file, and
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 
 STEP = """
     cells:

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 CONFORMANCE = (REPO.parent / "shared" / "conformance").resolve()
 MISSING = f"conformance cases not found at {CONFORMANCE} (expected <repo>/../shared/conformance)"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from supersheet.cli.main import main
+from repo_paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
 VARIANT = "sheets/supernodes/6.1.2-running-example-32k.yaml"
 SUPERSHEET = str(Path(sys.executable).parent / "supersheet")
 
@@ -26,7 +26,7 @@ def run(capsys, *argv: str) -> tuple[int, str]:
 
 @pytest.fixture
 def in_root(monkeypatch):
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(REPO)
     monkeypatch.delenv("BASE", raising=False)
     monkeypatch.delenv("MERGED", raising=False)
 
@@ -118,10 +118,10 @@ def repo(tmp_path, monkeypatch) -> Path:
         pytest.skip("git is not installed")
     repo = tmp_path / "repo"
     for folder in ("hardware", "models"):
-        shutil.copytree(ROOT / "sheets" / folder, repo / "sheets" / folder)
+        shutil.copytree(REPO / "sheets" / folder, repo / "sheets" / folder)
     (repo / "sheets" / "supernodes").mkdir(parents=True)
     for name in ("6.1.2-running-example.yaml", "6.1.2-running-example-32k.yaml"):
-        shutil.copy(ROOT / "sheets" / "supernodes" / name, repo / "sheets" / "supernodes" / name)
+        shutil.copy(REPO / "sheets" / "supernodes" / name, repo / "sheets" / "supernodes" / name)
     git(repo, "init", "-q")
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "sheets")

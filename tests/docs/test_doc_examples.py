@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 DOCS = [REPO / "README.md", REPO / "sheets" / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 

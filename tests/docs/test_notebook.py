@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPO / "docs" / "notebook.ipynb"
 
 

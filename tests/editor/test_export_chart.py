@@ -9,8 +9,8 @@ import pytest
 
 from supersheet.editor.document import Document
 from supersheet.editor.sweep import ExportError
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_chart_shown_is_exported_with_units_on_its_axes_and_the_unsaved_values(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ differential test compares bounded programs with the Python reference.)"""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -16,8 +15,9 @@ from supersheet.engine.compile import bounds as B
 from supersheet.engine.scenarios import sweep as S
 from supersheet.engine.scenarios.axes import cli_axis
 from supersheet.engine.workbook import open_workbook
+from repo_paths import REPO
 
-TP_STEP = Path(__file__).resolve().parents[2] / "bench" / "tp-step.yaml"
+TP_STEP = REPO / "bench" / "tp-step.yaml"
 TP_VARY = ["tp=1,2,4,8", "context=1024token..131072token:25", "batch=1..10"]
 
 

@@ -8,9 +8,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from repo_paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
-SHEETS = ROOT / "sheets"
+SHEETS = REPO / "sheets"
 
 CHECK = """
 import sys
@@ -30,7 +30,7 @@ def test_check_of_library_sheets_with_sweeps_solves_and_choices_does_not_import_
     chosen = [p for p in sheets if _blocks(p)]
     kinds = set().union(*(_blocks(p) for p in chosen))
     assert kinds == {"sweeps", "solve", "choose"}, kinds     # every kind of block is among them
-    result = subprocess.run([sys.executable, "-c", CHECK, *map(str, chosen)], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-c", CHECK, *map(str, chosen)], cwd=REPO,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"{len(chosen)} sheets checked, 0 invalid" in result.stdout
@@ -42,7 +42,7 @@ def test_check_still_runs_the_goal_seek_and_reports_no_solution(tmp_path):
     sheet = tmp_path / "nosolution.yaml"
     sheet.write_text("cells:\n  x: 1\n  y: = x * x + 1\nsolve:\n  never:\n    vary: x\n    goal: y == 0\n"
                      "    between: [-10, 10]\n", encoding="utf-8")
-    result = subprocess.run([sys.executable, "-c", CHECK, str(sheet)], cwd=ROOT, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-c", CHECK, str(sheet)], cwd=REPO, capture_output=True, text=True,
                             timeout=120)
     assert "E-SOLVE" in result.stderr and "no solution of y == 0 for x in [-10, 10]" in result.stderr
     assert result.stdout.strip().splitlines()[-1] == "exit 2 False"
@@ -70,7 +70,7 @@ def test_check_of_library_sheets_without_blocks_imports_neither_polars_nor_numpy
     assert len(chosen) >= 20, len(chosen)
     env = {**os.environ, "SUPERSHEET_CACHE_DIR": str(tmp_path)}   # its own cache, warmed by the first run
     for run in ("cold", "warm"):
-        result = subprocess.run([sys.executable, "-c", CHECK_IMPORTS, *map(str, chosen)], cwd=ROOT,
+        result = subprocess.run([sys.executable, "-c", CHECK_IMPORTS, *map(str, chosen)], cwd=REPO,
                                 capture_output=True, text=True, timeout=600, env=env)
         assert result.returncode == 0, result.stderr[-2000:]
         assert f"{len(chosen)} sheets checked, 0 invalid" in result.stdout

@@ -2,13 +2,13 @@
 and where the row comes from (`plan`, `index`) are fields, not magic `__` keys."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from supersheet.engine.scenarios.choice_tally import ChoiceRow
 from supersheet.engine.scenarios.choice import choice_entry
 from supersheet.engine.workbook import open_workbook
+from repo_paths import REPO
 
-PARTITION = Path(__file__).resolve().parents[2] / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"
+PARTITION = REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"
 
 
 def test_a_row_shows_only_its_columns_and_rebuilds_its_own_scenario():

@@ -3,15 +3,14 @@ round-trip loader builds — values, their YAML 1.2 types, positions — or
 declines, and the round-trip loader reads the text."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.engine.load import fastyaml
 from supersheet.engine.load.sheet import yaml_loader
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not fastyaml.available(), reason="PyYAML's libyaml parser is not installed")
 
 

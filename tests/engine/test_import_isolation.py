@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("textual", "supersheet.tui")
 
 PROBE = """

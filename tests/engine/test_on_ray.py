@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from repo_paths import REPO
 
 ray = pytest.importorskip("ray")
 
-REPO = Path(__file__).resolve().parents[2]
 DECODE_STEP = REPO / "sheets" / "supernodes" / "6.2.2-qwen3-32b-decode-step.yaml"
 
 

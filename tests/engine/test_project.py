@@ -12,8 +12,8 @@ import pytest
 from supersheet.engine.base import project as proj
 from supersheet.engine.base.project import library_name, project_for, shown_path
 from supersheet.engine.workbook import open_workbook
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 H100 = "supersheet:hardware/h100-sxm.yaml"
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from supersheet.engine.workbook import open_workbook
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("supersheet", "engine", "cli", "editor", "units", "tui")
 
 

@@ -4,7 +4,6 @@ fallback, and the linear graph passes that long chains and wide fan-ins need.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,9 @@ from supersheet.engine.check.graph import _strongly_connected
 from supersheet.engine.compile import scalar
 from supersheet.engine.compile.evaluate import affected_cells, evaluate, evaluate_with_polars, literal_for, reevaluate
 from supersheet.engine.workbook import open_workbook
+from repo_paths import REPO
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(REPO / "bench"))
 from generate import chain_sheet, fanin_sheet  # noqa: E402
 
 SHEET = """

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from supersheet.engine.workbook import open_workbook
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 SECRET = "supersheet-test-secret-7f3a9c"
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pytest
+from repo_paths import CONFORMANCE
 
-CONFORMANCE = (Path(__file__).resolve().parents[3] / "shared" / "conformance").resolve()
 
 VALID = sorted(p.name for p in (CONFORMANCE / "valid").glob("*.yaml")) if (CONFORMANCE / "valid").is_dir() else []
 

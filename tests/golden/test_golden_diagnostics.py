@@ -17,9 +17,9 @@ from supersheet.engine.base.diagnostics import SourceCache, render
 from supersheet.engine.verify.blocks import validate_blocks
 from supersheet.engine.verify.testing import test_workbook as run_expectations
 from supersheet.engine.workbook import open_workbook
+from repo_paths import CONFORMANCE
 
 HERE = Path(__file__).resolve().parent
-CONFORMANCE = (HERE.parents[2] / "shared" / "conformance").resolve()
 
 
 def _cases() -> list:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 CPU_BUDGET = 4.0                 # seconds of CPU for the whole process (the interpreter's start included)
 MEMORY_BUDGET = 400 * 2**20      # peak resident memory, bytes
 HARD_CPU, HARD_MEMORY = 30, 2 * 2**30

@@ -26,6 +26,7 @@ import pytest
 
 from supersheet.engine.base import scratch
 from supersheet.engine.base.targets import temp_pattern
+from repo_paths import REPO
 
 SWEEP = """
     cells:
@@ -369,7 +370,7 @@ def repo(tmp_path) -> Path:
 
 def test_the_documented_drivers_end_options_and_a_sheet_named_like_an_option_diffs(repo, tmp_path):
     from supersheet.compare import GIT_DIFFTOOL, GIT_TEXTCONV, git_drivers
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert f"git config diff.supersheet.textconv '{GIT_TEXTCONV}'" in readme
     assert f"-x '{GIT_DIFFTOOL}'" in readme
     assert GIT_TEXTCONV.endswith(" --") and GIT_DIFFTOOL.endswith(" --")

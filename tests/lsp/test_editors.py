@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "editors.md"
 NVIM = shutil.which("nvim")
 

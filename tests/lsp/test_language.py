@@ -12,9 +12,8 @@ from supersheet.editor.fixes import quick_fixes
 from supersheet.editor.language import Snapshot, looks_like_sheet, sample
 from supersheet.editor.references import RenameRefused, places, renamed
 from supersheet.editor.suggest import suggestions
+from repo_paths import SHEETS
 
-REPO = Path(__file__).resolve().parents[2]
-SHEETS = REPO / "sheets"
 
 
 def snapshot(tmp_path: Path, text: str, name: str = "s.yaml") -> Snapshot:

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as T
 from pygls.lsp.client import LanguageClient
+from repo_paths import SHEETS
 
-REPO = Path(__file__).resolve().parents[2]
-SHEETS = REPO / "sheets"
 WAIT = 60.0      # seconds: a cold start imports Polars and Pint on a busy machine
 
 

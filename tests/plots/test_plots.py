@@ -13,8 +13,8 @@ import supersheet as ss
 from supersheet.cli.main import main
 from supersheet.plots import BINS, MAX_POINTS, PlotError, PlotRequest, chart, render
 from supersheet.sweeps import SweepSetup
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 SUPERNODES = REPO / "sheets" / "supernodes"
 
 LIBRARY_PLOTS = [   # (sheet, sweep, the axis titles the chart must carry)

@@ -16,9 +16,9 @@ import pytest
 
 import supersheet as ss
 from supersheet.cli.main import main
+from repo_paths import REPO, RUNNING
 
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "sheets" / "supernodes" / "6.1.2-running-example.yaml"
+EXAMPLE = RUNNING
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_readme_states_what_the_command_counts() -> None:

@@ -21,8 +21,9 @@ from supersheet.cli.main import main
 from supersheet.engine.base.diagnostics import render_all
 from supersheet.engine.workbook import apply_assignments, open_workbook
 from supersheet.units.display import convert
+from repo_paths import REPO
 
-SHEETS = Path(__file__).resolve().parents[2] / "sheets" / "supernodes"
+SHEETS = REPO / "sheets" / "supernodes"
 US, GB = 1e-6, 1e9
 
 

@@ -10,17 +10,17 @@ from supersheet.engine.base.diagnostics import render_all
 from supersheet.engine.verify.blocks import validate_blocks
 from supersheet.engine.verify.testing import test_workbook as run_expectations
 from supersheet.engine.workbook import open_workbook
+from repo_paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
-SHEETS = sorted((ROOT / "sheets").rglob("*.yaml"))
+SHEETS = sorted((REPO / "sheets").rglob("*.yaml"))
 
 
 def test_library_is_not_empty() -> None:
     assert len(SHEETS) >= 40
-    assert (ROOT / "sheets" / "supernodes" / "6.1.2-running-example.yaml") in SHEETS
+    assert (REPO / "sheets" / "supernodes" / "6.1.2-running-example.yaml") in SHEETS
 
 
-@pytest.mark.parametrize("path", SHEETS, ids=lambda p: str(p.relative_to(ROOT / "sheets")))
+@pytest.mark.parametrize("path", SHEETS, ids=lambda p: str(p.relative_to(REPO / "sheets")))
 def test_sheet_checks_and_expectations_hold(path: Path) -> None:
     workbook = open_workbook(path)
     problems = workbook.diagnostics or validate_blocks(workbook)
@@ -36,9 +36,9 @@ def test_sheet_checks_and_expectations_hold(path: Path) -> None:
 def test_index_lists_every_sheet() -> None:
     """sheets/README.md is the index: one line per sheet, none missing, none stale."""
     import re
-    index = (ROOT / "sheets" / "README.md").read_text(encoding="utf-8")
+    index = (REPO / "sheets" / "README.md").read_text(encoding="utf-8")
     listed = {Path(m) for m in re.findall(r"\]\(([^)]+\.yaml)\)", index)}
-    on_disk = {p.relative_to(ROOT / "sheets") for p in SHEETS}
+    on_disk = {p.relative_to(REPO / "sheets") for p in SHEETS}
     assert sorted(on_disk - listed) == [] and sorted(listed - on_disk) == []
 
 
@@ -50,7 +50,7 @@ def has_assumed_sweeps(path: Path) -> bool:
 
 
 @pytest.mark.parametrize("path", [p for p in SHEETS if has_assumed_sweeps(p)],
-                         ids=lambda p: str(p.relative_to(ROOT / "sheets")))
+                         ids=lambda p: str(p.relative_to(REPO / "sheets")))
 def test_the_book_rows_lie_inside_the_model(path: Path) -> None:
     """Every row of a sheet's own sweeps - the book's worked cases - satisfies the
     sheet's assumptions (format 9.2): an example the model cannot describe is a bug

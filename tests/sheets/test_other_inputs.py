@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from pathlib import Path
 
 import pytest
 
 from supersheet.engine.base.diagnostics import render_all
 from supersheet.engine.workbook import open_workbook
 from supersheet.units.display import convert
+from repo_paths import SHEETS
 
-SHEETS = Path(__file__).resolve().parents[2] / "sheets"
 
 
 def evaluate(sheet: str, **inputs: str) -> dict:

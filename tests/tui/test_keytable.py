@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from supersheet.tui.app import SupersheetApp
 from supersheet.tui.commands import ACTIONS
-from pathlib import Path
 
 from supersheet.tui.keytable import APP_KEYS, EDITOR_KEYS, FILTER_KEYS, GRID_KEYS, key_of
 from supersheet.tui.widgets.editor import CellEditor
 from supersheet.tui.screens import help_text
 from supersheet.tui.widgets.grid import SheetGrid
+from repo_paths import REPO
 
 
 def test_every_key_runs_an_action_that_exists():
@@ -28,7 +28,7 @@ def test_the_bindings_are_the_table():
 
 def test_the_routed_keys_come_from_the_table_not_from_their_names():
     """keys.py routes Enter, Escape, Space and Ctrl+Z by the key table (issue 17): no key name in it."""
-    source = (Path(__file__).resolve().parents[2] / "tui" / "keys.py").read_text(encoding="utf-8")
+    source = (REPO / "tui" / "keys.py").read_text(encoding="utf-8")
     for name in ('"enter"', '"escape"', '"space"', '"ctrl+z"'):
         assert name not in source, name
 

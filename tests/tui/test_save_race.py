@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 from supersheet.editor import safesave
 from supersheet.editor.document import Document, ExternalChange, SaveRefused
+from repo_paths import REPO
 
 SHEET = "title: t\ncells:\n  a: 2 GB\n  b: 3 GB\n  total: = a + b\n"
 

@@ -7,12 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SHEETS
 from test_tui_app import SIZE, edit
 from textual.widgets import Static
 
 from supersheet.editor.baselines import HEAD, Baselines
 from supersheet.tui.app import SupersheetApp
+from repo_paths import SHEETS
 
 EXAMPLE = Path("supernodes") / "6.1.2-running-example.yaml"
 

@@ -22,8 +22,8 @@ from supersheet.editor.resampler import Resampler
 from supersheet.editor.sample import Samples, sample_workbook
 from supersheet.editor.sample_process import SampleProcess, WorkerFailed
 from supersheet.tui.app import SupersheetApp
+from repo_paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 MONTE_CARLO = REPO / "sheets" / "questions" / "q4-ep-skew-monte-carlo.yaml"
 UNCERTAIN = Path(__file__).parent / "sheets" / "uncertain-step.yaml"
 

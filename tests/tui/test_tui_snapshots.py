@@ -2,10 +2,10 @@
 example. Update deliberately: pytest tests/tui --snapshot-update, then review the SVGs."""
 from __future__ import annotations
 
-from conftest import RUNNING_EXAMPLE
 from textual.widgets import Input
 
 from supersheet.tui.app import SupersheetApp
+from repo_paths import RUNNING_EXAMPLE
 
 SIZE = (120, 36)
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from repo_paths import REPO
 from tmux_editor import FOCUS_IN, FOCUS_OUT, KEYS, PASTE_END, PASTE_START, TmuxEditor, changed, git_diff, \
     git_repository
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = Path("sheets") / "supernodes" / "6.1.2-running-example.yaml"
 
 

@@ -9,13 +9,13 @@ import sys
 
 from supersheet.units import registry
 from supersheet.units._registry import CACHE_ENV, DEFINITIONS, build_registry, cache_folder
+from repo_paths import REPO
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def run_python(code: str, **env: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env={**os.environ, **env},
+        [sys.executable, "-c", code], cwd=REPO, env={**os.environ, **env},
         capture_output=True, text=True, check=True,
     )
     return result.stdout.strip()

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SHEETS
 
 from supersheet.editor.document import Document, ExternalChange, detect_indent, running_example
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import parse_formula
 from supersheet.engine.workbook import open_workbook
+from repo_paths import REPO, SHEETS
 
 ALL_SHEETS = sorted(SHEETS.rglob("*.yaml"))
 
