@@ -25,6 +25,7 @@ from pathlib import Path
 from supersheet.editor.cells import NAME, StructureError, _indent, _is_filler, cell_block, entry_lines
 from supersheet.editor.importers import sheets_under
 from supersheet.editor.library import library_dir
+from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS
 from supersheet.engine.base.project import BUNDLED, library_name
 from supersheet.engine.base.sheetroot import root_for
 from supersheet.engine.load.sheet import load_sheet
@@ -166,7 +167,7 @@ def alias_for(written: str, workbook: Workbook) -> str:
     return stem
 
 
-TOP_LEVEL_BEFORE_USE = ("title", "doc", "extends", "use")
+TOP_LEVEL_BEFORE_USE = TOP_LEVEL_KEYS[:TOP_LEVEL_KEYS.index("use") + 1]   # the format's order (vocabulary.py)
 
 
 def with_import(text: str, alias: str, written: str) -> str:
