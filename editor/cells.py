@@ -25,11 +25,11 @@ class StructureError(Exception):
     """The structural edit cannot be made (a bad name, a cell that is not the sheet's own)."""
 
 
-def _indent(line: str) -> int:
+def indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _is_filler(line: str) -> bool:
+def is_filler(line: str) -> bool:
     stripped = line.strip()
     return not stripped or stripped.startswith("#")
 
@@ -37,12 +37,12 @@ def _is_filler(line: str) -> bool:
 def cell_block(lines: list[str], line: int) -> tuple[int, int]:
     """The 0-based [start, end) lines of the cell whose key is on 1-based `line`."""
     start = line - 1
-    indent = _indent(lines[start])
+    indent = indent_of(lines[start])
     last = start
     for j in range(start + 1, len(lines)):
-        if _is_filler(lines[j]):
+        if is_filler(lines[j]):
             continue
-        if _indent(lines[j]) <= indent:
+        if indent_of(lines[j]) <= indent:
             break
         last = j
     return start, last + 1
@@ -80,7 +80,7 @@ def add_after(text: str, line: int, name: str, value: str) -> str:
     """A new cell `name: value` right after the cell on `line`, in its group."""
     lines = text.split("\n")
     start, end = cell_block(lines, line)
-    new = entry_lines(name, value, _indent(lines[start]))
+    new = entry_lines(name, value, indent_of(lines[start]))
     return "\n".join(lines[:end] + new + lines[end:])
 
 
@@ -89,7 +89,7 @@ def duplicate(text: str, line: int, old: str, new: str) -> str:
     lines = text.split("\n")
     start, end = cell_block(lines, line)
     first = lines[start]
-    indent = _indent(first)
+    indent = indent_of(first)
     if not first[indent:].startswith(old):
         raise StructureError(f"cannot find {old!r} at line {line}")
     copy = [first[:indent] + new + first[indent + len(old):]] + lines[start + 1:end]

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from supersheet.editor.cells import NAME, StructureError, _indent, _is_filler, cell_block, entry_lines
+from supersheet.editor.cells import NAME, StructureError, cell_block, entry_lines, indent_of, is_filler
 from supersheet.editor.importers import sheets_under
 from supersheet.editor.library import library_dir
 from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS
@@ -181,9 +181,9 @@ def with_import(text: str, alias: str, written: str) -> str:
         if value:
             raise StructureError("`use:` is written on one line (a flow mapping): add the import there in a "
                                  "text editor")
-        entries = [i for i in range(use + 1, cell_block(lines, use + 1)[1]) if not _is_filler(lines[i])]
+        entries = [i for i in range(use + 1, cell_block(lines, use + 1)[1]) if not is_filler(lines[i])]
         if entries:
-            indent = _indent(lines[entries[0]])
+            indent = indent_of(lines[entries[0]])
             end = cell_block(lines, entries[-1] + 1)[1]
         else:
             indent, end = 2, use + 1
@@ -191,7 +191,7 @@ def with_import(text: str, alias: str, written: str) -> str:
     keys = [(i, _key(line)) for i, line in enumerate(lines) if _key(line)]
     after = [i for i, key in keys if key not in TOP_LEVEL_BEFORE_USE]
     at = after[0] if after else len(lines)
-    while at > 0 and lines[at - 1].lstrip().startswith("#") and not _indent(lines[at - 1]):
+    while at > 0 and lines[at - 1].lstrip().startswith("#") and not indent_of(lines[at - 1]):
         at -= 1                             # a comment right over the next key belongs to it
     if at == len(lines) and lines and lines[-1] == "":
         at -= 1                             # before the final newline
@@ -205,13 +205,13 @@ def without_import(text: str, spec: ImportSpec) -> str:
     lines = text.split("\n")
     start = spec.span.line - 1
     if not (0 <= start < len(lines)) or not lines[start].lstrip().startswith(f"{spec.name}:") \
-            or _indent(lines[start]) == 0:
+            or indent_of(lines[start]) == 0:
         raise StructureError(f"{spec.name} is not written on a line of its own under `use:` (a flow mapping?): "
                              "remove it in a text editor")
     start, end = cell_block(lines, spec.span.line)
     lines = lines[:start] + lines[end:]
     use = _top_level_line(lines, "use")
-    if use is not None and not any(not _is_filler(lines[i]) for i in range(use + 1, cell_block(lines, use + 1)[1])) \
+    if use is not None and not any(not is_filler(lines[i]) for i in range(use + 1, cell_block(lines, use + 1)[1])) \
             and "#" not in lines[use]:
         del lines[use]
     return "\n".join(lines)
