@@ -60,6 +60,8 @@ LIMIT_HELP = {
     "max_import_depth": "sheets importing sheets, deep",
     "max_array_length": "elements of one array (a literal or range)",
     "max_array_elements": "array elements in all the sheet's arrays together",
+    "max_data_rows": "rows of one table of tables:",
+    "max_data_size": "bytes of one file of tables:",
 }
 
 

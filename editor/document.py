@@ -174,6 +174,9 @@ class Document(StructureEdits, ImportEdits, SheetView):
         if not isinstance(self.source.doc, CommentedMap):
             return "the file is not a sheet that can be edited (see the diagnostics)"
         alias = cell.scope.prefix[:-1]
+        table = self.workbook.model.tables.get(alias)
+        if table is not None:
+            return f"{key} is a column of table {alias}: edit {table.path} (the sheet reads it when it loads)"
         others = self.workbook.model.sharers(alias) if alias else []
         if others:
             # format 10.3: a `set:` would make this import an instance of its own, which they would not follow

@@ -26,6 +26,8 @@ class Limits:
     max_import_depth: int = 100          # sheets importing sheets importing ...
     max_array_length: int = 10_000       # elements of one array (a literal or range())
     max_array_elements: int = 100_000    # elements of all the sheet's arrays together
+    max_data_rows: int = 1_000_000       # rows of one table of `tables:`
+    max_data_size: int = 200_000_000     # bytes of one file of `tables:`
 
 
 # The limits no flag changes, each far above what a real sheet needs and each named in the

@@ -24,9 +24,10 @@ from pathlib import Path
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.project import Project, project_for, register_tree, unregister_tree
 
-__all__ = ["SheetRoot", "UnreadableSheet", "allow_paths", "import_problem", "read_sheet_text", "register_tree",
-           "root_for", "unregister_tree"]
+__all__ = ["SheetRoot", "UnreadableSheet", "allow_paths", "import_problem", "read_sheet_bytes", "read_sheet_text",
+           "register_tree", "root_for", "table_problem", "unregister_tree"]
 SHEET_SUFFIXES = (".yaml", ".yml")
+TABLE_SUFFIXES = (".csv", ".parquet")
 ALLOW_HINT = "pass --allow-path DIR to permit (or list DIR in `allow` of the project's supersheet.toml)"
 
 _lock = threading.Lock()
@@ -91,6 +92,16 @@ def import_problem(path: Path, root: SheetRoot, shown: str) -> str | None:
     return None
 
 
+def table_problem(path: Path, root: SheetRoot, shown: str) -> str | None:
+    """Why a table file `path` (written `shown`) may not be read, or None: the same
+    confinement as an import (format 10), for a CSV or Parquet file."""
+    if not root.allows(path):
+        return f"{shown} is outside the sheet root ({root.describe()}); {ALLOW_HINT}"
+    if not path.name.lower().endswith(TABLE_SUFFIXES):
+        return f"{shown} is not a table: table files end in .csv or .parquet"
+    return None
+
+
 def read_sheet_text(path: Path) -> str:
     """The text of a sheet file: a regular file of at most the size limit, UTF-8.
 
@@ -105,12 +116,13 @@ def read_sheet_text(path: Path) -> str:
             from None
 
 
-def read_sheet_bytes(path: Path) -> bytes:
+def read_sheet_bytes(path: Path, limit: int | None = None) -> bytes:
     """The bytes of a sheet file: a regular file (opened without blocking, so a
     FIFO cannot hang, and checked again on the open descriptor) of at most the
     size limit (never read further, so /dev/zero behind a link cannot fill
-    the memory). Raises FileNotFoundError or UnreadableSheet."""
-    limit = current_limits().max_file_size
+    the memory). Raises FileNotFoundError or UnreadableSheet. `limit` is another
+    size limit (a table's)."""
+    limit = current_limits().max_file_size if limit is None else limit
     try:
         before = os.stat(path)
     except FileNotFoundError:
@@ -153,8 +165,9 @@ def _check_kind(path: Path, st: os.stat_result) -> None:
 
 
 def _too_large(path: Path, size: int, limit: int) -> str:
+    flag = "--max-file-size" if limit == current_limits().max_file_size else "--max-data-size"
     return (f"{path} is larger than the file-size limit ({_megabytes(size)} > {_megabytes(limit)}); "
-            f"raise it with --max-file-size BYTES")
+            f"raise it with {flag} BYTES")
 
 
 def _megabytes(size: int) -> str:

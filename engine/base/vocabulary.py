@@ -8,7 +8,7 @@ import re
 
 # The top-level keys, in the order the format lists them (and the editor inserts a missing one).
 TOP_LEVEL_KEYS = ("title", "doc", "extends", "use", "cells", "checks", "assume", "sweeps", "solve", "choose", "expect",
-                  "samples")
+                  "samples", "tables", "fit")
 
 # The keys of a cell written long-form (`name: {value: …, unit: …}`).
 CELL_KEYS = ("value", "formula", "unit", "digits", "doc", "source")

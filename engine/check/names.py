@@ -70,7 +70,7 @@ def resolve_name(checked: Draft, node: A.Name, scope: Scope, origin: Origin,
             start = node.span[0] + len(node.alias) + 1
             checked.diagnostics.append(Diagnostic(
                 "E-NAME", f"{node.alias!r} has no cell {node.name!r}", origin.span(start, node.span[1]),
-                hint=did_you_mean(node.name, target.names)))
+                hint=target.missing_hint or did_you_mean(node.name, target.names)))
             return None
     checked.bindings[node] = key
     return key

@@ -21,7 +21,8 @@ from pathlib import Path
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.formula.ast import Formula
 from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
-from supersheet.engine.load.specs import ChoiceBlock, Expected, SamplesSpec, SolveBlock, SweepBlock
+from supersheet.engine.load.specs import ChoiceBlock, Expected, FitBlock, SamplesSpec, SolveBlock, SweepBlock, TableSpec
+from supersheet.engine.load.tables import Table
 
 CONDITIONS = ("check", "assume")   # cell kinds that are conditions: checks (findings) and assumptions (9.2)
 
@@ -35,6 +36,7 @@ class Scope:
     aliases: dict[str, "Scope"] = field(default_factory=dict)
     path: Path | None = None
     broken: set[str] = field(default_factory=set)   # aliases whose import failed (already reported)
+    missing_hint: str | None = None   # why a name is not found here (a table too long for array cells)
 
     def key(self, name: str) -> str:
         return self.prefix + name
@@ -79,6 +81,9 @@ class Merged:
     expect: dict[str, Expected]
     samples: SamplesSpec | None
     use_files: dict[str, SheetFile] = field(default_factory=dict)  # the file each `use` entry is written in
+    tables: dict[str, TableSpec] = field(default_factory=dict)
+    fit: dict[str, FitBlock] = field(default_factory=dict)
+    table_files: dict[str, SheetFile] = field(default_factory=dict)  # the file each table is written in
 
     def use_file(self, alias: str) -> SheetFile:
         """Where `use: alias` is written: its path is relative to that file (a base's own imports to the base)."""
@@ -97,6 +102,7 @@ class Model:
     twins: dict[str, str] = field(default_factory=dict)   # `b` -> `a`: alias path -> the alias whose cells it shares
     limits: dict[str, int] = field(default_factory=dict)  # the load limits' defaults of its project's supersheet.toml
     shared: dict[str, str] = field(default_factory=dict)  # `mid.hw` -> `hw`: another alias of a shared instance (10.3)
+    tables: dict[str, Table] = field(default_factory=dict)  # `nccl` (or `alias.nccl`) -> the table read
 
     @property
     def title(self) -> str:

@@ -39,6 +39,15 @@ class _Loader:
         self.shared: dict[Path, Scope] = {}
         # an import axis over a root import without set: swaps that file wherever it is imported without set:
         self.swapped: dict[Path, tuple[Path, str]] = {}   # the file -> the axis's file, as located and as written
+        self.tables: dict[tuple[str, Path], tuple] = {}   # (name, resolved file) -> (Table or None, problems)
+
+    def table(self, name: str, path: Path, entry: Span):
+        """A table file read once per load, however many sheets name it."""
+        from supersheet.engine.load.tables import read_table
+        key = (name, path.resolve())
+        if key not in self.tables:
+            self.tables[key] = read_table(name, path, entry)
+        return self.tables[key]
 
     def report_loop(self, sheet: SheetFile, chain: tuple[Path, ...]) -> None:
         assert sheet.extends is not None
@@ -127,6 +136,8 @@ class _Loader:
                         dict(sheet.assume), dict(sheet.sweeps), dict(sheet.solve), dict(sheet.choose),
                         dict(sheet.expect), sheet.samples)
         merged.use_files = {alias: sheet for alias in sheet.use}
+        merged.tables, merged.fit = dict(sheet.tables), dict(sheet.fit)
+        merged.table_files = {name: sheet for name in sheet.tables}
         if sheet.extends is None:
             return merged
         target = sheet.extends.target
@@ -156,7 +167,8 @@ class _Loader:
                       _overlay(base.assume, sheet.assume),
                       {**base.sweeps, **sheet.sweeps}, {**base.solve, **sheet.solve},
                       {**base.choose, **sheet.choose}, dict(sheet.expect), sheet.samples or base.samples,
-                      {**base.use_files, **merged.use_files})
+                      {**base.use_files, **merged.use_files}, {**base.tables, **merged.tables},
+                      {**base.fit, **merged.fit}, {**base.table_files, **merged.table_files})
 
 
 def _first_cell_span(merged: Merged):
@@ -268,6 +280,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
             from supersheet.engine.base.diagnostics import did_you_mean
             model.diagnostics.append(Diagnostic("E-NAME", f"'set' names {name!r}, which is not a cell of the imported sheet",
                                                 entry.span, hint=did_you_mean(name, merged.cells)))
+    _flatten_tables(loader, model, merged, scope)
     twins: dict[tuple, Scope] = {}    # (file, set:) -> the scope of its first import by this sheet
     for alias, entry in merged.use.items():
         scope.broken.add(alias)  # until it loads: uses of alias.NAME must not add E-NAME to the E-IMPORT
@@ -319,6 +332,79 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         scope.aliases[alias] = child_scope
         scope.broken.discard(alias)
         _flatten(loader, model, child, child_scope, set_specs, scope, chain + (resolved,))
+
+
+def _flatten_tables(loader: _Loader, model: Model, merged: Merged, scope: Scope) -> None:
+    """Each table of `merged` as a scope of array cells, one per column (`nccl.size`, in its unit),
+    read within the sheet root like an import; the table itself goes into `model.tables` for fits.
+    A table longer than an array may be (--max-array-length) has no cells: a fit reads its rows."""
+    from supersheet.engine.base.diagnostics import did_you_mean
+    from supersheet.engine.base.sheetroot import table_problem
+    from supersheet.engine.load.sheet_reader import NAME_RE
+    for name, entry in merged.tables.items():
+        if entry.problem is not None:
+            model.diagnostics.append(entry.problem)
+            continue
+        if not NAME_RE.match(name) or name in merged.cells or name in merged.use:
+            clash = "a cell" if name in merged.cells else "an import" if name in merged.use else None
+            model.diagnostics.append(Diagnostic("E-SHEET", f"table {name!r} has the name of {clash}" if clash else
+                                                f"{name!r} is not a valid table name", entry.span,
+                                                hint="rename one of them" if clash else
+                                                "names are letters, digits and _, not starting with a digit"))
+            continue
+        assert entry.path is not None
+        scope.broken.add(name)      # until it loads: names through it add no E-NAME to its problem
+        path = loader.locate(entry.path, merged.table_files.get(name, merged.file).path.parent, entry.span)
+        if path is None:
+            continue
+        problem = table_problem(path, loader.root, entry.path)
+        if problem is not None:
+            model.diagnostics.append(Diagnostic("E-IMPORT", problem, entry.span))
+            continue
+        if not _exists(path):
+            model.diagnostics.append(Diagnostic("E-IMPORT", f"table file not found: {entry.path}", entry.span,
+                                                hint=did_you_mean(path.name, [p.name for p in path.parent.glob("*")])
+                                                if path.parent.is_dir() else None))
+            continue
+        table, problems = loader.table(name, Path(os.path.normpath(path)), entry.span)
+        model.diagnostics.extend(problems)
+        if table is None:
+            continue
+        scope.broken.discard(name)
+        child = Scope(scope.prefix + name + ".", path=table.path)
+        scope.aliases[name] = child
+        model.tables[scope.prefix + name] = table
+        if table.rows > loader.limits.max_array_length:
+            child.missing_hint = (f"table {name} has {table.rows:,} rows, more than an array holds "
+                                  f"(--max-array-length {loader.limits.max_array_length:,}): a fit reads its rows "
+                                  f"one by one; raise the limit to use its columns in formulas")
+            continue
+        for column in table.columns.values():
+            spec = table_cell(table, column.name)
+            if spec.formula is None:
+                model.diagnostics.append(Diagnostic("E-UNIT", f"column {column.name!r}: a formula cannot write the "
+                                                    f"unit {column.unit!r}", column.span,
+                                                    hint="write the unit as a formula would: GB/s, us, 1"))
+                continue
+            key = child.key(column.name)
+            child.names[column.name] = key
+            model.cells[key] = Cell(key, column.name, spec, spec.formula, child, "input")
+
+
+def table_cell(table, column: str) -> CellSpec:
+    """A column of a table as an array input cell: its values as an array literal in its unit."""
+    from supersheet.engine.base.span import Origin
+    from supersheet.engine.formula.parser import ParseError, parse_formula
+    data = table.columns[column]
+    unit = "".join(data.unit.split())
+    text = "[" + ", ".join(repr(float(v)) for v in data.values) + "]" + ("" if unit == "1" else " " + unit)
+    origin = Origin(data.span.file, data.span.line, data.span.col, exact=False)
+    try:
+        formula = parse_formula(text)
+    except ParseError:
+        formula = None
+    return CellSpec(column, "input", text, formula, origin, data.span,
+                    doc=f"column {column} of table {table.name}", source=str(table.path))
 
 
 def _swap_shared(loader: _Loader, root: Merged) -> dict[str, str]:

@@ -85,7 +85,7 @@ class SheetReader(Positions):
         if uses:
             sheet.use = {str(k): self.import_spec(uses, k) for k in uses}
         for block, read in (("sweeps", specs.sweeps), ("solve", specs.solves), ("choose", specs.choices),
-                            ("expect", specs.expectations)):
+                            ("expect", specs.expectations), ("tables", specs.tables), ("fit", specs.fits)):
             node = self.block(document, block) if block in document else None
             if node:
                 setattr(sheet, block, read(node))

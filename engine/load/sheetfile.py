@@ -12,7 +12,7 @@ from typing import Any
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.span import Origin, Span
 from supersheet.engine.formula.ast import Formula
-from supersheet.engine.load.specs import ChoiceBlock, Expected, SamplesSpec, SolveBlock, SweepBlock
+from supersheet.engine.load.specs import ChoiceBlock, Expected, FitBlock, SamplesSpec, SolveBlock, SweepBlock, TableSpec
 
 
 @dataclass(slots=True)   # one a cell of a sheet: slots, a third of a __dict__'s memory
@@ -67,6 +67,8 @@ class SheetFile:
     choose: dict[str, ChoiceBlock] = field(default_factory=dict)
     expect: dict[str, Expected] = field(default_factory=dict)
     samples: SamplesSpec | None = None
+    tables: dict[str, TableSpec] = field(default_factory=dict)   # name -> CSV or Parquet file (columns: array cells)
+    fit: dict[str, FitBlock] = field(default_factory=dict)        # fits of cells to a table's rows
     document: Any = None
     text: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -24,6 +24,8 @@ from supersheet.engine.load.positions import Positions, scalar_text
 SWEEP_KEYS = ("vary", "show", "where", "expect", "doc", "plot")
 PLOT_KEYS = ("x", "y", "color", "facet", "log_x", "log_y", "title")
 RANGE_KEYS = ("from", "to", "times", "step", "count", "scale")
+FIT_KEYS = ("table", "inputs", "targets", "vary", "error", "expect", "doc")
+FIT_ERRORS = ("relative", "absolute")
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,38 @@ class ChoiceBlock:
     require: tuple[Expression, ...] = ()
     objective: Expression | None = None
     minimize: bool = True
+    expect: ExpectMap | None = None
+    problems: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table of `tables:` (`name: path`): a CSV or Parquet file whose columns are array cells `name.column`."""
+    name: str
+    span: Span                      # the table's name in `tables:`
+    path: str | None                # None when it is not written as a path (the problem says so)
+    problem: Diagnostic | None = None
+
+
+@dataclass(frozen=True)
+class FitVary:
+    """One varied cell of a fit with its bounds `[lo, hi]`, as written."""
+    name: str
+    span: Span
+    bounds: tuple[Written, Written] | None
+
+
+@dataclass(frozen=True)
+class FitBlock:
+    """A fit of `fit:` as written: which table's rows set which cells (`inputs`: column -> cell),
+    which cells should equal which columns (`targets`), the cells varied between bounds."""
+    name: str
+    span: Span
+    table: Written | None = None
+    inputs: tuple[tuple[Written, Written], ...] = ()      # (column, cell)
+    targets: tuple[tuple[Written, Written], ...] = ()     # (column, cell)
+    vary: tuple[FitVary, ...] = ()
+    error: str = "relative"
     expect: ExpectMap | None = None
     problems: tuple[Diagnostic, ...] = ()
 
@@ -373,6 +407,64 @@ class SpecReader:
     @staticmethod
     def choice_shape(name: str, span: Span) -> Diagnostic:
         return Diagnostic("E-SHEET", f"choice {name!r} needs 'vary' and exactly one of 'minimize' and 'maximize'", span)
+
+    # -- tables and fits ----------------------------------------------
+    def tables(self, node: CommentedMap) -> dict[str, TableSpec]:
+        out = {}
+        for key in node:
+            span, value = self.at.key_span(node, key), node[key]
+            problem = None if isinstance(value, str) and value.strip() else Diagnostic(
+                "E-SHEET", f"table {str(key)!r} must be the path of a CSV or Parquet file", span,
+                hint="tables: {nccl: data/allreduce.csv}")
+            out[str(key)] = TableSpec(str(key), span, value.strip() if problem is None else None, problem)
+        return out
+
+    def fits(self, node: CommentedMap) -> dict[str, FitBlock]:
+        return {str(k): self.fit(str(k), node[k], self.at.key_span(node, k)) for k in node}
+
+    def fit(self, name: str, body: Any, span: Span) -> FitBlock:
+        shape = Diagnostic("E-SHEET", f"fit {name!r} needs table, inputs, targets and vary", span,
+                           hint="fit: {NAME: {table: T, inputs: {column: cell}, targets: {column: cell}, "
+                                "vary: {cell: [lo, hi]}}}")
+        if not isinstance(body, CommentedMap):
+            return FitBlock(name, span, problems=(shape,))
+        problems = [Diagnostic("E-SHEET", f"unknown key {str(k)!r} in fit {name!r}", self.at.key_span(body, k),
+                               hint=did_you_mean(str(k), FIT_KEYS)) for k in body if k not in FIT_KEYS]
+        if not {"table", "inputs", "targets", "vary"} <= set(body):
+            problems.append(shape)
+        table = self.text_item(body, "table") if scalar_text(body.get("table")) is not None else None
+        pairs = {}
+        for key in ("inputs", "targets"):
+            node = body.get(key)
+            if node is not None and not isinstance(node, CommentedMap):
+                problems.append(Diagnostic("E-SHEET", f"{key!r} of fit {name!r} maps a column to a cell",
+                                           self.at.key_span(body, key), hint=f"{key}: {{size: message}}"))
+                node = None
+            pairs[key] = tuple((Written(str(c), str(c), self.at.key_span(node, c)), self.text_item(node, c))
+                               for c in node) if node else ()
+        vary: list[FitVary] = []
+        node = body.get("vary")
+        if node is not None and not isinstance(node, CommentedMap):
+            problems.append(Diagnostic("E-SHEET", f"'vary' of fit {name!r} maps a cell to its bounds [lo, hi]",
+                                       self.at.key_span(body, "vary"), hint="vary: {alpha: [0 us, 1 ms]}"))
+        for cell in node if isinstance(node, CommentedMap) else ():
+            value, cell_span = node[cell], self.at.key_span(node, cell)
+            if not isinstance(value, CommentedSeq) or len(value) != 2:
+                problems.append(Diagnostic("E-SHEET", f"the bounds of {cell} are a list of two values: [lo, hi]",
+                                           cell_span, hint="vary: {alpha: [0 us, 1 ms]}"))
+                vary.append(FitVary(str(cell), cell_span, None))
+                continue
+            ends = (self.bound(value, 0), self.bound(value, 1))
+            problems.extend(Diagnostic("E-SHEET", f"a bound of {cell} is a number or a quantity, not {end.text}",
+                                       end.span) for end in ends if end.value is None)
+            vary.append(FitVary(str(cell), cell_span, ends))
+        error = str(body.get("error", "relative"))
+        if error not in FIT_ERRORS:
+            problems.append(Diagnostic("E-SHEET", f"'error' of fit {name!r} is relative or absolute, not {error!r}",
+                                       self.at.key_span(body, "error"), hint=did_you_mean(error, FIT_ERRORS)))
+        expect = self.expect_map(body, "expect") if body.get("expect") is not None else None
+        return FitBlock(name, span, table, pairs["inputs"], pairs["targets"], tuple(vary), error, expect,
+                        tuple(problems))
 
     def samples(self, document: CommentedMap) -> SamplesSpec:
         value = document["samples"]

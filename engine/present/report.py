@@ -242,7 +242,9 @@ def _text_table(workbook: Workbook, records: list[dict[str, Any]], stable_column
         if group != section:
             section = group
             lines.append("")
-            lines.append(f"{group}:" if group in ("cells", "checks", "assumptions") else f"{group} (imported):")
+            lines.append(f"{group}:" if group in ("cells", "checks", "assumptions") else
+                         f"{group} (table {workbook.model.tables[group].path.name}):" if group in workbook.model.tables
+                         else f"{group} (imported):")
         mark = _check_mark(r) or "  "
         formula = r.get("formula")
         if stable_columns:
