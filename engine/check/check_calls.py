@@ -12,7 +12,7 @@ from supersheet.engine.check.reductions import REDUCTIONS
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import CONTINUOUS, DISTRIBUTIONS, Draw, parameter_problem
 from supersheet.engine.formula.functions import FUNCTIONS
-from supersheet.units import DIMENSIONLESS, describe, power
+from supersheet.units import DIMENSIONLESS, describe, parse_unit, power
 
 if TYPE_CHECKING:
     from supersheet.engine.check.checked import Checked
@@ -205,11 +205,50 @@ class CallRules:
         self.checked.constants[node] = lo
         return Type("number", DIMENSIONLESS, count)
 
+    def interpolation_type(self, node: A.Call) -> Type:
+        """interp(x, xs, ys) and its kin: x of xs's dimension, xs and ys arrays of one length
+        (xs strictly increasing when it is known before evaluation): ys's dimension, x's shape."""
+        x, xs, ys = self.arg_types(node)
+        usage = f"usage: {FUNCTIONS[node.func].signature}, xs and ys arrays (a table's columns: t.size, t.time)"
+        for typ, arg, what in ((xs, node.args[1], "xs"), (ys, node.args[2], "ys")):
+            if not typ.is_array:
+                self.fail("E-TYPE", f"{node.func}() needs an array as {what}, not {typ.describe()}", arg.span, usage)
+        if xs.length != ys.length:
+            self.fail("E-TYPE", f"{node.func}() needs xs and ys of one length, not {xs.length} and {ys.length}",
+                      node.args[2].span, usage)
+        if x.dims != xs.dims:
+            xw, sw = self.unit_word(node.args[0], x), self.unit_word(node.args[1], xs)
+            self.fail("E-UNIT", f"{node.func}() looks up {xw} ({describe(x.dims)}) among xs of {sw} "
+                                f"({describe(xs.dims)})", node.args[0].span,
+                      f"x is looked up among xs, so both are {describe(xs.dims)} (x in {sw}), or xs is a column "
+                      f"of {describe(x.dims)}")
+        known = self.known_array(node.args[1])
+        if known is not None and not all(a < b for a, b in zip(known, known[1:])):
+            at = next(i for i, (a, b) in enumerate(zip(known, known[1:])) if not a < b)
+            self.fail("E-TYPE", f"{node.func}() needs xs strictly increasing, but element {at + 2} is not above "
+                                f"element {at + 1}", node.args[1].span, "sort the points by x; one y per x")
+        return Type("number", ys.dims, x.length)
+
+    def known_array(self, node: A.Node) -> list[float] | None:
+        """An array written as a literal of numbers (or an input cell holding one: a table's column), in base
+        units, or None."""
+        if isinstance(node, A.Name):
+            key = self.checked.bindings.get(node)
+            cell = self.checked.model.cells.get(key) if key else None
+            if cell is None or cell.kind != "input" or cell.formula is None:
+                return None
+            node = cell.formula.expr
+        if not isinstance(node, A.Array) or not all(isinstance(i, A.Number) and i.unit is None for i in node.items):
+            return None
+        factor = parse_unit(node.unit).factor if node.unit else 1.0
+        return [i.value * factor for i in node.items]   # type: ignore[union-attr]
+
     # functions.UNIT_RULES -> its method (tests/engine/test_function_table.py: one for each rule)
     RULES: ClassVar[dict[str, Callable[[CallRules, A.Call], Type]]] = {
         "extreme": extreme_type, "same": same_type, "any": any_type, "sqrt": sqrt_type, "rounding": rounding_type,
         "dimensionless": dimensionless_type, "total": total_type, "count": count_type, "choice": choice_type,
         "share": share_type, "reduction": reduction_type, "range": range_type, "draw": draw_type,
+        "interpolation": interpolation_type,
     }
 
 

@@ -9,6 +9,7 @@ import polars as pl
 
 from supersheet.engine.compile import bounds as B
 from supersheet.engine.compile.errorcodes import DIV0, NUM
+from supersheet.engine.compile.interpolate import interpolate_column
 from supersheet.engine.compile.values import (
     Val,
     bounds_of,
@@ -21,6 +22,7 @@ from supersheet.engine.compile.values import (
 )
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import DISCRETE, mean_of, transform
+from supersheet.units import parse_unit
 
 
 class CallCompiler:
@@ -168,6 +170,72 @@ class CallCompiler:
         else:
             chosen = elementwise(lambda c, x, y: pl.when(c).then(x).otherwise(y), cond, a, b)
         return _with_bounds(chosen, [a, b], lambda branches: B.union(*branches))
+
+
+    # -- a table of points (interpolate.py) ---------------------------------------
+    def interpolation(self, args: list[Val], node: A.Call) -> Val:
+        """interp(x, xs, ys) and its kin. Points known before evaluation (a table's columns, literals):
+        numpy over the column in one call; points that vary by row: a chain over the segments."""
+        kind = node.func
+        xs, ys = self.known_points(node.args[1]), self.known_points(node.args[2])
+        x = guarded(args[0])
+        if xs is not None and ys is not None:
+            def at(column: pl.Expr) -> pl.Expr:
+                value = column.map_batches(lambda s: pl.Series(interpolate_column(kind, s.to_numpy(), xs, ys)),
+                                           return_dtype=pl.Float64, is_elementwise=True)
+                self.sites.append(pl.when(value.is_nan()).then(pl.lit(NUM)))
+                return pl.when(value.is_nan()).then(None).otherwise(value)
+            return elementwise(at, x, nullable=True, sites=self.sites)
+        points = (guarded(args[1]).expr, guarded(args[2]).expr)
+        return elementwise(lambda column: self.segments(kind, column, *points), x, nullable=True, sites=self.sites)
+
+    def segments(self, kind: str, x: pl.Expr, xs: list[pl.Expr], ys: list[pl.Expr]) -> pl.Expr:
+        """interpolate.interpolate as one expression over points that are columns (rows may differ)."""
+        n = len(xs)
+        invalid = pl.any_horizontal([a >= b for a, b in zip(xs, xs[1:])]) if n > 1 else pl.lit(False)
+        log = kind.startswith("log")
+        if log:
+            invalid = invalid | (x <= 0) | (xs[0] <= 0) | pl.any_horizontal([y <= 0 for y in ys])
+        if kind == "lookup":
+            chain = pl.when(x == xs[0]).then(ys[0])
+            for a, b in zip(xs[1:], ys[1:]):
+                chain = chain.when(x == a).then(b)
+            value = chain.otherwise(None)
+        elif n == 1:
+            value = pl.when(x == xs[0]).then(ys[0]).otherwise(None)
+        else:
+            def segment(i: int) -> pl.Expr:
+                if log:
+                    t = (x.log() - xs[i].log()) / (xs[i + 1].log() - xs[i].log())
+                    return (ys[i].log() + t * (ys[i + 1].log() - ys[i].log())).exp()
+                return ys[i] + (x - xs[i]) / (xs[i + 1] - xs[i]) * (ys[i + 1] - ys[i])
+            chain = pl.when(x < xs[1]).then(segment(0))
+            for i in range(1, n - 2):
+                chain = chain.when(x < xs[i + 1]).then(segment(i))
+            value = chain.otherwise(segment(n - 2))
+            if not kind.endswith("_extrapolate"):
+                invalid = invalid | (x < xs[0]) | (x > xs[-1])
+        invalid = invalid | value.is_null() | x.is_nan()
+        self.sites.append(pl.when(invalid).then(pl.lit(NUM)))
+        return pl.when(invalid).then(None).otherwise(value)
+
+    def known_points(self, node: A.Node) -> list[float] | None:
+        """An array argument's values in base units when every row has the same (a constant cell, a literal)."""
+        if isinstance(node, A.Name):
+            source = self.sources.get(self.checked.bindings[node])
+            constant = source.constant if source is not None else None
+            if isinstance(constant, list) and all(isinstance(v, float) for v in constant):
+                return constant
+            return None
+        if isinstance(node, A.Array) and all(isinstance(i, A.Number) and i.unit is None for i in node.items):
+            factor = parse_unit(node.unit).factor if node.unit else 1.0
+            return [i.value * factor for i in node.items]   # type: ignore[union-attr]
+        return None
+
+    def fn_interp(self, args, types, node) -> Val:
+        return self.interpolation(args, node)
+
+    fn_log_interp = fn_interp_extrapolate = fn_log_interp_extrapolate = fn_lookup = fn_interp
 
 
 def _stepped_bounds(known: list[B.Bounds]) -> B.Bounds | None:

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 
 from supersheet.engine.check.reductions import REDUCTIONS
 from supersheet.engine.compile.errorcodes import DIV0, NUM
+from supersheet.engine.compile.interpolate import INTERPOLATIONS, interpolate
 from supersheet.engine.compile.reduce import scalar_reduction
 from supersheet.engine.formula import ast as A
 from supersheet.units import parse_unit
@@ -321,6 +322,21 @@ def _unary(fn: Callable[[float], Any]) -> Callable[..., Any]:
     return lambda walker, node, args: broadcast(fn, args[0])
 
 
+def _interpolation(kind: str) -> Callable[..., Any]:
+    """interp(x, xs, ys) and its kin (interpolate.py): per element of x; an error among the points is the result."""
+    def call(walker: Walker, node: A.Call, args: list[Any]) -> Any:
+        x, xs, ys = args
+        bad = next((v for v in xs + ys if isinstance(v, ErrorValue)), None)
+        if bad is not None:
+            return [bad] * len(x) if isinstance(x, list) else bad
+
+        def at(value: float) -> Any:
+            result = interpolate(kind, value, xs, ys)
+            return ErrorValue(NUM) if result is None else result
+        return broadcast(at, x)
+    return call
+
+
 FUNCTIONS: dict[str, Callable[[Walker, A.Call, list[Any]], Any]] = {
     "min": lambda w, n, args: broadcast(lambda *xs: min(xs), *_items(args)),
     "max": lambda w, n, args: broadcast(lambda *xs: max(xs), *_items(args)),
@@ -339,6 +355,7 @@ FUNCTIONS: dict[str, Callable[[Walker, A.Call, list[Any]], Any]] = {
     "clamp": lambda w, n, args: broadcast(_clamp, *args),
     "if": lambda w, n, args: _choose(*args),
     "routing_loads": _routing_loads,
+    **{name: _interpolation(name) for name in INTERPOLATIONS},
     **{name: (lambda name: lambda w, n, args: scalar_reduction(name, args[0]))(name) for name in REDUCTIONS},
     **{name: (lambda name: lambda w, n, args: broadcast(_mean(name), *args))(name)
        for name in ("uniform", "normal", "poisson", "lognormal", "triangular", "binomial")},

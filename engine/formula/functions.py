@@ -39,6 +39,8 @@ UNIT_RULES = {
     "reduction": "a number over the samples (and a fixed percentile): its dimension",
     "range": "dimensionless bounds known before evaluation: a dimensionless array",
     "draw": "parameters of one dimension (a discrete draw's fixed before evaluation): that dimension",
+    "interpolation": "x (a number or array) of the dimension of the array xs, and an array ys of its length: "
+                     "ys's dimension, x's shape",
 }
 
 
@@ -61,6 +63,17 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     Function("clamp", 3, 3, "clamp(x, lo, hi)", "x limited to [lo, hi]; same dimension", "same"),
     Function("if", 3, 3, "if(cond, a, b)", "a where cond holds, else b", "choice"),
     Function("range", 1, 2, "range(n) | range(a, b)", "the array [0 … n-1] / [a … b-1]", "range"),
+    # a table of points (engine/compile/interpolate.py): xs strictly increasing; outside it #NUM
+    Function("interp", 3, 3, "interp(x, xs, ys)", "piecewise linear in the points (xs, ys); #NUM outside xs",
+             "interpolation"),
+    Function("log_interp", 3, 3, "log_interp(x, xs, ys)",
+             "linear in log x and log y (a power law between points); #NUM outside xs", "interpolation"),
+    Function("interp_extrapolate", 3, 3, "interp_extrapolate(x, xs, ys)",
+             "interp, the first and last segments extended beyond xs", "interpolation"),
+    Function("log_interp_extrapolate", 3, 3, "log_interp_extrapolate(x, xs, ys)",
+             "log_interp, the first and last segments extended beyond xs", "interpolation"),
+    Function("lookup", 3, 3, "lookup(x, xs, ys)", "ys[i] where x equals xs[i]; #NUM for any other x",
+             "interpolation"),
     # reductions over random samples (format 9.6, engine/check/reductions.py): deterministic results
     Function("p5", 1, 1, "p5(x)", "5th percentile of x over the samples; x itself without draws", "reduction"),
     Function("p50", 1, 1, "p50(x)", "median of x over the samples; x itself without draws", "reduction"),

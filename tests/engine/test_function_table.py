@@ -33,6 +33,11 @@ EXAMPLES = {
     "uniform": "uniform(1 ms, 3 ms)", "normal": "normal(2, 1)", "lognormal": "lognormal(1, 4)",
     "triangular": "triangular(1, 2, 4)", "poisson": "poisson(3)", "binomial": "binomial(10, 0.5)",
     "routing_loads": "routing_loads(64, 2, 8, 4)",
+    "interp": "interp(3 KiB, [1, 2, 4] KiB, [10, 12, 20] us)",
+    "log_interp": "log_interp(3 KiB, [1, 2, 4] KiB, [10, 12, 20] us)",
+    "interp_extrapolate": "interp_extrapolate(8 KiB, [1, 2, 4] KiB, [10, 12, 20] us)",
+    "log_interp_extrapolate": "log_interp_extrapolate([8, 0.5] KiB, [1, 2, 4] KiB, [10, 12, 20] us)",
+    "lookup": "lookup(2048 B, [1, 2, 4] KiB, [10, 12, 20] us)",
 }
 
 
