@@ -215,7 +215,8 @@ class CallCompiler:
             value = chain.otherwise(segment(n - 2))
             if not kind.endswith("_extrapolate"):
                 invalid = invalid | (x < xs[0]) | (x > xs[-1])
-        invalid = invalid | value.is_null() | x.is_nan()
+        # any point with no value (an error cell among them) is an error wherever x lies, as on the one-row path
+        invalid = invalid | value.is_null() | x.is_nan() | pl.any_horizontal([v.is_null() for v in xs + ys])
         self.sites.append(pl.when(invalid).then(pl.lit(NUM)))
         return pl.when(invalid).then(None).otherwise(value)
 

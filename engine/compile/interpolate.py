@@ -47,7 +47,8 @@ def interpolate(kind: str, x: float, xs: list[float], ys: list[float]) -> float 
 def _between(x: float, x0: float, x1: float, y0: float, y1: float, log: bool) -> float:
     if log:
         t = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
-        return math.exp(math.log(y0) + t * (math.log(y1) - math.log(y0)))
+        exponent = math.log(y0) + t * (math.log(y1) - math.log(y0))
+        return math.inf if exponent > 709.8 else math.exp(exponent)   # beyond a float: #NUM (finite())
     return y0 + (x - x0) / (x1 - x0) * (y1 - y0)
 
 

@@ -163,6 +163,27 @@ def r_if(cond, x, y):
     return x if cond else y
 
 
+def r_interp(kind: str):
+    """interp and its kin by their definition: points strictly increasing, else #NUM; outside them #NUM
+    unless extrapolating (the end segments extended); log_* linear in ln x and ln y, every value > 0."""
+    def at(x, xs, ys):
+        if x != x or any(a != a or b != b or not a < b for a, b in zip(xs, xs[1:])) or any(v != v for v in xs):
+            return Err(NUM)
+        if kind == "lookup":
+            return ys[xs.index(x)] if x in xs else Err(NUM)
+        log = kind.startswith("log")
+        if log and (x <= 0 or xs[0] <= 0 or min(ys) <= 0):
+            return Err(NUM)
+        if not kind.endswith("_extrapolate") and not xs[0] <= x <= xs[-1]:
+            return Err(NUM)
+        i = max(0, min(len(xs) - 2, max(j for j in range(len(xs)) if xs[j] <= x) if x >= xs[0] else 0))
+        if log:
+            t = (math.log(x) - math.log(xs[i])) / (math.log(xs[i + 1]) - math.log(xs[i]))
+            return r_exp(math.log(ys[i]) + t * (math.log(ys[i + 1]) - math.log(ys[i])))
+        return ys[i] + (x - xs[i]) / (xs[i + 1] - xs[i]) * (ys[i + 1] - ys[i])
+    return lambda x, xs, ys: strict(at)(x, xs, ys)
+
+
 @dataclass(frozen=True)
 class AnyOf:
     """Several acceptable results: the order of a floating-point sum is not specified."""
@@ -247,6 +268,25 @@ CELLS: dict[str, tuple[str, Callable[[dict], Any]]] = {
     "percentile": ("percentile(a, 99)", lambda e: e["a"]),
     "expected": ("expected(a)", lambda e: e["a"]),
     "prob": ("prob(a < b)", lambda e: S(lambda x, y: 1.0 if x < y else 0.0)(e["a"], e["b"])),
+    # a table of points: fixed (numpy over the column) and computed per row (a chain of segments)
+    "interp": ("interp(a, [-1, 0, 2], [10, 20, 0])", lambda e: r_interp("interp")(e["a"], [-1.0, 0.0, 2.0],
+                                                                                  [10.0, 20.0, 0.0])),
+    "interp_ext": ("interp_extrapolate(a, [-1, 0, 2], [10, 20, 0])",
+                   lambda e: r_interp("interp_extrapolate")(e["a"], [-1.0, 0.0, 2.0], [10.0, 20.0, 0.0])),
+    "log_interp": ("log_interp(a, [0.5, 1, 4], [1, 3, 2])",
+                   lambda e: r_interp("log_interp")(e["a"], [0.5, 1.0, 4.0], [1.0, 3.0, 2.0])),
+    "log_interp_ext": ("log_interp_extrapolate(a, [0.5, 1, 4], [1, 3, 2])",
+                       lambda e: r_interp("log_interp_extrapolate")(e["a"], [0.5, 1.0, 4.0], [1.0, 3.0, 2.0])),
+    "lookup": ("lookup(a, [-1, 0, 2.5], [10, 20, 0])",
+               lambda e: r_interp("lookup")(e["a"], [-1.0, 0.0, 2.5], [10.0, 20.0, 0.0])),
+    "interp_moving": ("interp(a, [b, b + 1, b + 3], [c, 1, 2])",
+                      lambda e: S(lambda x, y, z: r_interp("interp")(x, [y, y + 1, y + 3], [z, 1.0, 2.0]))(
+                          e["a"], e["b"], e["c"])),
+    "lookup_moving": ("lookup(a, [b, b + 1], [c, 1])",
+                      lambda e: S(lambda x, y, z: r_interp("lookup")(x, [y, y + 1], [z, 1.0]))(e["a"], e["b"], e["c"])),
+    "log_moving": ("log_interp_extrapolate(a, [1, b + 2], [2, c])",
+                   lambda e: S(lambda x, y, z: r_interp("log_interp_extrapolate")(x, [1.0, y + 2], [2.0, z]))(
+                       e["a"], e["b"], e["c"])),
     "if_cmp": ("if(a < b, a, b)", lambda e: r_if(S(lambda x, y: x < y)(e["a"], e["b"]), e["a"], e["b"])),
     "if_bool": ("if(p, a, c)", lambda e: r_if(e["p"], e["a"], e["c"])),
     # arrays: elementwise with a broadcast scalar
