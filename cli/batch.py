@@ -154,6 +154,32 @@ def solve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def fit(args: argparse.Namespace) -> int:
+    from supersheet.fits import AxisError, SolveError, fit_named, fit_names
+    sheet = open_valid(args.sheet)
+    if sheet is None:
+        return EXIT_INVALID
+    sheet = fixed_overrides(sheet, args.sets)
+    name = args.name
+    if name is None:
+        names = fit_names(sheet)
+        if len(names) != 1:
+            raise UsageError("give a fit NAME" + (f" (fits in this sheet: {', '.join(names)})" if names
+                                                 else " (this sheet defines no fit: a fit: block)"))
+        name = names[0]
+    try:
+        fitted = fit_named(sheet, name)
+    except AxisError as e:
+        raise axis_error(e) from None
+    except SolveError as e:
+        print_diagnostics([e.diagnostic])
+        return EXIT_FINDING
+    print(fitted.render(args.format))
+    for warning in fitted.warnings() if args.format != "text" else ():
+        print(f"warning: {warning}", file=sys.stderr)
+    return EXIT_OK
+
+
 def choose(args: argparse.Namespace) -> int:
     from supersheet.goals import AxisError, rank_choice
     from supersheet.sweeps import render_table

@@ -138,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
     from supersheet import reports
     check_on(args)
     try:
-        report = reports.run(args.sheet, args.sets, args.format, sampling(args))
+        report = reports.run(args.sheet, args.sets, args.format, sampling(args), args.fit)
     except OverrideError as e:   # a SheetError too: caught first
         raise override_usage(e) from None
     except SheetError as e:
@@ -332,6 +332,12 @@ COMMANDS: dict[str, cli_parser.Command] = {
         "Prints the solution and the value of every cell there; E-SOLVE with the difference at both "
         "ends when the goal has no sign change in the bracket.",
         cli_parser.solve_options),
+    "fit": (cli_batch.fit, "fit cells to a table of measurements (least squares)",
+        "Run the fit NAME of SHEET (a fit: block): the values of its varied cells that make the sheet "
+        "match the table's rows, with standard errors, the model beside every row, the RMS and worst "
+        "error, and a warning for a value on its bound. E-SOLVE when no target depends on a varied cell. "
+        "`run SHEET --fit NAME` evaluates the sheet there; `test` checks the block's expect.",
+        cli_parser.fit_options),
     "choose": (cli_batch.choose, "choose the best row under requirements",
         "Run the choice NAME of SHEET: every row of its grid, the rows that fail a requirement "
         "(with the requirement), and the feasible rows ranked by the objective, the answer first. "

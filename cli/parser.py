@@ -65,6 +65,8 @@ def run_options(p: argparse.ArgumentParser) -> None:
                         "(repeatable)")
     p.add_argument("--format", choices=("text", "json", "csv", "markdown"), default="text",
                    help="output format (default: text)")
+    p.add_argument("--fit", metavar="NAME", help="evaluate at the values the sheet's fit NAME finds (each cell it "
+                                                "varies is shown 'set by fit NAME')")
     sampling_options(p)
     on_options(p, "the samples of a sheet with random draws are split over Ray tasks (the same samples "
                   "and percentiles as locally)")
@@ -125,6 +127,15 @@ def solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--goal", metavar="'A == B'")
     p.add_argument("--between", metavar="LO,HI")
     p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def fit_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
+    p.add_argument("name", metavar="NAME", nargs="?", help="the fit (default: the sheet's only fit)")
+    p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
+                   help="fix a cell of this sheet to VALUE while fitting (repeatable)")
+    p.add_argument("--format", choices=("text", "json", "csv"), default="text",
+                   help="text: the values and the first rows; json: everything; csv: every row")
 
 
 def choose_options(p: argparse.ArgumentParser) -> None:

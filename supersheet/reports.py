@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.workbook import Workbook, open_workbook
 
-from .errors import RequestError
+from .errors import RequestError, SolveError
 from .inputs import Sampling, has_random_draws, sample, set_inputs, shown_inputs
 from .loading import checked_workbook
 
@@ -56,20 +56,43 @@ class RunReport:
 
 
 def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
-        sampling: Sampling = Sampling()) -> RunReport:
+        sampling: Sampling = Sampling(), fit: str | None = None) -> RunReport:
     """Evaluate a sheet with `sets` (`NAME=VALUE`) as `supersheet run` does (over its samples
-    when it has random draws) and render every cell."""
+    when it has random draws) and render every cell; with `fit`, at the values that fit finds
+    (run at the `sets`), each marked `set by fit NAME`."""
     from supersheet.engine.expect.assume import diagnostics as outside_the_model
     from supersheet.engine.present.report import render_run
     workbook = checked_workbook(path)
     overrides = shown_inputs(workbook, sets)
     workbook, fixed = set_inputs(workbook, sets)
+    if fit is not None:
+        fitted = _fitted(workbook, fit, fixed)
+        fixed = {**fixed, **fitted[0]}
+        overrides = {**overrides, **fitted[1]}
     sampled = sample(workbook, sampling, fixed, sets)
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate(fixed)
     text = render_run(workbook, scenario, format, sampled, overrides=overrides)
     outside = outside_the_model(workbook, scenario, sampled)
     errors = scenario.has_errors() or (sampled is not None and any(s.errors for s in sampled.summaries.values()))
     return RunReport(text, outside, errors, has_random_draws(workbook))
+
+
+def _fitted(workbook, name: str, fixed) -> tuple[dict, dict]:
+    """The fit's values as overrides (base-unit literals) and as the report shows them."""
+    from supersheet.engine.compile.evaluate import literal_for
+    from supersheet.engine.present.present import show
+    from supersheet.engine.present.report import SetOverride, formula_text
+    from supersheet.engine.scenarios.fit import FitError, run_fit
+    try:
+        result = run_fit(workbook, name, fixed)
+    except FitError as e:
+        entry = workbook.model.root.fit.get(name) if workbook.model.root else None
+        raise SolveError.of(e.at(entry.span if entry else None, f"fit {name!r}: ")) from None
+    literals = {key: literal_for(value, None) for key, value in result.values.items()}
+    shown = {key: SetOverride(show(workbook.checked, key, value).text,
+                              formula_text(workbook.model.cells[key]) if workbook.model.cells[key].kind == "formula"
+                              else None, f"fit {name}") for key, value in result.values.items()}
+    return literals, shown
 
 
 def explain(path: str | Path, cell: str, sets: Sequence[str] = (), sampling: Sampling = Sampling()) -> str:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from supersheet.engine.scenarios.uncertainty import Sampled
 
+    from .fits import Fitted
     from .results import SweepResult
     from .scenarios import Choice, Range
 
@@ -269,6 +270,13 @@ class Sheet(Mapping[str, CellValue]):
         sheet = Sheet(self._base, workbook, solution.scenario, {**self.inputs, solution.key: text}, self.sampling)
         return Solution(name, solution.goal, solution.key,
                         python_value(workbook.checked, solution.key, solution.value), sheet)
+
+    def fit(self, name: str) -> Fitted:
+        """Run the sheet's fit `name` (a `fit:` block): the varied cells' values and standard
+        errors (`.quantities()`, `.errors()`, `.values`), the rows with the model beside them
+        (`.residuals()`, a Polars frame), RMS and worst error (`.summary()`), as `supersheet fit`."""
+        from .fits import fit_named
+        return fit_named(self, name)
 
     def choose(self, name: str, top: int | None = None, *, show: list[str] | None = None,
                on: str = "local", address: str | None = None) -> Choice:

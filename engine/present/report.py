@@ -82,6 +82,7 @@ class SetOverride:
 
     value: str
     replaced_formula: str | None
+    by: str = "--set"           # what set it: `--set`, or `fit NAME` (run --fit)
 
 
 def set_overrides(workbook: Workbook, sets: list[str]) -> dict[str, SetOverride]:
@@ -104,6 +105,8 @@ def _mark_override(record: dict[str, Any], cell: Cell, overrides: dict[str, SetO
     if override is None:
         return
     record["set"] = override.value
+    if override.by != "--set":   # text outputs say what set it; JSON keeps its schema (render_run drops it)
+        record["_by"] = override.by
     if override.replaced_formula is not None:
         record["kind"] = "override"
         record.pop("formula", None)
@@ -115,7 +118,7 @@ def override_note(record: dict[str, Any]) -> str:
     if "set" not in record:
         return ""
     replaced = record.get("replaced_formula")
-    return "set by --set" + (f", replacing = {replaced}" if replaced else "")
+    return f"set by {record.get('_by', '--set')}" + (f", replacing = {replaced}" if replaced else "")
 
 
 def share_record(workbook: Workbook, key: str, share: float, samples: int) -> dict[str, Any]:
@@ -167,6 +170,7 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
     changes its own line, never the alignment of the others)."""
     records = [cell_record(workbook, scenario, c, sampled, overrides) for c in ordered_cells(workbook)]
     if fmt == "json":
+        records = [{k: v for k, v in r.items() if k != "_by"} for r in records]
         extra = {"samples": sampled.samples, "seed": sampled.seed} if sampled is not None else {}
         return json.dumps({"schema": RUN_SCHEMA, "sheet": shown_path(workbook.model.path),
                            "title": workbook.model.title, **extra, "cells": records}, indent=2, ensure_ascii=False)
@@ -234,7 +238,8 @@ def _text_table(workbook: Workbook, records: list[dict[str, Any]], stable_column
     lines = [title] if title else []
     groups = [_group(r) for r in records]
     width = max((len(r["name"]) for r in records), default=4) + 2
-    value_width = max((len(r["display"]) for r in records), default=5) + 2
+    tables = workbook.model.tables   # a table's columns are long arrays: they do not set the value column's width
+    value_width = max((len(r["display"]) for r, g in zip(records, groups) if g not in tables), default=5) + 2
     if stable_columns:   # each section's names set its name column; a value's own width its value column
         widths = {g: max(len(r["name"]) for r, h in zip(records, groups) if h == g) + 2 for g in groups}
     section = None

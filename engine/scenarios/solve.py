@@ -88,11 +88,11 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
     if key in workbook.checked.structural_inputs:
         raise AxisError("E-TYPE", f"{vary} sets the length of an array (range) and cannot be varied")
     bound, left, right = goal_sides(workbook, goal, goal_origin or Origin("<--goal>", 1, 1))
-    if not _depends_on(workbook, bound.deps, key):
+    if not depends_on(workbook, bound.deps, key):
         raise SolveError(f"the goal does not depend on {vary}: no value of {vary} changes {goal}",
                          f"vary a cell that {goal} is computed from")
-    lo_node, lo = _bound(workbook, key, ends[0], between_spans[0])
-    hi_node, hi = _bound(workbook, key, ends[1], between_spans[1])
+    lo_node, lo = bound_end(workbook, key, ends[0], between_spans[0])
+    hi_node, hi = bound_end(workbook, key, ends[1], between_spans[1])
     between = (ends[0].text, ends[1].text)   # as the messages show them
     lo, hi = float(lo), float(hi)
     if not lo < hi:
@@ -191,7 +191,7 @@ def _float_differences(workbook: Workbook, key: str, bound: Bound, left: A.Node,
     return evaluate
 
 
-def _bound(workbook: Workbook, key: str, given: Literal, span: Span | None) -> tuple[A.Node, float]:
+def bound_end(workbook: Workbook, key: str, given: Literal, span: Span | None) -> tuple[A.Node, float]:
     """One end of `between`, checked against the varied cell's type (E-UNIT as for --set),
     a number a float holds in base units; a problem is reported at `span`."""
     from supersheet.engine.scenarios.axes import check_override
@@ -229,7 +229,7 @@ def _fmt(value: float, unit: str | None) -> str:
     return format_number(value) + (f" {unit}" if unit else "")
 
 
-def _depends_on(workbook: Workbook, keys: tuple[str, ...], key: str) -> bool:
+def depends_on(workbook: Workbook, keys: tuple[str, ...], key: str) -> bool:
     """Whether any of `keys` is `key` or computed from it."""
     from supersheet.engine.check.graph import dependents
     checked = workbook.checked

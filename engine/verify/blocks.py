@@ -1,5 +1,6 @@
-"""Expectations inside `sweeps` (one value per row), `solve` (the solution)
-and `choose` (cells or axes of the chosen row), for `supersheet test`."""
+"""Expectations inside `sweeps` (one value per row), `solve` (the solution),
+`choose` (cells or axes of the chosen row) and `fit` (the fitted values), for
+`supersheet test`."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Union
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING, Union
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.expect.expect import ExpectationError, check_expectation, parse_expectation
-from supersheet.engine.load.specs import ChoiceBlock, ExpectMap, SolveBlock, SweepBlock
+from supersheet.engine.load.specs import ChoiceBlock, ExpectMap, FitBlock, SolveBlock, SweepBlock
 from supersheet.engine.present.headers import error_header
 from supersheet.engine.scenarios.axes import AxisError
 from supersheet.engine.verify.expectations import STATISTIC, TestReport, expectation_problems, written_problem
@@ -15,7 +16,7 @@ from supersheet.engine.verify.expectations import STATISTIC, TestReport, expecta
 if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
 
-Block = Union[SweepBlock, SolveBlock, ChoiceBlock]
+Block = Union[SweepBlock, SolveBlock, ChoiceBlock, FitBlock]
 
 
 def _blocks(workbook: "Workbook") -> list[tuple[str, str, Block]]:
@@ -23,7 +24,7 @@ def _blocks(workbook: "Workbook") -> list[tuple[str, str, Block]]:
     if root is None:
         return []
     return [(kind, name, block) for kind, blocks in (("sweep", root.sweeps), ("solve", root.solve),
-                                                     ("choice", root.choose))
+                                                     ("choice", root.choose), ("fit", root.fit))
             for name, block in blocks.items()]
 
 
@@ -45,6 +46,8 @@ def test_blocks(workbook: "Workbook") -> TestReport:
                 _sweep(workbook, name, block, report)
             elif isinstance(block, SolveBlock):
                 _solve(workbook, name, block, report)
+            elif isinstance(block, FitBlock):
+                _fit(workbook, name, block, report)
             else:
                 _choice(workbook, name, block, report)
         except (AxisError, ExpectationError) as e:
@@ -62,7 +65,7 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
     if root is None or not workbook.ok:
         return diagnostics
     diagnostics.extend(top_level_expectation_problems(workbook))
-    if not (root.sweeps or root.solve or root.choose):
+    if not (root.sweeps or root.solve or root.choose or root.fit):
         return diagnostics
     # what running each block would refuse, found without building a Polars plan (check never
     # loads Polars): plans checked, not compiled; a goal seek evaluated in floats
@@ -84,6 +87,10 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
             elif isinstance(block, SolveBlock):
                 diagnostics.extend(_static_expectations(workbook, kind, name, block))
                 solve_entry(workbook, name, floats=True)
+            elif isinstance(block, FitBlock):   # everything but the least squares: tables, units, bounds
+                from supersheet.engine.scenarios.fit import fit_spec
+                fit_spec(workbook, name)
+                diagnostics.extend(_static_expectations(workbook, kind, name, block))
             else:
                 diagnostics.extend(_static_expectations(workbook, kind, name, block))
                 choice = choice_block(workbook, name)
@@ -94,7 +101,7 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
                     if sheet is not workbook:
                         bind_choice(sheet, choice.require, choice.objective)
         except SolveError as e:
-            diagnostics.append(e.at(block.span))
+            diagnostics.append(e.at(block.span, f"fit {name!r}: " if kind == "fit" else ""))
         except AxisError as e:
             diagnostics.append(_located(kind, name, block, e))
     return diagnostics
@@ -153,6 +160,9 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
             unknown = workbook.unknown_cell(target, expected.span, by="expectation")
             return problem(unknown.code, unknown.message, unknown.span, unknown.hint)
         typ = workbook.checked.cells[key].type
+        if kind == "fit" and not any(workbook.key_for(v.name) == key for v in block.vary):   # type: ignore[union-attr]
+            return problem("E-NAME", f"{target!r} is not a cell this fit varies", expected.span,
+                           f"a fit's expect checks its varied cells: {', '.join(v.name for v in block.vary)}")
         if columns is None:
             found = first_problem([(f"{name}.{target}", expected.value, typ)])
         elif key not in columns:
@@ -230,6 +240,26 @@ def _solve(workbook, name: str, block: SolveBlock, report) -> None:
     report.outcomes.append(check_expectation(f"{name}.{solution.key}",
                                              parse_expectation(block.expect.text, block.expect.span),
                                              solution.value, typ))
+
+
+def _fit(workbook, name: str, block: FitBlock, report) -> None:
+    from supersheet.engine.scenarios.fit import FitError, run_fit
+    try:
+        result = run_fit(workbook, name)
+    except FitError as e:
+        report.diagnostics.append(e.at(block.span, f"fit {name!r}: "))
+        return
+    if block.expect is None:
+        return
+    if not block.expect.mapped:
+        raise AxisError("E-SHEET", "a fit's 'expect' maps varied cells to their values", span=block.expect.span)
+    for expected in block.expect.entries:
+        key = workbook.key_for(expected.name)
+        if key not in result.values:
+            raise AxisError("E-NAME", f"{expected.name!r} is not a cell this fit varies", span=expected.span)
+        report.outcomes.append(check_expectation(f"{name}.{expected.name}",
+                                                 parse_expectation(expected.value.text, expected.value.span),
+                                                 result.values[key], workbook.checked.cells[key].type))
 
 
 def _choice(workbook, name: str, block: ChoiceBlock, report) -> None:
