@@ -101,10 +101,10 @@ class Fitted:
         out = []
         for column, _ in spec.inputs:
             data = table.columns[column]
-            out.append((column, data.unit, [float(v) for v in data.values]))
+            out.append((column, data.unit, [float(v) for v in spec.column(column)]))
         for column, key in spec.targets:
             data = table.columns[column]
-            out.append((column, data.unit, [float(v) for v in data.values]))
+            out.append((column, data.unit, [float(v) for v in spec.column(column)]))
             model = result.model[column] / data.factor
             out.append((key, data.unit, [float(v) for v in model]))
             errors = result.residuals[column] * (100.0 if self.relative else 1.0 / data.factor)
@@ -149,7 +149,8 @@ class Fitted:
     def text(self) -> str:
         from supersheet.units import format_number
         spec, s = self.result.spec, self.summary()
-        lines = [f"fit {self.name}: {len(spec.vary)} cells to {spec.table.rows:,} rows of {spec.table.name} "
+        cells = f"{len(spec.vary)} cell{'s' if len(spec.vary) != 1 else ''}"
+        lines = [f"fit {self.name}: {cells} to {spec.rows:,} rows of {spec.table.name} "
                  f"({spec.table.path.name}), {'relative' if self.relative else 'absolute'} error"]
         width = max(len(v.name) for v in self.values) + 2
         lines += [f"  {v.name:<{width}}{v.display}" for v in self.values]
@@ -159,13 +160,13 @@ class Fitted:
         lines.append("")
         columns = self.columns()
         headers = [f"{n} [{u}]" if u else n for n, u, _ in columns]
-        shown = min(TEXT_ROWS, spec.table.rows)
+        shown = min(TEXT_ROWS, spec.rows)
         cells = [[format_number(values[i]) for _, _, values in columns] for i in range(shown)]
         widths = [max(len(h), *(len(r[j]) for r in cells)) for j, h in enumerate(headers)]
         lines.append("  ".join(h.rjust(w) for h, w in zip(headers, widths)))
         lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
-        if spec.table.rows > shown:
-            lines.append(f"… {spec.table.rows - shown:,} more rows (--format csv or json for every row)")
+        if spec.rows > shown:
+            lines.append(f"… {spec.rows - shown:,} more rows (--format csv or json for every row)")
         return "\n".join(lines)
 
 

@@ -24,7 +24,7 @@ from supersheet.engine.load.positions import Positions, scalar_text
 SWEEP_KEYS = ("vary", "show", "where", "expect", "doc", "plot")
 PLOT_KEYS = ("x", "y", "color", "facet", "log_x", "log_y", "title")
 RANGE_KEYS = ("from", "to", "times", "step", "count", "scale")
-FIT_KEYS = ("table", "inputs", "targets", "vary", "error", "expect", "doc")
+FIT_KEYS = ("table", "inputs", "targets", "vary", "rows", "error", "expect", "doc")
 FIT_ERRORS = ("relative", "absolute")
 
 
@@ -196,6 +196,7 @@ class FitBlock:
     inputs: tuple[tuple[Written, Written], ...] = ()      # (column, cell)
     targets: tuple[tuple[Written, Written], ...] = ()     # (column, cell)
     vary: tuple[FitVary, ...] = ()
+    rows: tuple[FitVary, ...] = ()          # column -> [lo, hi]: only the rows whose value lies between
     error: str = "relative"
     expect: ExpectMap | None = None
     problems: tuple[Diagnostic, ...] = ()
@@ -442,29 +443,32 @@ class SpecReader:
                 node = None
             pairs[key] = tuple((Written(str(c), str(c), self.at.key_span(node, c)), self.text_item(node, c))
                                for c in node) if node else ()
-        vary: list[FitVary] = []
-        node = body.get("vary")
-        if node is not None and not isinstance(node, CommentedMap):
-            problems.append(Diagnostic("E-SHEET", f"'vary' of fit {name!r} maps a cell to its bounds [lo, hi]",
-                                       self.at.key_span(body, "vary"), hint="vary: {alpha: [0 us, 1 ms]}"))
-        for cell in node if isinstance(node, CommentedMap) else ():
-            value, cell_span = node[cell], self.at.key_span(node, cell)
-            if not isinstance(value, CommentedSeq) or len(value) != 2:
-                problems.append(Diagnostic("E-SHEET", f"the bounds of {cell} are a list of two values: [lo, hi]",
-                                           cell_span, hint="vary: {alpha: [0 us, 1 ms]}"))
-                vary.append(FitVary(str(cell), cell_span, None))
-                continue
-            ends = (self.bound(value, 0), self.bound(value, 1))
-            problems.extend(Diagnostic("E-SHEET", f"a bound of {cell} is a number or a quantity, not {end.text}",
-                                       end.span) for end in ends if end.value is None)
-            vary.append(FitVary(str(cell), cell_span, ends))
+        ranges: dict[str, list[FitVary]] = {}
+        for key, example in (("vary", "vary: {alpha: [0 us, 1 ms]}"), ("rows", "rows: {size: [1 MiB, 1 GiB]}")):
+            ranges[key] = []
+            node = body.get(key)
+            if node is not None and not isinstance(node, CommentedMap):
+                problems.append(Diagnostic("E-SHEET", f"{key!r} of fit {name!r} maps a name to [lo, hi]",
+                                           self.at.key_span(body, key), hint=example))
+            for cell in node if isinstance(node, CommentedMap) else ():
+                value, cell_span = node[cell], self.at.key_span(node, cell)
+                if not isinstance(value, CommentedSeq) or len(value) != 2:
+                    problems.append(Diagnostic("E-SHEET", f"the bounds of {cell} are a list of two values: [lo, hi]",
+                                               cell_span, hint=example))
+                    ranges[key].append(FitVary(str(cell), cell_span, None))
+                    continue
+                ends = (self.bound(value, 0), self.bound(value, 1))
+                problems.extend(Diagnostic("E-SHEET", f"a bound of {cell} is a number or a quantity, not {end.text}",
+                                           end.span) for end in ends if end.value is None)
+                ranges[key].append(FitVary(str(cell), cell_span, ends))
+        vary = ranges["vary"]
         error = str(body.get("error", "relative"))
         if error not in FIT_ERRORS:
             problems.append(Diagnostic("E-SHEET", f"'error' of fit {name!r} is relative or absolute, not {error!r}",
                                        self.at.key_span(body, "error"), hint=did_you_mean(error, FIT_ERRORS)))
         expect = self.expect_map(body, "expect") if body.get("expect") is not None else None
-        return FitBlock(name, span, table, pairs["inputs"], pairs["targets"], tuple(vary), error, expect,
-                        tuple(problems))
+        return FitBlock(name, span, table, pairs["inputs"], pairs["targets"], tuple(vary), tuple(ranges["rows"]),
+                        error, expect, tuple(problems))
 
     def samples(self, document: CommentedMap) -> SamplesSpec:
         value = document["samples"]

@@ -52,6 +52,16 @@ class FitSpec:
     low: tuple[float, ...]                   # bounds in base units
     high: tuple[float, ...]
     relative: bool
+    selected: Any = None                     # the indices of the rows fitted (numpy), when `rows:` keeps some
+
+    @property
+    def rows(self) -> int:
+        return self.table.rows if self.selected is None else len(self.selected)
+
+    def column(self, name: str) -> np.ndarray:
+        """A column's values in its unit, of the rows fitted."""
+        values = self.table.columns[name].values
+        return values if self.selected is None else values[self.selected]
 
 
 @dataclass
@@ -66,7 +76,7 @@ class FitResult:
     model: dict[str, np.ndarray]             # target column -> the sheet's values at the answer (base units)
     residuals: dict[str, np.ndarray]         # relative (model / measured - 1) or absolute (base units)
     rms: float
-    worst: tuple[str, int, float]            # (target column, row index, residual) of the largest |residual|
+    worst: tuple[str, int, float]            # (target column, the table's row index, residual) of the largest |residual|
     evaluations: int
     seconds: float
     message: str
@@ -74,7 +84,7 @@ class FitResult:
 
     @property
     def rows(self) -> int:
-        return self.spec.table.rows
+        return self.spec.rows
 
 
 class FitError(SolveError):
@@ -132,7 +142,39 @@ def fit_spec(workbook: Workbook, name: str) -> FitSpec:
     if not keys:
         raise AxisError("E-SHEET", "vary names no cell", "vary: {alpha: [0 us, 1 ms]}", span=block.span)
     return FitSpec(name, block, table, inputs, targets, tuple(keys), tuple(low), tuple(high),
-                   block.error == "relative")
+                   block.error == "relative", _selected(table, block))
+
+
+def _selected(table: Table, block: FitBlock) -> Any:
+    """The rows `rows: {column: [lo, hi]}` keeps (every bound inclusive), or None for every row."""
+    if not block.rows:
+        return None
+    keep = np.ones(table.rows, dtype=bool)
+    for entry in block.rows:
+        data = table.columns.get(entry.name)
+        if data is None:
+            raise AxisError("E-NAME", f"rows: table {table.name} has no column {entry.name!r}",
+                            did_you_mean(entry.name, list(table.columns)), span=entry.span)
+        assert entry.bounds is not None
+        ends = []
+        for end in entry.bounds:
+            literal = end.literal
+            assert literal is not None
+            if literal.problem is not None:
+                raise AxisError(literal.problem.code, f"rows: {literal.problem.message}", literal.problem.hint,
+                                span=end.span)
+            dims = parse_unit(literal.unit).dimensions if literal.unit else parse_unit("1").dimensions
+            column_dims = parse_unit(data.unit).dimensions
+            if dims != column_dims:
+                raise AxisError("E-UNIT", f"rows: {end.text} ({describe(dims)}) bounds column {entry.name} "
+                                          f"[{data.unit}] ({describe(column_dims)})",
+                                f"write the bound in a unit of {describe(column_dims)}", span=end.span)
+            ends.append(float(literal.magnitude))   # type: ignore[arg-type]
+        values = data.values * data.factor
+        keep &= (values >= ends[0]) & (values <= ends[1])
+    if not keep.any():
+        raise AxisError("E-SHEET", "rows: no row of the table lies within these bounds", span=block.rows[0].span)
+    return np.flatnonzero(keep)
 
 
 def _column_cell(workbook: Workbook, table: Table, column: Written, cell: Written, role: str) -> tuple[str, str]:
@@ -214,9 +256,10 @@ def run_fit(workbook: Workbook, name: str, fixed: dict[str, Any] | None = None) 
     n, k = len(final), len(values)
     errors = _standard_errors(result.jac, final, n, k) * scale   # the Jacobian is of the scaled values
 
-    pairs = [(column, i) for column, _ in spec.targets for i in range(spec.table.rows)]
+    indices = range(spec.rows) if spec.selected is None else [int(i) for i in spec.selected]
+    pairs = [(column, i) for column, _ in spec.targets for i in indices]   # the table's own row numbers
     worst = int(np.argmax(np.abs(final)))
-    split = {column: final[j * spec.table.rows:(j + 1) * spec.table.rows] for j, (column, _) in enumerate(spec.targets)}
+    split = {column: final[j * spec.rows:(j + 1) * spec.rows] for j, (column, _) in enumerate(spec.targets)}
     on_bound = [key for key, active, v, lo, hi in zip(spec.vary, result.active_mask, values, low, high)
                 if active != 0 or _at(v, lo, hi)]
     fixed = {**fixed, **{key: literal_for(float(v), None) for key, v in zip(spec.vary, values)}}
@@ -275,13 +318,13 @@ def _residual_function(workbook: Workbook, spec: FitSpec, fixed: dict[str, Any])
     from supersheet.engine.compile.evaluate import compile_program
     from supersheet.engine.compile.values import Source
     table = spec.table
-    columns = {key: table.columns[column].values * table.columns[column].factor for column, key in spec.inputs}
+    columns = {key: spec.column(column) * table.columns[column].factor for column, key in spec.inputs}
     inputs = {key: Source(key, False, finite=True) for key in [*columns, *spec.vary]}
     program = compile_program(workbook.checked, inputs=inputs, fixed=fixed, baseline=workbook.evaluate(fixed))
     targets = [key for _, key in spec.targets]
-    measured = {column: table.columns[column].values * table.columns[column].factor for column, _ in spec.targets}
+    measured = {column: spec.column(column) * table.columns[column].factor for column, _ in spec.targets}
     wanted = np.concatenate([measured[column] for column, _ in spec.targets])
-    rows = table.rows
+    rows = spec.rows
     names = [f"__target{i}" for i in range(len(targets))]
     selection = [_column_of(program, key).alias(name) for key, name in zip(targets, names)]
 

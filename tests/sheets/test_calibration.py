@@ -1,0 +1,52 @@
+"""The calibration sheets (issue 35): their tables are the published runs they cite, their fits
+reproduce the constants they write, and `supersheet test` holds them."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from supersheet.engine.workbook import open_workbook
+
+ROOT = Path(__file__).resolve().parents[2] / "sheets"
+SHEET = ROOT / "calibration" / "allreduce-16xh100.yaml"
+
+
+def test_the_table_is_the_published_run():
+    table = open_workbook(SHEET).model.tables["nccl"]
+    assert table.rows == 31 and list(table.columns) == ["size", "time", "algbw", "busbw", "inplace_time",
+                                                        "inplace_busbw"]
+    size, time, busbw = (table.columns[c].values for c in ("size", "time", "busbw"))
+    assert size[0] == 8 and size[-1] == 8 * 2 ** 30 and all(b == 2 * a for a, b in zip(size, size[1:]))
+    # printed rows, spot-checked against the source (first, protocol switch, last)
+    assert (time[0], time[21], time[-1]) == (135.8, 977.6, 47535.0) and busbw[-1] == 338.82
+    # nccl-tests' own busbw: algbw * 2(n-1)/n, algbw = size / time (to its printed digits)
+    algbw = size / (time * 1e-6) / 1e9
+    assert all(abs(b - a * 1.875) <= 0.01 + 0.002 * b for a, b in zip(algbw, busbw) if b > 1)
+
+
+def test_supersheet_test_holds_the_calibration(run_cli):
+    result = run_cli("test", str(SHEET))
+    assert result.code == 0 and "0 failed" in result.out, result.output
+    assert "latency.alpha = 4.372" in result.out and "bandwidth.busbw = 316.4" in result.out
+
+
+@pytest.mark.parametrize("fit, cell, written", [("latency", "alpha", 4.372), ("bandwidth", "busbw", 316.5)])
+def test_each_fit_gives_the_constant_the_sheet_writes(run_cli, fit, cell, written):
+    result = json.loads(run_cli("fit", str(SHEET), fit, "--format", "json").out)
+    value = next(v for v in result["values"] if v["name"] == cell)
+    assert value["value"] == pytest.approx(written, rel=2e-4) and not value["on_bound"]
+    assert result["table_rows"] == {"latency": 14, "bandwidth": 5}[fit]
+
+
+def test_by_library_name_from_anywhere(tmp_path, write_sheet, run_cli):
+    sheet = write_sheet("""
+        tables:
+          nccl: supersheet:data/nccl-allreduce-16xh100-gcp-a3mega.csv
+        cells:
+          rows: = count(nccl.size)
+    """)
+    assert "31" in run_cli("run", str(sheet)).out
+    result = run_cli("fit", "supersheet:calibration/allreduce-16xh100.yaml", "bandwidth")
+    assert result.code == 0 and "fit bandwidth: 1 cell to 5 rows" in result.out, result.output
