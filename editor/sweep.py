@@ -27,6 +27,8 @@ class SweepRun:
     axes: list[str]               # the axis columns ("context [token]")
     cells: list[str]              # the shown cells' columns
     error: str = ""
+    note: str = ""                # what the status line adds (a fit's values and how far it is from the data)
+    overlay: dict[str, str] | None = None   # a column -> the one drawn beside it (a fit's model -> its data)
 
     @property
     def value_cells(self) -> list[str]:
@@ -95,6 +97,40 @@ def run_sweep(workbook: Workbook, name: str | None = None, axis: str | None = No
         return SweepRun(title, None, [], [], f"cannot run {title}: {type(e).__name__}: {e}")
     n_axes = len(spec.grid.import_axes) + len(spec.grid.value_axes)
     return SweepRun(title, frame, frame.columns[:n_axes], frame.columns[n_axes:])
+
+
+def fit_names(workbook: Workbook) -> list[str]:
+    root = workbook.model.root
+    return list(root.fit) if root is not None else []
+
+
+def run_fit(workbook: Workbook, name: str) -> SweepRun:
+    """The sheet's fit `name` on its current values, shown as the sweep view shows a sweep: the
+    table's rows (each input column as the axis, then each target, the model beside it and its
+    error), the fitted values with their standard errors, RMS and worst error in `note`."""
+    from supersheet.engine.base.diagnostics import Problem
+    from supersheet.engine.scenarios.fit import run_fit as fit
+    from supersheet.fits import Fitted
+    title = f"fit {name}"
+    if not workbook.ok:
+        return SweepRun(title, None, [], [], "the sheet has problems; fix them first (see the diagnostics)")
+    try:
+        fitted = Fitted(name, workbook, fit(workbook, name))
+    except Problem as e:
+        return SweepRun(title, None, [], [], e.line())
+    except Exception as e:  # noqa: BLE001 - a fit that cannot run is reported, never fatal to the editor
+        return SweepRun(title, None, [], [], f"cannot run {title}: {type(e).__name__}: {e}")
+    frame = fitted.residuals()
+    inputs = len(fitted.result.spec.inputs)
+    summary = fitted.summary()
+    from supersheet.units import format_number
+    note = "; ".join(f"{v.name} = {v.display}" for v in fitted.values) + \
+        f"; rms {format_number(summary['rms'], 3)} {summary['unit']}, worst {format_number(summary['worst'], 3)} " \
+        f"{summary['unit']}" + "".join(f"; ⚠ {w}" for w in fitted.warnings())
+    columns = frame.columns
+    targets = columns[inputs:]
+    overlay = {targets[i + 1]: targets[i] for i in range(0, len(targets), 3)}   # model -> the measured column
+    return SweepRun(title, frame, columns[:inputs], targets, note=note, overlay=overlay)
 
 
 EXPORT_FORMATS = ("csv", "parquet")

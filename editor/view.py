@@ -232,6 +232,14 @@ class SheetView:
             return lambda: editsweep.export_chart(workbook, path, name, axis, *chart)
         return lambda: editsweep.export_sweep(workbook, path, name, axis)
 
+    def fit_names(self) -> list[str]:
+        return editsweep.fit_names(self.workbook)
+
+    def fitter(self, name: str) -> Callable[[], SweepRun]:
+        """The sheet's fit `name` on its current values, to run off the UI thread (as `sweeper`)."""
+        workbook = self.workbook
+        return lambda: editsweep.run_fit(workbook, name)
+
     def sweeper(self, name: str | None = None, axis: str | None = None,
                 max_rows: int = editsweep.MAX_ROWS) -> Callable[[], SweepRun]:
         """The sweep of the sheet as it is now, to run off the UI thread: like

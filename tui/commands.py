@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from .keytable import key_of
+from .widgets.sweep import FIT
 
 if TYPE_CHECKING:
     from supersheet.editor.document import Document
@@ -76,6 +77,9 @@ class SheetCommands(Provider):
             return
         for name in document.sweep_names():
             yield f"Run sweep: {name}", "show this sweep of the sheet", partial(app.open_sweep, name)
+        for name in document.fit_names():
+            yield f"Run fit: {name}", "show this fit: its values, and the data against the model row by row", \
+                partial(app.open_sweep, FIT + name)
         for key in document.keys():
             yield f"Go to cell: {key}", "", partial(app.go_to, key)
         for path in app.sheet_paths():

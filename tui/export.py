@@ -14,7 +14,7 @@ from rich.text import Text
 from supersheet.editor.sweep import ExportError
 
 from .screens import ChoiceScreen, PromptScreen
-from .widgets.sweep import ADHOC
+from .widgets.sweep import ADHOC, FIT
 
 
 class ExportActions:
@@ -26,6 +26,10 @@ class ExportActions:
             return
         if not view.display or view.choice is None or (view.choice == ADHOC and not view.axis_text):
             self.set_status(Text("open a sweep first (F3), then Ctrl+X writes its table", style="yellow"))
+            return
+        if view.choice.startswith(FIT):
+            self.set_status(Text(f"a fit's rows are written by supersheet fit {document.path.name} "
+                                 f"{view.choice[len(FIT):]} --format csv", style="yellow"))
             return
         name = None if view.choice == ADHOC else view.choice
         axis = view.axis_text if name is None else None

@@ -429,3 +429,30 @@ async def test_an_ad_hoc_axis_that_does_not_parse_says_why_and_clears_the_table(
         await settled(pilot)
         assert sweep_status(app).startswith("E-NAME") and not app.sweep.stale
         assert app.query_one("#sweep-table", DataTable).row_count == 0
+
+
+async def test_a_fit_in_the_sweep_view(tmp_path: Path) -> None:
+    """A fit shows as a sweep does: the table's rows with the model and its error beside each,
+    the fitted values in the status line, data against model in the plot; it reruns after an edit."""
+    sizes = [1024 * 4 ** i for i in range(8)]
+    (tmp_path / "ar.csv").write_text("size [B],time [us]\n" + "".join(
+        f"{s},{(14 * 4e-6 + 1.75 * s / 370e9) * 1e6!r}\n" for s in sizes))
+    sheet = tmp_path / "fit.yaml"
+    sheet.write_text("tables:\n  nccl: ar.csv\ncells:\n  n: 8\n  size: 1 MiB\n  alpha: 5 us\n  busbw: 300 GB/s\n"
+                     "  predicted: = 2 * (n - 1) * alpha + 2 * (n - 1) / n * size / busbw -> us\n"
+                     "fit:\n  ar:\n    table: nccl\n    inputs: {size: size}\n    targets: {time: predicted}\n"
+                     "    vary: {alpha: [0 us, 1 ms], busbw: [1 GB/s, 5000 GB/s]}\n")
+    from supersheet.tui.widgets.sweep import FIT
+    app = SupersheetApp(sheet, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_sweep(FIT + "ar")
+        await settled(pilot)
+        run = app.sweep.last
+        assert run.title == "fit ar" and run.frame.columns == ["size [B]", "time [us]", "predicted [us]",
+                                                               "time error [%]"]
+        assert run.frame.height == 8 and app.sweep.x == "size [B]" and app.sweep.y == "predicted [us]"
+        status = sweep_status(app)
+        assert status.startswith("fit ar: 8 rows") and "alpha = 4 μs" in status and "busbw = 370 GB/s" in status
+        await edit(pilot, "n", "4")     # the model changes: the fit runs again on the edited sheet
+        await settled(pilot)
+        assert "alpha = 9.33333 μs" in sweep_status(app), sweep_status(app)

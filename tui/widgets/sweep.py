@@ -18,6 +18,7 @@ from supersheet.editor.sweep import column_name, run_title
 from supersheet.units import format_number
 
 ADHOC = "\0adhoc"
+FIT = "\0fit:"          # a choice that is a fit of the sheet: FIT + its name
 MAX_TABLE_ROWS = 500
 MAX_SERIES = 6
 
@@ -83,14 +84,16 @@ class SweepView(Vertical):
     def configure(self, document: Document, sweep: str | None = None, axis: str | None = None) -> None:
         """Choose a named sweep, or an ad hoc axis (text in the `--vary` syntax)."""
         names = document.sweep_names()
+        fits = [FIT + n for n in document.fit_names()]
         if sweep is not None:
             self.choice = sweep
         elif axis is not None:
             self.choice = ADHOC
             self.axis_text = axis
-        elif self.choice is None or (self.choice != ADHOC and self.choice not in names):
-            self.choice = names[0] if names else ADHOC
-        options = [(f"sweep: {n}", n) for n in names] + [("ad hoc axis", ADHOC)]
+        elif self.choice is None or (self.choice != ADHOC and self.choice not in names and self.choice not in fits):
+            self.choice = names[0] if names else fits[0] if fits else ADHOC
+        options = [(f"sweep: {n}", n) for n in names] + [(f"fit: {f[len(FIT):]}", f) for f in fits] + \
+            [("ad hoc axis", ADHOC)]
         choice = self.query_one("#sweep-choice", Select)
         with self.prevent(Select.Changed, Input.Changed):
             choice.set_options(options)
@@ -107,6 +110,8 @@ class SweepView(Vertical):
                 self._show_error("type an axis and press Enter, e.g. context=1024 token..65536 token*2")
                 return None
             return document.sweeper(axis=self.axis_text)
+        if self.choice is not None and self.choice.startswith(FIT):
+            return document.fitter(self.choice[len(FIT):])
         return document.sweeper(name=self.choice)
 
     def pending(self) -> None:
@@ -118,7 +123,8 @@ class SweepView(Vertical):
             return
         self.stale = True
         self.add_class("-stale")
-        coming = run_title(None if self.choice == ADHOC else self.choice, self.axis_text)
+        coming = f"fit {self.choice[len(FIT):]}" if self.choice and self.choice.startswith(FIT) else \
+            run_title(None if self.choice == ADHOC else self.choice, self.axis_text)
         now = "found before the last edit; running again" if coming == self.last.title else f"shown; running {coming}"
         self.query_one("#sweep-status", Static).update(Text(f"… {self._rows(self.last)} {now}", style="dim"))
 
@@ -165,7 +171,8 @@ class SweepView(Vertical):
         if self.x not in numeric_axes:
             self.x = numeric_axes[0] if numeric_axes else None
         if self.y not in plottable:
-            self.y = plottable[-1] if plottable else None
+            models = list(result.overlay or ())
+            self.y = models[0] if models else plottable[-1] if plottable else None
         with self.prevent(Select.Changed):
             y_select = self.query_one("#sweep-y", Select)
             y_select.set_options([(c, c) for c in plottable])
@@ -196,7 +203,8 @@ class SweepView(Vertical):
         if frame.columns:
             table.move_cursor(column=min(at, len(frame.columns) - 1))
         more = f", first {MAX_TABLE_ROWS} shown" if frame.height > MAX_TABLE_ROWS else ""
-        self.query_one("#sweep-status", Static).update(f"{self._rows(result)}{more}{said} · S sort, H hide")
+        note = f" · {result.note}" if result.note else ""
+        self.query_one("#sweep-status", Static).update(f"{self._rows(result)}{more}{said}{note} · S sort, H hide")
 
     def sort_by(self, column: str) -> None:
         """Sort the rows by `column`, ascending; again, descending."""
@@ -234,11 +242,16 @@ class SweepView(Vertical):
             if data.height == 0:
                 continue
             label = ", ".join(f"{column_name(c)}={_cell(v)}" for c, v in zip(others, values)) or None
+            beside = (result.overlay or {}).get(self.y)
+            if beside is not None:   # a fit: the data as points beside the model's line (the title says which)
+                points = group.select(pl.col(self.x).cast(pl.Float64), pl.col(beside).cast(pl.Float64)).drop_nulls()
+                plt.scatter(points[self.x].to_list(), points[beside].to_list(), marker="dot")
             plt.plot(data[self.x].to_list(), data[self.y].to_list(), marker="braille", label=label)
         xs = frame[self.x].drop_nulls()
         if xs.len() > 1 and xs.min() > 0 and xs.max() / xs.min() >= 64:
             plt.xscale("log")
-        plt.title(f"{self.y} vs {self.x}")
+        beside = (result.overlay or {}).get(self.y)
+        plt.title(f"{self.y} (line), {beside} (dots) vs {self.x}" if beside else f"{self.y} vs {self.x}")
         plot.refresh()
 
     # events ---------------------------------------------------------------------------
