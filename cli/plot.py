@@ -20,6 +20,8 @@ def plot(args: argparse.Namespace) -> int:
     if output.suffix.lstrip(".").lower() not in FORMATS:
         raise UsageError(f"cannot tell the format of {bounded(repr(args.output))}: name it .svg, .png or .html")
     check_writable(output, args.force)      # a device, FIFO, folder or read-only file: refused before the work
+    if args.fit:
+        return _plot_fit(args, output)
     given = [y.strip() for y in args.y.split(",") if y.strip()] if args.y else []
 
     def cells(setup) -> list[str]:     # computed: the cells charted, and the checks marked where they fail
@@ -49,6 +51,46 @@ def plot(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _plot_fit(args: argparse.Namespace, output: Path) -> int:
+    """A fit's data against its model: each target column and the cell that should equal it,
+    against the fit's (first) input column, from the rows `supersheet fit` prints."""
+    from supersheet.cli.batch import axis_error
+    from supersheet.cli.support import EXIT_FINDING, fixed_overrides, open_valid, print_diagnostics
+    from supersheet.fits import AxisError, SolveError, fit_named
+    from supersheet.plots import PlotError, PlotRequest, chart, save
+    if args.name or args.vary or args.where:
+        raise UsageError("--fit NAME plots a fit: give no SWEEP, --vary or --where with it")
+    sheet = open_valid(args.sheet)
+    if sheet is None:
+        return EXIT_INVALID
+    sheet = fixed_overrides(sheet, args.sets)
+    try:
+        fitted = fit_named(sheet, args.fit)
+    except AxisError as e:
+        raise axis_error(e) from None
+    except SolveError as e:
+        print_diagnostics([e.diagnostic])
+        return EXIT_FINDING
+    spec = fitted.result.spec
+    if not spec.inputs:
+        raise UsageError(f"fit {args.fit} sets no cell from a column: there is no x axis to plot against")
+    frame = fitted.residuals()
+    x = args.x or spec.inputs[0][0]
+    column, cell = spec.targets[0]
+    ys = [y.strip() for y in args.y.split(",")] if args.y else [column, cell]
+    header = next((h for h in frame.columns if h.split(" [")[0] == x), None)
+    values = frame[header] if header is not None else None
+    spans_decades = values is not None and values.min() > 0 and values.max() / values.min() > 100
+    request = PlotRequest(x=x, y=tuple(ys), log_x=args.log_x or spans_decades, log_y=args.log_y or spans_decades,
+                          title=args.title or f"fit {args.fit}: {column} (data) and {cell} (model) against {x}")
+    try:
+        save(chart(frame, request), output, args.force)
+    except PlotError as e:
+        raise UsageError(str(e)) from None
+    print(f"{frame.height:,} rows of fit {args.fit} plotted to {output}", file=sys.stderr)
+    return EXIT_OK
+
+
 def plot_options(p: argparse.ArgumentParser) -> None:
     from supersheet.cli.support import sheet_argument
     p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
@@ -57,6 +99,8 @@ def plot_options(p: argparse.ArgumentParser) -> None:
                    help="fix a cell of this sheet to VALUE under the varied axes (repeatable)")
     p.add_argument("--vary", metavar="AXIS=VALUES", action="append", default=[], help="an axis (repeatable)")
     p.add_argument("--where", metavar="COND", help="keep only rows where this condition holds")
+    p.add_argument("--fit", metavar="NAME", help="plot the sheet's fit NAME: its data against its model, row by row "
+                                                "(x: its input column; y: its target column and the model's cell)")
     p.add_argument("--x", metavar="AXIS", help="the axis along the x axis")
     p.add_argument("--y", metavar="CELLS", help="comma-separated cells on the y axis (one unit)")
     p.add_argument("--color", metavar="AXIS", help="one line per value of this axis")

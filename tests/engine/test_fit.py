@@ -179,3 +179,12 @@ def test_a_row_without_a_value_is_refused(tmp_path, write_sheet):
                         .replace("-> us", "+ sqrt(size / 1 B - 2048) * 1 us -> us"))
     with pytest.raises(FitError, match="no value for row 1"):
         run_fit(open_workbook(sheet), "allreduce")
+
+
+def test_plot_draws_data_against_model(synthetic, run_cli, tmp_path):
+    out = tmp_path / "fit.svg"
+    result = run_cli("plot", str(synthetic), "--fit", "allreduce", "-o", str(out))
+    assert result.code == 0 and "21 rows of fit allreduce plotted" in result.err, result.output
+    svg = out.read_text()
+    assert svg.startswith("<svg") and "time (data) and predicted (model) against size" in svg
+    assert run_cli("plot", str(synthetic), "sweepname", "--fit", "allreduce", "-o", str(out)).code == 2
