@@ -32,6 +32,9 @@ class SheetBundle:
         for workbook in workbooks:
             for sheet_file in workbook.model.files.values():
                 texts[os.path.abspath(sheet_file.path)] = sheet_file.text
+            for table in workbook.model.tables.values():   # a CSV table travels as its text (read as it was)
+                if table.path.suffix.lower() == ".csv":
+                    texts[os.path.abspath(table.path)] = table.path.read_text(encoding="utf-8-sig")
         from dataclasses import asdict
 
         from supersheet.engine.base.limits import current_limits
