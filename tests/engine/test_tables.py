@@ -137,3 +137,16 @@ def test_table_cells_are_not_editable(tmp_path, write_sheet):
     assert reason and "column of table t" in reason
     assert not document.apply("t.a", "[1, 2] s").ok
     assert (tmp_path / "t.csv").read_text() == "a [s]\n1\n2\n"
+
+
+def test_a_csv_table_travels_with_the_sheet_to_a_worker(tmp_path, write_sheet):
+    """Ray workers compile the sheet from a bundle of the files it read: its tables too."""
+    from supersheet.engine.scenarios.sheetbundle import Materialized, SheetBundle
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "t.csv").write_text("a [s]\n1\n2\n")
+    sheet = write_sheet("tables:\n  t: data/t.csv\ncells:\n  y: = sum(t.a)\n")
+    bundle = SheetBundle.of([open_workbook(sheet)])
+    with Materialized(bundle) as copy:
+        workbook = copy.open()
+        assert not workbook.diagnostics and workbook.model.tables["t"].path != tmp_path / "data" / "t.csv"
+        assert workbook.evaluate().values["y"] == 3.0
