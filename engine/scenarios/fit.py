@@ -123,7 +123,7 @@ def fit_spec(workbook: Workbook, name: str) -> FitSpec:
             raise AxisError("E-NAME", f"vary names unknown cell {entry.name!r}",
                             workbook.name_hint(entry.name), span=entry.span)
         _scalar_number(workbook, key, entry.name, entry.span)
-        if key in dict((k, c) for c, k in inputs):
+        if key in {k for _, k in inputs}:
             raise AxisError("E-SHEET", f"{entry.name} is set by a column of the table and cannot be varied too",
                             span=entry.span)
         assert entry.bounds is not None
@@ -224,7 +224,8 @@ def run_fit(workbook: Workbook, name: str, fixed: dict[str, Any] | None = None) 
     sheet; `fixed` are literal overrides (`--set`) that hold throughout."""
     from scipy.optimize import least_squares
     spec = fit_spec(workbook, name)
-    fixed = {k: v for k, v in (fixed or {}).items() if k not in spec.vary and k not in dict((k2, c) for c, k2 in spec.inputs)}
+    set_by_rows = set(spec.vary) | {key for _, key in spec.inputs}   # what the fit sets wins over a --set
+    fixed = {k: v for k, v in (fixed or {}).items() if k not in set_by_rows}
     started = time.perf_counter()
     residuals, model_of, measured = _residual_function(workbook, spec, fixed)
     baseline = workbook.evaluate(fixed)
