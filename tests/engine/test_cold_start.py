@@ -127,7 +127,7 @@ def _parsed(parser, argv):
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize("command", ["run", "check", "test", "explain", "sweep", "solve", "choose", "diff",
+@pytest.mark.parametrize("command", ["run", "check", "test", "explain", "sweep", "solve", "fit", "choose", "diff",
                                      "textconv", "calc", "plot", "report", "edit", "init", "lsp"])
 def test_a_command_line_builds_only_its_command_with_the_same_help_and_errors(command, monkeypatch):
     """argparse spends ~0.5 ms on each subcommand it builds: a command line builds only its own,
@@ -136,8 +136,8 @@ def test_a_command_line_builds_only_its_command_with_the_same_help_and_errors(co
     from supersheet.cli.parser import build_parser
 
     monkeypatch.setenv("COLUMNS", "100")
-    assert list(COMMANDS) == ["run", "check", "test", "explain", "sweep", "solve", "choose", "diff", "textconv",
-                              "calc", "plot", "report", "edit", "init", "lsp"]   # the order --help lists them
+    assert list(COMMANDS) == ["run", "check", "test", "explain", "sweep", "solve", "fit", "choose", "diff",
+                              "textconv", "calc", "plot", "report", "edit", "init", "lsp"]   # the order --help lists them
     alone, every = build_parser(COMMANDS, command), build_parser(COMMANDS)
     for argv in ([command, "--help"], [command, "--no-such-option"]):
         assert _parsed(alone, argv) == _parsed(every, argv)
