@@ -145,7 +145,8 @@ def diff_against_revision(revision: str, paths: list[str], cwd: Path) -> list[Sh
     diffs: list[SheetDiff] = []
     try:
         snap = revisions.get(revision)
-        deleted = [c for c in changed if not c.exists() and (not paths or any(_inside(c, Path(p)) for p in paths))]
+        deleted = [c for c in changed if not c.exists() and c.suffix in (".yaml", ".yml")   # a sheet, not a table
+                   and (not paths or any(_inside(c, Path(p)) for p in paths))]
         for path in affected + deleted:
             relative = repo_path(path, root)
             old_file = snap.path_of(relative)
@@ -206,7 +207,8 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _affected(sheets: list[Path], changed: set[Path]) -> list[Path]:
-    """Sheets that changed, or import or extend (transitively) a sheet that changed."""
+    """Sheets that changed, or import or extend (transitively) a sheet that changed, or read a
+    table (`tables:`) that changed."""
     imports: dict[Path, set[Path]] = {}
     pending = [p.resolve() for p in sheets]
     while pending:
@@ -222,6 +224,11 @@ def _affected(sheets: list[Path], changed: set[Path]) -> list[Path]:
                 target = _located(root, entry.target, path.parent)
                 if target is not None and root.allows(target):
                     targets.add(target.resolve())
+            for table in sheet.tables.values():   # a table is a file the sheet reads, with nothing below it
+                target = _located(root, table.path, path.parent)
+                if target is not None and root.allows(target):
+                    targets.add(target.resolve())
+                    imports.setdefault(target.resolve(), set())
         imports[path] = targets
         pending.extend(t for t in targets if t not in imports)
     memo: dict[Path, bool] = {}

@@ -20,6 +20,7 @@ from pathlib import Path
 from supersheet.engine.base import scratch
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.project import CONFIG
+from supersheet.engine.base.sheetroot import TABLE_SUFFIXES
 from supersheet.engine.base.sheetroot import register_tree, unregister_tree
 
 
@@ -96,9 +97,10 @@ def snapshot(revision: str, cwd: Path) -> Snapshot:
     commit = commit_of(revision, root)
     scratch.remove_stale(tempfile.gettempdir(), _REV_PATTERN)
     folder = Path(scratch.temp_dir(None, REV_PREFIX))
-    limit = current_limits().max_file_size
+    limits = current_limits()
     try:
         for size, name in _yaml_blobs(commit, root):
+            limit = limits.max_data_size if name.lower().endswith(TABLE_SUFFIXES) else limits.max_file_size
             target = (folder / name).resolve()
             if not target.is_relative_to(folder.resolve()):      # git never stores such a name; be sure
                 continue
@@ -118,14 +120,15 @@ def snapshot(revision: str, cwd: Path) -> Snapshot:
 
 
 def _yaml_blobs(commit: str, root: Path) -> list[tuple[int, str]]:
-    """(size in bytes, path) of every `.yaml`/`.yml` blob and project file (supersheet.toml) of the
-    commit (`ls-tree -l`: no blob is read)."""
+    """(size in bytes, path) of every `.yaml`/`.yml` blob, table (`.csv`, `.parquet`: what `tables:`
+    reads) and project file (supersheet.toml) of the commit (`ls-tree -l`: no blob is read)."""
     found = []
     for entry in run_git(["ls-tree", "-r", "-z", "-l", commit], root).split("\0"):
         meta, tab, name = entry.partition("\t")
         fields = meta.split()
         if tab and len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit() \
-                and (name.endswith((".yaml", ".yml")) or name.rsplit("/", 1)[-1] == CONFIG):
+                and (name.endswith((".yaml", ".yml")) or name.lower().endswith(TABLE_SUFFIXES)
+                     or name.rsplit("/", 1)[-1] == CONFIG):
             found.append((int(fields[3]), name))
     return found
 
@@ -135,9 +138,10 @@ def repo_path(path: Path, root: Path) -> str:
 
 
 def changed_files(revision: str, root: Path) -> list[str]:
-    """YAML files that differ between `revision` and the working tree (tracked or new)."""
+    """YAML files and tables (`.csv`, `.parquet`) that differ between `revision` and the working
+    tree (tracked or new)."""
     commit = commit_of(revision, root)
-    changed = run_git(["diff", "--name-only", "-z", commit, "--", "*.yaml", "*.yml"], root).split("\0")
-    untracked = run_git(["ls-files", "-z", "--others", "--exclude-standard", "--", "*.yaml", "*.yml"],
-                        root).split("\0")
+    patterns = ["*.yaml", "*.yml", *(f"*{suffix}" for suffix in TABLE_SUFFIXES)]
+    changed = run_git(["diff", "--name-only", "-z", commit, "--", *patterns], root).split("\0")
+    untracked = run_git(["ls-files", "-z", "--others", "--exclude-standard", "--", *patterns], root).split("\0")
     return sorted((set(changed) | set(untracked)) - {""})
