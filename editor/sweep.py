@@ -108,7 +108,7 @@ def run_fit(workbook: Workbook, name: str) -> SweepRun:
     """The sheet's fit `name` on its current values, shown as the sweep view shows a sweep: the
     table's rows (each input column as the axis, then each target, the model beside it and its
     error), the fitted values with their standard errors, RMS and worst error in `note`."""
-    from supersheet.engine.base.diagnostics import Problem
+    from supersheet.engine.base.problems import Problem
     from supersheet.engine.scenarios.fit import run_fit as fit
     from supersheet.fits import Fitted
     title = f"fit {name}"

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import AxisError, SolveError, engine_problems
+from .errors import AxisError, SolveError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from supersheet.engine.scenarios.fit import FitResult
     from supersheet.engine.workbook import Workbook
 
-    from .sheet import Sheet
+    from .handle import SheetHandle
 
 __all__ = ["AxisError", "Fitted", "FittedValue", "SolveError", "fit_named", "fit_names"]
 
@@ -179,28 +179,26 @@ def _no_nan(value: Any) -> Any:
     return None
 
 
-def fit_names(sheet: Sheet) -> list[str]:
+def fit_names(sheet: SheetHandle) -> list[str]:
     """The fits the sheet defines (for a message that lists them)."""
     from supersheet.engine.scenarios.fit import fit_names as names
     return names(_workbook(sheet))
 
 
-@engine_problems()
-def fit_named(sheet: Sheet, name: str) -> Fitted:
+def fit_named(sheet: SheetHandle, name: str) -> Fitted:
     """Run the sheet's fit `name`. SolveError (at the fit's name) when it cannot run or find an answer."""
-    from supersheet.engine.scenarios.axes import AxisError as BlockError
-    from supersheet.engine.scenarios.fit import FitError, run_fit
+    from supersheet.engine.scenarios.fit import run_fit
     workbook = _workbook(sheet)
     try:
         result = run_fit(workbook, name)
-    except BlockError as e:   # as `supersheet check` reports it: at its place, naming the fit
-        raise BlockError.of(e.at(None, f"fit {name!r}: ")) from None
-    except FitError as e:
+    except AxisError as e:   # as `supersheet check` reports it: at its place, naming the fit
+        raise AxisError.of(e.at(None, f"fit {name!r}: ")) from None
+    except SolveError as e:
         entry = workbook.model.root.fit.get(name) if workbook.model.root else None
-        raise SolveError(e.at(entry.span if entry else None, f"fit {name!r}: ")) from None
+        raise SolveError.of(e.at(entry.span if entry else None, f"fit {name!r}: ")) from None
     return Fitted(name, workbook, result)
 
 
-def _workbook(sheet: Sheet) -> Workbook:
-    from .sheet import scenario_workbook
-    return scenario_workbook(sheet)
+def _workbook(sheet: SheetHandle) -> Workbook:
+    """The sheet as written with its inputs: what a fit evaluates."""
+    return sheet.written_workbook

@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from supersheet.engine.base.diagnostics import Problem, did_you_mean
+from supersheet.engine.base.diagnostics import did_you_mean
+from supersheet.engine.base.problems import AxisError, Problem, SolveError
 from supersheet.engine.base.span import Span
 from supersheet.engine.compile.evaluate import Scenario, literal_for
 from supersheet.engine.load.specs import FitBlock, Written
 from supersheet.engine.load.tables import Table
-from supersheet.engine.scenarios.axes import AxisError
-from supersheet.engine.scenarios.solve import SolveError, bound_end, depends_on, named_block
+from supersheet.engine.scenarios.solve import bound_end, depends_on, named_block
 from supersheet.engine.workbook import Workbook
 from supersheet.units import describe, parse_unit
 
@@ -89,9 +89,6 @@ class FitResult:
 
 class FitError(SolveError):
     """A fit that cannot run or found no answer (E-SOLVE), at `span` when it is about one entry."""
-
-    def __init__(self, message: str, hint: str | None = None, span: Span | None = None) -> None:
-        Problem.__init__(self, "E-SOLVE", message, hint, span)
 
 
 def fit_block(workbook: Workbook, name: str) -> FitBlock:
