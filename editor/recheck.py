@@ -21,7 +21,7 @@ def evaluate_dependents(old_wb: Workbook, old: Scenario, wb: Workbook, key: str)
     clean = not sheet_problems(old_wb.diagnostics)
     if same_keys and clean and key in wb.model.cells:
         try:
-            partial = Scenario(wb.checked, dict(old.values), old.fixed)
+            partial = Scenario(wb.checked, old.values, old.fixed)   # reevaluate never writes it
             return reevaluate(partial, {key: None})   # None: the cell's own (new) formula
         except Exception:  # noqa: BLE001 - fall back to the plain, always-correct path
             pass

@@ -13,10 +13,12 @@ one-row `run` start without it.
 """
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from supersheet.engine.base.gcpause import without_cycle_collection
+from supersheet.engine.base.patched import Patched
 from supersheet.engine.check.checked import Checked
 from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.compile.scalar import ErrorValue, Scalar, Unsupported, Value, Walker, error_code, evaluate_cells
@@ -180,7 +182,7 @@ class Scenario:
     the formula overrides (`--set`) it was evaluated with."""
 
     checked: Checked
-    values: dict[str, Value]
+    values: dict[str, Value]     # after `reevaluate` a read-only `Patched` view of the values before
     fixed: dict[str, A.Node] = field(default_factory=dict)
 
     def has_errors(self) -> bool:
@@ -253,13 +255,13 @@ def reevaluate(scenario: Scenario, changed: dict[str, A.Node | None]) -> tuple[S
         if node is None:
             fixed.pop(key, None)
     affected = affected_cells(checked, changed)
-    values = dict(scenario.values)
+    new: dict[str, Value] = {}     # the values computed; the others are read from the scenario, not copied
     try:
-        recomputed = evaluate_cells(checked, affected, values, fixed)   # type: ignore[arg-type]
+        recomputed = evaluate_cells(checked, affected, ChainMap(new, scenario.values), fixed)   # type: ignore[arg-type]
     except Unsupported:
         values = evaluate_with_polars(checked, fixed)
-        recomputed = [k for k in affected if k in values]
-    return Scenario(checked, values, fixed), recomputed
+        return Scenario(checked, values, fixed), [k for k in affected if k in values]
+    return Scenario(checked, Patched.over(scenario.values, new), fixed), recomputed   # type: ignore[arg-type]
 
 
 def affected_cells(checked: Checked, changed: Iterable[str]) -> list[str]:

@@ -15,10 +15,12 @@ compute the same values, and copying them doubles per level of a fan-out.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.patched import Patched
 from supersheet.engine.formula.ast import Formula
 from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
 from supersheet.engine.load.specs import ChoiceBlock, Expected, FitBlock, SamplesSpec, SolveBlock, SweepBlock, TableSpec
@@ -95,7 +97,7 @@ class Model:
     """A sheet with its imports resolved: one namespace of cells keyed `alias.name`."""
     path: Path
     root: Merged | None
-    cells: dict[str, Cell] = field(default_factory=dict)
+    cells: dict[str, Cell] = field(default_factory=dict)   # after an edit (with_text) a read-only `Patched` view
     scope: Scope = field(default_factory=lambda: Scope(""))
     files: dict[Path, SheetFile] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -135,7 +137,8 @@ class Model:
         """A copy in which cell `key` is written `text` (parsed: `formula`); this
         model, and whatever was checked from it, stay as they were. Only what
         holds that cell is copied: its spec, the cell, the tables of the root
-        sheet that list the spec."""
+        sheet that list the spec, each as a `Patched` view of the table before
+        (bench/bench_edit.py: the edit's cost does not grow with the sheet)."""
         cell = self.cells[key]
         old = cell.set_by or cell.spec
         spec = replace(old, text=text, formula=formula)
@@ -144,7 +147,7 @@ class Model:
         if root is not None and cell.set_by is None and not cell.scope.prefix:
             root = replace(root, **_listing(root, cell.name, old, spec))
             root.file = replace(root.file, **_listing(root.file, cell.name, old, spec))
-        return replace(self, root=root, cells={**self.cells, key: edited})
+        return replace(self, root=root, cells=Patched.of(self.cells, key, edited))
 
 
 def _prefixes(name: str) -> list[str]:
@@ -153,7 +156,7 @@ def _prefixes(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
 
 
-def _listing(sheet, name: str, old: CellSpec, new: CellSpec) -> dict[str, dict[str, CellSpec]]:
+def _listing(sheet, name: str, old: CellSpec, new: CellSpec) -> dict[str, Mapping[str, CellSpec]]:
     """The spec tables of `sheet` (cells, checks, assume) that list `old`, with `new` in its place."""
-    return {table: {**specs, name: new} for table in ("cells", "checks", "assume")
+    return {table: Patched.of(specs, name, new) for table in ("cells", "checks", "assume")
             if (specs := getattr(sheet, table)).get(name) is old}
