@@ -75,6 +75,7 @@ class SheetText:
         self._text: str | None = text
         self._split: tuple[str, list[str]] | None = None   # a text and its lines (`_lines`)
         self._pending: list[str] | None = None   # lines edited in place, the text not joined yet (`_settle`)
+        self._last_line: tuple[str, Any, str | None] | None = None   # the last `_one_line`: key, value, line
 
     def _round_trip(self) -> tuple[YAML, Any, str]:
         with self._loading:     # `warm` may be loading it in another thread
@@ -165,7 +166,16 @@ class SheetText:
         return split[1]
 
     def _one_line(self, key: str, value: Any) -> str | None:
-        """`key: value` as this document's YAML writes it, if that is one line."""
+        """`key: value` as this document's YAML writes it, if that is one line. The last
+        one is remembered: an edit's old value is the value the edit before wrote."""
+        last = self._last_line
+        if last is not None and last[0] == key and last[1] is value:
+            return last[2]
+        line = self._write_one_line(key, value)
+        self._last_line = (key, value, line)
+        return line
+
+    def _write_one_line(self, key: str, value: Any) -> str | None:
         if isinstance(value, (CommentedMap, dict)) or (isinstance(value, CommentedSeq)
                                                          and not value.fa.flow_style()):
             return None

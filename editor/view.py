@@ -17,7 +17,7 @@ from supersheet.editor.sweep import SweepRun
 from supersheet.engine.base.diagnostics import Diagnostic, SourceCache, render, sheet_problems
 from supersheet.engine.base.span import Span
 from supersheet.engine.base.types import Type
-from supersheet.engine.compile.evaluate import Scenario, Value
+from supersheet.engine.compile.evaluate import ErrorValue, Scenario, Value
 from supersheet.engine.expect.expect import Outcome
 from supersheet.engine.load.model import Cell, Model
 from supersheet.engine.present.present import Shown, show
@@ -42,6 +42,7 @@ class SheetView:
     _unchecked: tuple[object, list[Diagnostic]] | None
     _diagnostics: tuple[Workbook, Scenario, list[Diagnostic]] | None
     _problems: tuple[Workbook, Scenario, list[Diagnostic]] | None = None
+    _shown_memo: tuple[object, dict[tuple, Shown]] | None = None
 
     @property
     def file(self) -> str:
@@ -145,8 +146,21 @@ class SheetView:
         return key in self.workbook.model.cells
 
     def shown(self, key: str, value: Value) -> Shown:
-        """`value` as `key` shows it: in its display unit, to its digits."""
-        return show(self.workbook.checked, key, value)
+        """`value` as `key` shows it: in its display unit, to its digits. Remembered per
+        `layout` (which the display units and digits are part of) for a number, a truth
+        value or an error: after an edit the grid asks for each changed value's old and
+        new text, and the old one was the new one of the edit before."""
+        memo = self._shown_memo
+        if memo is None or memo[0] is not self.layout or len(memo[1]) > 4096:
+            memo = self._shown_memo = (self.layout, {})
+        kind = type(value)
+        if kind is not float and kind is not bool and kind is not ErrorValue:
+            return show(self.workbook.checked, key, value)
+        tag = (key, kind, value.hex() if kind is float else value)   # (-0.0 == 0.0; nan != nan)
+        found = memo[1].get(tag)
+        if found is None:
+            found = memo[1][tag] = show(self.workbook.checked, key, value)
+        return found
 
     def exact_text(self, key: str) -> str:
         """The value at full precision in its display unit (`470.18726912 GB`): the

@@ -70,6 +70,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self.heap = QuietHeap()   # full garbage collections only when the user is idle (heap.py)
         self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
         self._problems_shown = False   # the status line's problem count is on screen
+        self._problems_count: tuple | None = None   # ... and what it says, in which style
         self._problem_at = -1          # the last problem F8 went to
         self.sheet_stack: list[tuple[Path, str]] = []   # where F12 came from: (sheet, cell), for Ctrl+B
         self.footer_shows = (False, False)   # the cursor is on a group's row, an import's (imports.py)
@@ -178,12 +179,16 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self.diagnostics_panel.load(document, verdicts)
         found = [d for d, _ in self.diagnostics_panel.problems()]
         said = summary(found)
-        self.query_one("#problems", Static).update(
-            # red while something is wrong with the sheet or outside its model; a failed check or
-            # expectation (a finding, a number that moved) in yellow
-            Text(f" ⚠ {said} · F8 ", style="bold red" if any(kind_of(d) in ("error", "assumption") for d in found)
-                 else "bold yellow") if said else "", layout=bool(said) != self._problems_shown)
-        self._problems_shown = bool(said)
+        # red while something is wrong with the sheet or outside its model; a failed check or
+        # expectation (a finding, a number that moved) in yellow
+        count = Text(f" ⚠ {said} · F8 ", style="bold red" if any(kind_of(d) in ("error", "assumption") for d in found)
+                     else "bold yellow") if said else Text("")
+        if (count.plain, count.style) == self._problems_count:
+            # the same: not drawn again (an empty count has no width, and drawing a widget
+            # that is not on screen makes Textual map the whole screen again, ~1 ms an edit)
+            return
+        self.query_one("#problems", Static).update(count, layout=bool(said) != self._problems_shown)
+        self._problems_shown, self._problems_count = bool(said), (count.plain, count.style)
 
     def set_status(self, text: str | Text) -> None:
         self.query_one("#status", Static).update(text, layout=False)

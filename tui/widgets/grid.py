@@ -174,9 +174,10 @@ class SheetGrid(RowsView, can_focus=True):
             return set(keys)
         at = self.columns.index(RANGE)
         changed = set()
+        top, bottom = self._rows_on_screen()
         for key in keys:
-            shown = self._texts.get(key)
-            if not self.on_screen(self.index_of(key)) or shown is None or key not in self._strips \
+            shown, index = self._texts.get(key), self.index_of(key)
+            if index is None or not top <= index < bottom or shown is None or key not in self._strips \
                     or not document.has_cell(key) or shown[at] != range_text(document, key, self.samples):
                 changed.add(key)
         return changed

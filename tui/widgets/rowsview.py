@@ -77,14 +77,21 @@ class RowsView(ScrollView):
 
     def repaint_rows(self, keys) -> None:
         """Draw these rows again (those on screen), from their cached strips."""
-        lines = [index + 1 for index in map(self.index_of, keys) if self.on_screen(index)]
+        top, bottom = self._rows_on_screen()
+        lines = [index + 1 for index in map(self.index_of, keys) if index is not None and top <= index < bottom]
         for line in lines:
             self.refresh_line(line)   # (line 0 is the column titles)
 
     def on_screen(self, index: int | None) -> bool:
         """Whether the row at `index` in `rows` is on screen now."""
-        top, height = self.scroll_offset.y, self.scrollable_content_region.height
-        return index is not None and top <= index < top + height - 1
+        top, bottom = self._rows_on_screen()
+        return index is not None and top <= index < bottom
+
+    def _rows_on_screen(self) -> tuple[int, int]:
+        """The first row on screen and the one after the last (a widget's region is
+        looked up in the screen's map: once per repaint, not once per row)."""
+        top = self.scroll_offset.y
+        return top, top + self.scrollable_content_region.height - 1
 
     def index_of(self, key: str) -> int | None:
         """The position of the row `key` in `rows` (None when it is not shown)."""
