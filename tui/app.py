@@ -5,11 +5,13 @@ grid (inspector, diagnostics, sweep, diff, samples) in panels.py."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Header, Input, Static
 
 from supersheet.editor.baselines import Baselines
@@ -43,6 +45,8 @@ from .widgets.inspector import Inspector
 from .widgets.render import value_text, visible_changes
 from .widgets.sweep import SweepView
 
+W = TypeVar("W", bound=Widget)
+
 
 class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, DefinitionActions, FileActions,
                     SaveAsActions, ExportActions, PanelActions, RecoveryActions, App[int]):
@@ -71,6 +75,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
         self._problems_shown = False   # the status line's problem count is on screen
         self._problems_count: tuple | None = None   # ... and what it says, in which style
+        self._widgets: dict[type, Widget] = {}       # the main screen's panels (_one)
         self._problem_at = -1          # the last problem F8 went to
         self.sheet_stack: list[tuple[Path, str]] = []   # where F12 came from: (sheet, cell), for Ctrl+B
         self.footer_shows = (False, False)   # the cursor is on a group's row, an import's (imports.py)
@@ -93,29 +98,38 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
             yield Static("", id="problems")     # how many problems, always there while there are any
         yield KeyFooter()
 
+    def _one(self, kind: type[W]) -> W:
+        """The main screen's widget of this kind. Found once: they live as long as the
+        app, and a query of the DOM per use was ~5 % of the UI thread's time per edit
+        (bench/bench_tui.py); found again if it was ever detached."""
+        found = self._widgets.get(kind)
+        if found is None or not found.is_attached:
+            found = self._widgets[kind] = self.query_one(kind)
+        return found    # type: ignore[return-value]
+
     @property
     def grid(self) -> SheetGrid:
-        return self.query_one(SheetGrid)
+        return self._one(SheetGrid)
 
     @property
     def editor(self) -> CellEditor:
-        return self.query_one(CellEditor)
+        return self._one(CellEditor)
 
     @property
     def inspector(self) -> Inspector:
-        return self.query_one(Inspector)
+        return self._one(Inspector)
 
     @property
     def sweep(self) -> SweepView:
-        return self.query_one(SweepView)
+        return self._one(SweepView)
 
     @property
     def diagnostics_panel(self) -> DiagnosticsPanel:
-        return self.query_one(DiagnosticsPanel)
+        return self._one(DiagnosticsPanel)
 
     @property
     def diff_view(self) -> DiffView:
-        return self.query_one(DiffView)
+        return self._one(DiffView)
 
     def on_mount(self) -> None:
         for widget in (self.query_one("#filter"), self.inspector, self.sweep, self.diagnostics_panel, self.diff_view):
