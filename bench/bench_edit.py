@@ -4,8 +4,8 @@ of 1,000 to 50,000 cells, for inputs read by 0, 10, 100 and 1,000 formulas
 (`--fans`): an input no cell reads costs the edit's own work, not the sheet's;
 the others show whether the cost is ∝ the cells it changes. The heap is frozen
 after the sheet opens and after each edit, as the editor does (tui/heap.py).
-Prints min and median CPU (and wall) per edit over `--edits` edits, sizes
-interleaved (the order flipping each round), and the load.
+Prints min and median CPU (and wall) per edit over `--edits` edits, sheets and
+inputs interleaved (the order flipping each round), and the load.
 
     .venv/bin/python bench/bench_edit.py [--edits N] [--sizes 1000,5000,10000,20000,50000]
                                          [--fans 0,10,100,1000] [--shapes dag,chain] [--load N]
@@ -67,7 +67,7 @@ def main() -> None:
     with busy_load(args.load) as busy:
         for i in range(args.edits):
             for shape, n in (keys if i % 2 == 0 else reversed(keys)):
-                for k in fans:
+                for k in (fans if i % 2 == 0 else reversed(fans)):
                     document = documents[(shape, n)]
                     wall, cpu = time.perf_counter(), time.process_time()
                     result = document.apply(f"fan{k}", f"{i % 50 + 2} GB")

@@ -7,6 +7,7 @@ of the computed value gives it.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -59,8 +60,10 @@ class Outcome:
                           self.expectation.span)
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_expectation(text: str, span: Span) -> Expectation:
-    """Raises ExpectationError (at `span`) for text that is not a value with an optional ± tolerance."""
+    """Raises ExpectationError (at `span`) for text that is not a value with an optional ± tolerance.
+    Remembered (both are immutable): the editor checks the expectations again after every edit."""
     try:
         return _parse_expectation(text, span)
     except ExpectationError as e:
