@@ -400,7 +400,23 @@ def _scalar_yaml() -> YAML:
     return make_yaml(2, 0)
 
 
+# the two commonest typed values, read without YAML's parser (its load and dump were most
+# of an edit's own time): a plain decimal integer is that int, and a number with a one-word
+# unit (`103 GB`, `1.5 GiB/s`) a plain string (tests/editor/test_typed_scalars.py: the same
+# as the parser's answer)
+_PLAIN_INT = re.compile(r"-?[1-9][0-9]*\Z")
+_NUMBER_AND_UNIT = re.compile(r"-?[0-9][0-9.eE+-]* [A-Za-z%][A-Za-z0-9%/*^.]*\Z")
+
+
 def _yaml_value(text: str) -> Any:
+    if _PLAIN_INT.match(text):
+        return int(text)
+    if _NUMBER_AND_UNIT.match(text):
+        return None
+    return _parsed_yaml_value(text)
+
+
+def _parsed_yaml_value(text: str) -> Any:
     yaml = _scalar_yaml()
     try:
         value = yaml.load(text)
