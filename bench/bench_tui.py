@@ -135,8 +135,14 @@ async def edit_latency(path: Path, edits: int, key: str = "x0", texts=None) -> d
         app.go_to(key)
         await pilot.pause()
         for i in range(edits):
+            # the grid takes the focus back after the last edit's values are painted (app.py's
+            # commit_edit): under load that can come after the pause; Enter must open the editor
+            waited = time.perf_counter()
+            while app.focused is not app.grid and time.perf_counter() - waited < 5:
+                await pilot.pause(0.01)
             await pilot.press("enter")
             await pilot.pause()
+            assert app.editor.editing, "Enter did not open the editor"
             text = texts(i)
             app.query_one("#editor-input").value = text
             await pilot.pause()                 # the text is on screen, as typed text would be
