@@ -93,6 +93,7 @@ async def edit_latency(path: Path, edits: int, key: str = "x0", texts=None) -> d
     from supersheet.tui.app import SupersheetApp
 
     texts = texts or (lambda i: f"{100 + (i + 1) * 3} GB")
+    fresh_state()
     app = SupersheetApp(path, watch_seconds=0)
     paints: list[float] = []
     applied: list[float] = []
@@ -181,6 +182,13 @@ async def edit_latency(path: Path, edits: int, key: str = "x0", texts=None) -> d
     }
 
 
+def fresh_state() -> None:
+    """A state folder of its own for each editor the bench opens: an editor leaves its
+    unsaved edits there as a recovery file, and the next one opened on the same sheet
+    would offer them in a dialog that takes the Enter meant to open the cell editor."""
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="bench-tui-state-")
+
+
 def largest_library_sheet() -> tuple[Path, str, int]:
     """The library sheet with the most cells (imports included), and one of its
     own numeric inputs to edit."""
@@ -211,6 +219,7 @@ async def echo_latency(path: Path, keys: int, key: str = "x0", resampling: bool 
     from supersheet.tui.app import SupersheetApp   # (first: it sets TEXTUAL_FPS, which Textual reads at import)
     from textual import events                      # noqa: I001
 
+    fresh_state()
     app = SupersheetApp(path, watch_seconds=0)
     assert_frame_rate_as_shipped()
     paints: list[tuple[float, int, float]] = []   # (when, how long the editor's text was, UI thread's CPU):

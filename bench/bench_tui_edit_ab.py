@@ -55,9 +55,14 @@ with tempfile.TemporaryDirectory() as tmp:
 
 def one_round(tree: str, edits: int, cells: int, sheet: str, key: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    out = subprocess.run([sys.executable, "-c", ROUND, tree, str(REPO), str(edits), str(cells), sheet, key],
-                         check=True, capture_output=True, text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    for attempt in range(3):
+        run = subprocess.run([sys.executable, "-c", ROUND, tree, str(REPO), str(edits), str(cells), sheet, key],
+                             capture_output=True, text=True, env=env)
+        if run.returncode == 0:
+            return json.loads(run.stdout.strip().splitlines()[-1])
+        # a round that fails (under a heavy load, once in a while) is said and run again, not hidden
+        print(f"  (a round of {tree} failed, run again: {run.stderr.strip().splitlines()[-1:]})", flush=True)
+    raise RuntimeError(run.stderr)
 
 
 def main() -> None:
