@@ -42,7 +42,7 @@ def sweep_setup(args: argparse.Namespace, show: Callable[[SweepSetup], list[str]
     """The sweep a command line asks for (SHEET [NAME] --set --vary --show --where), checked and
     planned; None when the sheet is invalid (its diagnostics printed). `show`: the cells to
     compute when the command line names none (a plot's cells), from the sheet."""
-    from supersheet.sweeps import AxisError, SweepSetup
+    from supersheet.sweeps import AxisError, SweepSetup   # deferred: numpy, ruamel
     sheet = open_valid(args.sheet)
     if sheet is None:
         return None
@@ -74,7 +74,7 @@ def sweep_setup(args: argparse.Namespace, show: Callable[[SweepSetup], list[str]
 
 
 def sweep(args: argparse.Namespace) -> int:
-    from supersheet.sweeps import FORMATS, STREAMED, check_table_rows, check_writable, render_table
+    from supersheet.sweeps import FORMATS, STREAMED, check_table_rows, check_writable, render_table   # deferred: numpy, ruamel
     check_on(args)
     built = sweep_setup(args)
     if built is None:
@@ -123,7 +123,7 @@ def _sweep_on_ray(args: argparse.Namespace, plan: SweepPlan) -> int:
 
 
 def solve(args: argparse.Namespace) -> int:
-    from supersheet.goals import AxisError, SolveError, solve_goal, solve_named, solve_names
+    from supersheet.goals import AxisError, SolveError, solve_goal, solve_named, solve_names   # deferred: goals (slow to import)
     sheet = open_valid(args.sheet)
     if sheet is None:
         return EXIT_INVALID
@@ -181,8 +181,8 @@ def fit(args: argparse.Namespace) -> int:
 
 
 def choose(args: argparse.Namespace) -> int:
-    from supersheet.goals import AxisError, rank_choice
-    from supersheet.sweeps import render_table
+    from supersheet.goals import AxisError, rank_choice   # deferred: goals (slow to import)
+    from supersheet.sweeps import render_table   # deferred: numpy, ruamel
     check_on(args)
     if args.top is not None and args.top < 1:
         raise UsageError("--top needs a number of rows of at least 1")
@@ -198,7 +198,7 @@ def choose(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(choice.to_json())
         return EXIT_OK if choice.answer else EXIT_FINDING
-    import polars as pl
+    import polars as pl   # deferred: polars
     fmt = "markdown" if args.format == "markdown" else "text"
     direction = "lowest" if choice.minimize else "highest"
     if choice.answer:
@@ -222,7 +222,7 @@ def choose(args: argparse.Namespace) -> int:
 
 
 def _short(value: object) -> str:
-    from supersheet.units import format_number
+    from supersheet.units import format_number   # deferred: units (slow to import)
     if isinstance(value, float):
         return format_number(value)
     return str(value)

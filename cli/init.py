@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+from functools import partial
 import subprocess
 import sys
 from pathlib import Path
@@ -86,12 +87,12 @@ def _plan(folder: Path, command: list[str], repository: Path | None) -> list[Ste
         else:
             steps.append(((f"added {ATTRIBUTE!r} to {attributes}", f"would add {ATTRIBUTE!r} to {attributes}"),
                           lambda: _append_line(attributes, ATTRIBUTE)))
-        from supersheet.compare import git_drivers   # the README's driver commands: options end with `--`
+        from supersheet.compare import git_drivers   # deferred: supersheet.compare (the engine's diff); the README's driver commands: options end with `--`
         settings = git_drivers(" ".join(shlex.quote(part) for part in command))
         for key, value in settings.items():
             line = f"git config {key} {shlex.quote(value)}   (in {repository})"
             steps.append(((f"configured: {line}", f"would run: {line}"),
-                          lambda key=key, value=value: _git(["config", key, value], repository)))
+                          partial(_git, ["config", key, value], repository)))
     return steps
 
 

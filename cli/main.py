@@ -32,6 +32,7 @@ from supersheet.cli.support import (
 )
 from supersheet.errors import OverrideError, RequestError, SheetError, SourceCache, bounded, render_diagnostic
 from supersheet.loading import for_one_command, shown_path
+from supersheet.loading import check_readable
 
 if TYPE_CHECKING:
     from supersheet.reports import SensitivityReport
@@ -49,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_INVALID
     if program:   # the command's own process: a signal that stops it removes its temporary files first
-        from supersheet.process import clean_up_on_signals
+        from supersheet.process import clean_up_on_signals   # deferred: process (slow to import)
         clean_up_on_signals()
     stdout = sys.stdout
     sys.stdout = _ClosedPipeTolerant(stdout)   # a reader that stops early (`| head`) does not change the code
@@ -135,7 +136,7 @@ def _silence_stdout() -> None:
 
 # -- commands -----------------------------------------------------------------
 def _run(args: argparse.Namespace) -> int:
-    from supersheet import reports
+    from supersheet import reports   # deferred: the checker and compiler, not for --help, calc, check
     check_on(args)
     try:
         report = reports.run(args.sheet, args.sets, args.format, sampling(args), args.fit)
@@ -152,7 +153,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from supersheet.reports import check
+    from supersheet.reports import check   # deferred: ruamel
     sources = SourceCache()
     invalid = 0
     paths = sheet_paths(args.paths)
@@ -166,24 +167,24 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _test(args: argparse.Namespace) -> int:
-    from supersheet import reports
+    from supersheet import reports   # deferred: the checker and compiler, not for --help, calc, check
     sources = SourceCache()
     passed = failed = invalid = 0
     for path in sheet_paths(args.paths):
         report = reports.test(path, sampling(args))
-        path = shown_path(path)     # a library file by its name (supersheet:…)
+        shown = shown_path(path)     # a library file by its name (supersheet:…)
         if report.problems:
             invalid += 1
-            print(f"{path}: INVALID")
+            print(f"{shown}: INVALID")
             print_diagnostics(report.problems, sources)
         for outside in report.outside:
-            print(f"FAIL  {path}:{outside.span.line}  {outside.message}")
+            print(f"FAIL  {shown}:{outside.span.line if outside.span else 0}  {outside.message}")
             print(render_diagnostic(outside, sources))
         for verdict in report.verdicts:
             if verdict.passed and args.quiet:
                 continue
             status = "pass" if verdict.passed else "FAIL"
-            print(f"{status}  {path}:{verdict.line}  {verdict.target} = {verdict.actual}  (expected {verdict.expected})")
+            print(f"{status}  {shown}:{verdict.line}  {verdict.target} = {verdict.actual}  (expected {verdict.expected})")
             if not verdict.passed:
                 print(render_diagnostic(verdict.diagnostic, sources))
         passed += report.passed
@@ -195,7 +196,7 @@ def _test(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from supersheet import reports
+    from supersheet import reports   # deferred: the checker and compiler, not for --help, calc, check
     try:
         if args.sensitivity:
             return _sensitivity(reports.sensitivity(args.sheet, args.cell, args.sets, sampling(args)))
@@ -222,7 +223,7 @@ LIBRARY_NAME = re.compile(r"[a-z][a-z0-9_-]+:")     # `supersheet:hardware/h100-
 
 
 def _edit(args: argparse.Namespace) -> int:
-    from supersheet.editor.document import running_example
+    from supersheet.editor.document import running_example   # deferred: ruamel
     if args.sheet and LIBRARY_NAME.match(args.sheet) and not Path(args.sheet).exists():
         raise UsageError(f"{args.sheet} is a file of a library, shared by every sheet that imports it: "
                          "edit a copy in your project (supersheet init, then copy it there), not the library")
@@ -243,12 +244,11 @@ def _edit(args: argparse.Namespace) -> int:
             path = path.relative_to(Path.cwd())
         except ValueError:
             pass
-    from supersheet.loading import check_readable
     check_readable(path)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("edit needs a terminal (stdin and stdout must be a TTY)")
     try:
-        from supersheet.tui.app import SupersheetApp  # imported here: the engine never imports textual
+        from supersheet.tui.app import SupersheetApp  # deferred: textual, for this command only
     except ImportError as e:
         raise UsageError(f"the terminal UI is not available: {e}") from None
     return _run_editor(SupersheetApp(path))
@@ -267,10 +267,10 @@ def _run_editor(app) -> int:
 
 def _lsp(args: argparse.Namespace) -> int:
     try:
-        from supersheet.lsp.server import serve   # imported here: pygls only for this command
+        from supersheet.lsp.server import serve   # deferred: pygls, for this command only
     except ImportError as e:
         raise UsageError(f"the language server is not available: {e}") from None
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version   # deferred: importlib.metadata (slow to import)
     try:
         own = version("supersheet")
     except PackageNotFoundError:
@@ -283,14 +283,14 @@ def _edit_new(path: Path) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("edit needs a terminal (stdin and stdout must be a TTY)")
     try:
-        from supersheet.tui.app import SupersheetApp
+        from supersheet.tui.app import SupersheetApp   # deferred: polars, numpy, textual
     except ImportError as e:
         raise UsageError(f"the terminal UI is not available: {e}") from None
     return _run_editor(SupersheetApp(path, new=True))
 
 
 def _calc(args: argparse.Namespace) -> int:
-    from supersheet.calc import calc
+    from supersheet.calc import calc   # deferred: ruamel
     result = calc(args.expression)
     if result.text is None:
         print_diagnostics(result.diagnostics, result.sources)

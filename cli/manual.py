@@ -34,10 +34,10 @@ def add_manual_options(parser: argparse.ArgumentParser, every: Parser) -> None:
 
 
 def completion(parser: argparse.ArgumentParser, shell: str) -> str:
-    import shtab
+    import shtab   # deferred: shtab
     return shtab.complete(parser, shell=shell)
 
 
 def manpage(parser: argparse.ArgumentParser) -> str:
-    from argparse_manpage.manpage import Manpage
+    from argparse_manpage.manpage import Manpage   # deferred: argparse_manpage
     return str(Manpage(parser, _data={"project_name": "supersheet"}))

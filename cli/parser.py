@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NoReturn
 
 from supersheet.cli.support import loading_options, sampling_options, sheet_argument
 from supersheet.cli.manual import add_manual_options
@@ -18,7 +18,7 @@ Command = tuple[Handler, str, str, Options]   # handler, help, description, opti
 class Parser(argparse.ArgumentParser):
     """argparse's parser, with what its errors quote (an unknown command, a bad value) cut to size."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         super().error(bounded(message))
 
 
@@ -39,7 +39,7 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
     parser.add_argument("--version", action="version", version=f"supersheet {installed_version()}")
     add_manual_options(parser, lambda: build_parser(commands))   # completion and the man page, of every command
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for name in [command] if command in commands else list(commands):
+    for name in [command] if command is not None and command in commands else list(commands):
         handler, help, description, options = commands[name]
         p = sub.add_parser(name, help=help, description=description)
         p.set_defaults(handler=handler)
@@ -51,7 +51,7 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
 
 def installed_version() -> str:
     """The version of the installed distribution (`supersheet --version`)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version   # deferred: importlib.metadata (slow to import)
     try:
         return version("supersheet")
     except PackageNotFoundError:      # run from a checkout that was never installed

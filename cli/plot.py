@@ -10,12 +10,14 @@ from supersheet.cli.batch import sweep_setup
 from supersheet.cli.support import EXIT_INVALID, EXIT_OK, UsageError, sampling_options
 from supersheet.errors import bounded
 from supersheet.loading import MAX_ROWS
+from supersheet.cli.support import sheet_argument
+from supersheet.cli.support import fixed_overrides, open_valid
 
 
 def plot(args: argparse.Namespace) -> int:
-    from supersheet.plots import FORMATS, PlotError, PlotRequest, chart, save
+    from supersheet.plots import FORMATS, PlotError, PlotRequest, chart, save   # deferred: plots (slow to import)
 
-    from supersheet.sweeps import check_writable
+    from supersheet.sweeps import check_writable   # deferred: numpy, ruamel
     output = Path(args.output)
     if output.suffix.lstrip(".").lower() not in FORMATS:
         raise UsageError(f"cannot tell the format of {bounded(repr(args.output))}: name it .svg, .png or .html")
@@ -92,7 +94,6 @@ def _plot_fit(args: argparse.Namespace, output: Path) -> int:
 
 
 def plot_options(p: argparse.ArgumentParser) -> None:
-    from supersheet.cli.support import sheet_argument
     p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
     p.add_argument("name", metavar="SWEEP", nargs="?", help="a sweep defined in the sheet (its plot: gives defaults)")
     p.add_argument("--set", dest="sets", metavar="NAME=VALUE", action="append", default=[],
@@ -117,10 +118,9 @@ def plot_options(p: argparse.ArgumentParser) -> None:
 
 
 def report(args: argparse.Namespace) -> int:
-    from supersheet.cli.support import fixed_overrides, open_valid
-    from supersheet.report import write_report
+    from supersheet.report import write_report   # deferred: numpy, ruamel
 
-    from supersheet.sweeps import check_writable
+    from supersheet.sweeps import check_writable   # deferred: numpy, ruamel
     if not args.output.lower().endswith((".html", ".htm")):
         raise UsageError(f"a report is an HTML page: name it .html, not {bounded(repr(args.output))}")
     check_writable(Path(args.output), args.force)
@@ -134,7 +134,6 @@ def report(args: argparse.Namespace) -> int:
 
 
 def report_options(p: argparse.ArgumentParser) -> None:
-    from supersheet.cli.support import sheet_argument
     p.add_argument("sheet", metavar="SHEET", type=sheet_argument)
     p.add_argument("--rev", metavar="REV", help="add the change since this git revision (the diff, and each "
                                                 "sweep's chart before and after)")

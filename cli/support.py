@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from supersheet.errors import Diagnostic, OverrideError, RequestError, SheetError, SourceCache, render_diagnostic
+from supersheet.loading import Limits
+from supersheet.loading import configure
+from supersheet.loading import library_path
+from supersheet.loading import find_sheets
 
 if TYPE_CHECKING:
     from supersheet.inputs import Sampling
@@ -35,7 +39,7 @@ def sampling_options(p: argparse.ArgumentParser) -> None:
 
 def memory_size(text: str) -> int:
     """`4GB`, `512 MiB`, `1e9` (bytes) -> bytes, for --max-memory."""
-    from supersheet.units import UnitError, parse_unit
+    from supersheet.units import UnitError, parse_unit   # deferred: units (slow to import)
     match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*", text)
     try:
         if match is None:
@@ -67,7 +71,6 @@ LIMIT_HELP = {
 
 def loading_options(p: argparse.ArgumentParser) -> None:
     """The sheet root and the load limits: every command that reads sheets takes them."""
-    from supersheet.loading import Limits
     p.add_argument("--allow-path", dest="allow_paths", metavar="DIR", action="append", default=[],
                    help="also let imports read sheets under DIR (outside the sheet root: the sheet's project - "
                         "the folder of its supersheet.toml, else its git work tree, else the current folder if "
@@ -80,7 +83,6 @@ def loading_options(p: argparse.ArgumentParser) -> None:
 
 
 def configure_loading(args: argparse.Namespace) -> None:
-    from supersheet.loading import configure
     configure(getattr(args, "allow_paths", []), **{name: getattr(args, name, None) for name in LIMIT_HELP})
 
 
@@ -97,7 +99,6 @@ def _positive(text: str) -> int:
 def sheet_argument(text: str) -> str:
     """A sheet or folder named on the command line; `supersheet:PATH` (a library name,
     format 10.1) is that file of the library, wherever the command runs."""
-    from supersheet.loading import library_path
     try:
         return library_path(text)
     except RequestError as e:
@@ -113,7 +114,6 @@ def print_diagnostics(diagnostics: Sequence[Diagnostic], sources: SourceCache | 
 
 def sheet_paths(paths: Sequence[str]) -> list[Path]:
     """The sheets named: files as given, directories searched for *.yaml."""
-    from supersheet.loading import find_sheets
     return find_sheets(paths)
 
 
@@ -144,7 +144,7 @@ def override_usage(e: OverrideError) -> UsageError:
 def fixed_overrides(sheet: Sheet, sets: list[str]) -> Sheet:
     """The sheet with every `--set NAME=VALUE` made an input of that value, for the batch
     commands (sweep, solve, choose): the set cells stay fixed under the varied axes."""
-    from supersheet.inputs import fixed_inputs
+    from supersheet.inputs import fixed_inputs   # deferred: ruamel
     try:
         return fixed_inputs(sheet, sets)
     except OverrideError as e:
@@ -158,12 +158,12 @@ def check_on(args: argparse.Namespace) -> None:
     if address is not None and getattr(args, "on", "local") != "ray":
         raise UsageError("--address is the Ray cluster to use: it needs --on ray")
     if getattr(args, "on", "local") == "ray":
-        from supersheet.inputs import check_ray_address
+        from supersheet.inputs import check_ray_address   # deferred: ruamel
         check_ray_address(address, args.connect_timeout)
 
 
 def sampling(args: argparse.Namespace) -> Sampling:
     """The sampling options of a command (--samples, --seed, --max-memory, --on, --address)."""
-    from supersheet.inputs import Sampling
+    from supersheet.inputs import Sampling   # deferred: ruamel
     return Sampling(getattr(args, "samples", None), getattr(args, "seed", None), getattr(args, "max_memory", None),
                     getattr(args, "on", "local"), getattr(args, "address", None))

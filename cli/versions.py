@@ -7,10 +7,11 @@ import os
 import sys
 
 from supersheet.cli.support import EXIT_FINDING, EXIT_INVALID, EXIT_OK, UsageError
+from pathlib import Path
 
 
 def diff(args: argparse.Namespace) -> int:
-    from supersheet.compare import diff_files, diff_revision, diff_variant, render_diffs
+    from supersheet.compare import diff_files, diff_revision, diff_variant, render_diffs   # deferred: ruamel
     if args.base:
         if args.sides or args.rev:
             raise UsageError("--base takes one VARIANT and no other sheets")
@@ -36,10 +37,9 @@ def diff(args: argparse.Namespace) -> int:
 def _plots(args: argparse.Namespace, diffs) -> str:
     """Each compared sheet's sweeps whose chart changed, before and after, as SVG files in
     --plots DIR, and the Markdown that shows them (paths relative to the working directory)."""
-    from pathlib import Path
 
-    from supersheet.plots import save
-    from supersheet.report import changed_charts
+    from supersheet.plots import save   # deferred: plots (slow to import)
+    from supersheet.report import changed_charts   # deferred: numpy, ruamel
     folder = Path(args.plots)
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--plots {args.plots}: not a folder")
@@ -67,6 +67,6 @@ def _plots(args: argparse.Namespace, diffs) -> str:
 
 
 def textconv(args: argparse.Namespace) -> int:
-    from supersheet.compare import textconv
+    from supersheet.compare import textconv   # deferred: ruamel
     sys.stdout.write(textconv(args.file))
     return EXIT_OK

@@ -34,6 +34,7 @@ from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS, is_formula
 from supersheet.engine.workbook import OverrideError, Workbook, parse_literal_for
 from supersheet.units import describe, format_number, parse_unit
 from supersheet.units.parse import UnitError
+from supersheet.engine.formula.functions import FUNCTIONS
 
 __all__ = ["Hint", "Snapshot", "Span", "Spot", "looks_like_sheet", "sample"]
 
@@ -273,7 +274,6 @@ class Snapshot(SheetView):
         if spot.kind == "unit":
             return describe_unit(spot.text)
         if spot.kind == "function":
-            from supersheet.engine.formula.functions import FUNCTIONS
             f = FUNCTIONS.get(spot.text)
             return f"`{f.signature}`\n\n{f.summary}" if f else spot.text
         scope = self.workbook.model.scope.aliases.get(spot.text)

@@ -25,10 +25,10 @@ def main() -> None:
     sys.stdout = sys.stderr
     requests = sys.stdin.buffer
 
-    from supersheet.editor.baselines import workbook_from_text
-    from supersheet.editor.sample import sampling
-    from supersheet.editor.sample_wire import Reply, Request, WireClosed, digest, read_message, write_message
-    from supersheet.engine.base.limits import set_limits
+    from supersheet.editor.baselines import workbook_from_text   # deferred: ruamel
+    from supersheet.editor.sample import sampling   # deferred: polars, numpy, ruamel
+    from supersheet.editor.sample_wire import Reply, Request, WireClosed, digest, read_message, write_message   # deferred: polars, numpy, ruamel
+    from supersheet.engine.base.limits import set_limits   # deferred: engine.base.limits (slow to import)
 
     while True:
         try:

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 from supersheet.engine.compile.evaluate import Value
 from supersheet.engine.present.headers import is_error_header, split_header
 from supersheet.engine.workbook import Workbook
+from supersheet.engine.present.present import show
+from supersheet.errors import RequestError
+from supersheet.engine.check.graph import dependents
 
 if TYPE_CHECKING:
     from supersheet.engine.scenarios.sweep import SweepSpec
@@ -49,7 +52,6 @@ def sweep_names(workbook: Workbook) -> list[str]:
 def suggest_axis(workbook: Workbook, key: str, value: Value) -> str:
     """An ad hoc axis around a cell's current value, in the `--vary` syntax:
     from an eighth to eight times the value, doubling."""
-    from supersheet.engine.present.present import show
     if isinstance(value, bool):
         return f"{key}=false,true"
     shown = show(workbook.checked, key, value)
@@ -68,8 +70,8 @@ def run_title(name: str | None, axis: str | None) -> str:
 def sweep_spec(workbook: Workbook, name: str | None, axis: str | None) -> SweepSpec:
     """The sweep the view runs: the sheet's sweep `name`, or an ad hoc one over `axis` (in the
     `--vary` syntax) showing this sheet's cells computed from it. AxisError says why not."""
-    from supersheet.engine.scenarios.axes import cli_axis
-    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, load_sweep
+    from supersheet.engine.scenarios.axes import cli_axis   # deferred: engine.scenarios.axes (slow to import)
+    from supersheet.engine.scenarios.sweep import Grid, SweepSpec, load_sweep   # deferred: numpy
     if name:
         return load_sweep(workbook, name)
     parsed = cli_axis(workbook, axis or "")
@@ -79,8 +81,8 @@ def sweep_spec(workbook: Workbook, name: str | None, axis: str | None) -> SweepS
 def run_sweep(workbook: Workbook, name: str | None = None, axis: str | None = None,
               max_rows: int = MAX_ROWS) -> SweepRun:
     """The sweep `name` of the sheet, or an ad hoc one over `axis`."""
-    from supersheet.engine.scenarios.axes import AxisError
-    from supersheet.engine.scenarios.sweep import run_in_memory
+    from supersheet.engine.scenarios.axes import AxisError   # deferred: engine.scenarios.axes (slow to import)
+    from supersheet.engine.scenarios.sweep import run_in_memory   # deferred: numpy
     title = run_title(name, axis)
     if not workbook.ok:
         return SweepRun(title, None, [], [], "the sheet has problems; fix them first (see the diagnostics)")
@@ -141,9 +143,9 @@ def export_sweep(workbook: Workbook, path: Path, name: str | None = None, axis: 
     open sheet's current values, to `path` (.csv or .parquet) through the CLI's writers
     (engine/scenarios/output.py: the same columns, Parquet's unit metadata, written to a
     temporary file and renamed). Returns the rows written; ExportError says why not."""
-    from supersheet.engine.scenarios.axes import AxisError
-    from supersheet.engine.scenarios.output import OutputError, check_writable, write_csv, write_parquet
-    from supersheet.engine.scenarios.sweep import iterate_chunks, plans_for, units_metadata
+    from supersheet.engine.scenarios.axes import AxisError   # deferred: engine.scenarios.axes (slow to import)
+    from supersheet.engine.scenarios.output import OutputError, check_writable, write_csv, write_parquet   # deferred: polars
+    from supersheet.engine.scenarios.sweep import iterate_chunks, plans_for, units_metadata   # deferred: numpy
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"{path.name}: the table is written as .csv or .parquet")
@@ -171,8 +173,7 @@ def export_chart(workbook: Workbook, path: Path, name: str | None, axis: str | N
     names them), a line per value of the next axis, a panel per value of the one after —
     through `supersheet plot`'s code (supersheet/plots.py: units on the axes, gaps and marks),
     on the open sheet's current values, to `path` (.svg, .png or .html). Returns the rows charted."""
-    from supersheet.errors import RequestError
-    from supersheet.plots import PlotError, PlotRequest, chart, save
+    from supersheet.plots import PlotError, PlotRequest, chart, save   # deferred: plots (slow to import)
     run = run_sweep(workbook, name, axis)
     if run.frame is None:
         raise ExportError(run.error)
@@ -196,7 +197,6 @@ class ExportError(Exception):
 
 def _downstream(workbook: Workbook, key: str) -> list[str] | None:
     """This sheet's own cells computed from `key`, in sheet order (None: none are)."""
-    from supersheet.engine.check.graph import dependents
     checked = workbook.checked
     below = set(dependents({key}, {k: c.deps for k, c in checked.cells.items()}, checked.order))
     keys = [k for k, c in workbook.model.cells.items() if k in below and not c.scope.prefix]

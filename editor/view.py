@@ -23,6 +23,7 @@ from supersheet.engine.load.model import Cell, Model
 from supersheet.engine.present.present import Shown, show
 from supersheet.engine.verify.failing import failing_expectations
 from supersheet.engine.workbook import Workbook
+from supersheet.engine.expect.assume import diagnostics as outside_the_model
 
 if TYPE_CHECKING:
     from supersheet.editor.resampler import Resampler
@@ -62,7 +63,6 @@ class SheetView:
         # found once per state (the grid and the diagnostics panel both ask after an edit)
         if self._diagnostics is None or self._diagnostics[0] is not self.workbook \
                 or self._diagnostics[1] is not self.scenario:
-            from supersheet.engine.expect.assume import diagnostics as outside_the_model
             found = sheet_problems(self.workbook.diagnostics) + self.unchecked_expectations() + outside_the_model(
                 self.workbook, self.scenario) + [o.diagnostic() for found in self.failing().values() for o in found]
             self._diagnostics = (self.workbook, self.scenario, found)
@@ -83,7 +83,7 @@ class SheetView:
         if not self.workbook.ok or self.workbook.model.root is None:
             return []
         if self._unchecked is None or self._unchecked[0] is not self.layout:
-            from supersheet.engine.verify.blocks import top_level_expectation_problems
+            from supersheet.engine.verify.blocks import top_level_expectation_problems   # deferred: engine.verify.blocks (slow to import)
             self._unchecked = (self.layout, top_level_expectation_problems(self.workbook))
         return self._unchecked[1]
 

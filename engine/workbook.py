@@ -20,6 +20,7 @@ from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import ParseError, parse_formula
 from supersheet.engine.load.model import Model
 from supersheet.engine.load.resolve import build_model
+from supersheet.units import DIMENSIONLESS, UnitError, multiply, parse_unit
 
 
 @dataclass
@@ -169,7 +170,6 @@ def _checked_literal(workbook: Workbook, key: str, value: str, lengths: bool) ->
 
 
 def literal_type_of(node: A.Node) -> Type:
-    from supersheet.units import DIMENSIONLESS, UnitError, multiply, parse_unit
     try:
         if isinstance(node, A.Bool):
             return Type("bool")

@@ -32,6 +32,7 @@ from supersheet.editor.references import RenameRefused, places, renamed
 from supersheet.editor.sample import Samples
 from supersheet.editor.suggest import suggestions
 from supersheet.lsp.positions import Lines, span_range
+from supersheet.editor.fixes import quick_fixes
 
 __all__ = ["DEBOUNCE", "SheetServer", "serve"]
 
@@ -272,9 +273,8 @@ def build(version: str) -> SheetServer:
         snapshot, text = ls.snapshot(uri), ls.text_of(uri)
         if snapshot is None or text is None:
             return []
-        from supersheet.editor.fixes import quick_fixes
         lines = Lines(text)
-        out = []
+        out: list[T.CodeAction] = []
         for diagnostic in params.context.diagnostics:
             if diagnostic.source != "supersheet" or "hint:" not in diagnostic.message:
                 continue

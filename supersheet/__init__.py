@@ -28,14 +28,14 @@ if TYPE_CHECKING:
     from .errors import RequestError, SheetError
     from .quantities import Share, Spread
     from .results import Rows, SweepResult
-    from .scenarios import Choice, Range, Solution
-    from .sheet import Sheet, load, range
+    from .scenarios import Choice, Range
+    from .sheet import Sheet, Solution, load, range
     from .units import registry
 
 # Imported on first use (PEP 562): `supersheet` is also the package of the command
 # (supersheet.cli), whose `calc` and `check` should not pay for this API's imports (NumPy among them).
 _HOME = {"Diff": "compare", "diff": "compare", "SheetError": "errors", "RequestError": "errors", "Choice": "scenarios", "Range": "scenarios",
-         "Solution": "scenarios", "Sheet": "sheet", "load": "sheet", "range": "sheet", "Share": "quantities",
+         "Solution": "sheet", "Sheet": "sheet", "load": "sheet", "range": "sheet", "Share": "quantities",
          "Spread": "quantities", "Rows": "results", "SweepResult": "results", "registry": "units"}
 
 __all__ = ["Choice", "Diff", "Range", "RequestError", "Rows", "Share", "Sheet", "SheetError", "Solution", "Spread", "SweepResult", "diff", "load",

@@ -12,6 +12,7 @@ from supersheet.engine.formula.parser import ParseError, formula_body, parse_for
 from supersheet.engine.load.model import Cell, Model, Scope
 from supersheet.engine.load.sheetfile import CellSpec
 from supersheet.engine.workbook import Workbook
+from supersheet.engine.present.present import show
 
 __all__ = ["CALC_FILE", "Calculation", "calc", "calc_workbook"]
 
@@ -31,7 +32,6 @@ class Calculation:
 
 def calc(expression: str) -> Calculation:
     """Evaluate one formula, e.g. `calc("2 * 94 * 4 * 128 * 2 B -> KiB")`."""
-    from supersheet.engine.present.present import show
     sources = SourceCache({CALC_FILE: [expression]})
     workbook, diagnostics = calc_workbook(expression)
     if workbook is None or diagnostics:

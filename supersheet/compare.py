@@ -18,6 +18,8 @@ from supersheet.engine.diff.diffview import SECTIONS, arrowed, percent_text
 
 from .errors import RequestError, bounded
 from .html import diff_html
+from supersheet.engine.diff.diff import diff_workbooks
+from supersheet.engine.diff.diffview import render_json, render_markdown, render_text
 
 if TYPE_CHECKING:
     from supersheet.engine.diff.diff import SheetDiff
@@ -68,7 +70,6 @@ class Diff:
 
 def diff(old: SheetHandle, new: SheetHandle) -> Diff:
     """Compare two sheets (each with the inputs set on it) as `supersheet diff` does."""
-    from supersheet.engine.diff.diff import diff_workbooks
     name = str(new.path)
     return Diff(diff_workbooks(name, old.written_workbook, new.written_workbook,
                                _label(old), _label(new)))
@@ -82,25 +83,25 @@ def _label(sheet: SheetHandle) -> str:
 def diff_files(old: str, new: str, cwd: Path | None = None) -> list[Diff]:
     """Two versions of a sheet: paths, or git specs `REV:path` (`HEAD~1:sheets/h100.yaml`)
     read at that revision with the imports of that revision."""
-    from supersheet.engine.diff.compare import diff_pair
+    from supersheet.engine.diff.compare import diff_pair   # deferred: engine.diff.compare (slow to import)
     return _requested(lambda: diff_pair(old, new, cwd or Path.cwd()))
 
 
 def diff_revision(revision: str = "HEAD", paths: Sequence[str] = (), cwd: Path | None = None) -> list[Diff]:
     """The working tree against `revision`: every sheet that changed and every sheet that
     imports or extends one (under `paths`, default the whole repository), largest change first."""
-    from supersheet.engine.diff.compare import diff_against_revision
+    from supersheet.engine.diff.compare import diff_against_revision   # deferred: engine.diff.compare (slow to import)
     return _requested(lambda: diff_against_revision(revision, list(paths), cwd or Path.cwd()))
 
 
 def diff_variant(variant: str) -> list[Diff]:
     """A variant against the base sheet it `extends`."""
-    from supersheet.engine.diff.compare import diff_variant as against_base
+    from supersheet.engine.diff.compare import diff_variant as against_base   # deferred: engine.diff.compare (slow to import)
     return _requested(lambda: against_base(variant))
 
 
 def _requested(compare) -> list[Diff]:
-    from supersheet.engine.diff.gitrev import GitError
+    from supersheet.engine.diff.gitrev import GitError   # deferred: engine.diff.gitrev (slow to import)
     try:
         return [Diff(d) for d in compare()]
     except GitError as e:
@@ -114,7 +115,6 @@ def _requested(compare) -> list[Diff]:
 def render_diffs(diffs: Sequence[Diff], format: str = "text", color: bool = False) -> str:
     """The diffs as `supersheet diff --format text|markdown|json` prints them (`color`: ANSI
     colours in the text format)."""
-    from supersheet.engine.diff.diffview import render_json, render_markdown, render_text
     results = [d.result for d in diffs]
     if format == "json":
         return render_json(results)
@@ -128,7 +128,7 @@ def textconv(file: str | Path, cwd: Path | None = None) -> str:
     (`supersheet textconv --`, GIT_TEXTCONV) shows `git diff`. A file that is not a sheet
     (git runs textconv on every file its attributes name) gives one line saying so, never
     its content. RequestError for a path that does not exist or is a directory."""
-    from supersheet.engine.diff.compare import NotASheet, textconv as evaluated_text
+    from supersheet.engine.diff.compare import NotASheet, textconv as evaluated_text   # deferred: engine.diff.compare (slow to import)
     if not os.path.lexists(file):
         raise RequestError(f"no such file: {bounded(str(file))}")
     if Path(file).is_dir():

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from supersheet.engine.base.span import Origin
 from .errors import AxisError, RequestError, SolveError
+import json
 
 if TYPE_CHECKING:
     from supersheet.engine.present.present import Shown
@@ -54,16 +55,15 @@ class Solved:
 
     def shown(self) -> Shown:
         """The value as presented: `value` and `unit` in the display unit, and `text`."""
-        from supersheet.engine.present.present import show
+        from supersheet.engine.present.present import show   # deferred: ruamel
         return show(self.workbook.checked, self.solution.key, self.solution.value)
 
     def render(self, format: str = "text") -> str:
         """As `supersheet solve` prints it: the answer, then every cell there (`text`), or
         one JSON document (`json`)."""
-        from supersheet.engine.present.report import cell_record, ordered_cells, render_run
+        from supersheet.engine.present.report import cell_record, ordered_cells, render_run   # deferred: ruamel
         solution, shown = self.solution, self.shown()
         if format == "json":
-            import json
             return json.dumps({"schema": SOLVE_SCHEMA, "solve": self.name, "goal": solution.goal, "vary": solution.key,
                                "solution": {"name": solution.key, "value": shown.value, "unit": shown.unit,
                                             "display": shown.text},
@@ -82,7 +82,7 @@ def solve_names(sheet: SheetHandle) -> list[str]:
 
 def solve_named(sheet: SheetHandle, name: str) -> Solved:
     """Run the sheet's solve `name`. SolveError (at the solve's name) when the goal has no answer."""
-    from supersheet.engine.scenarios.solve import solve_entry
+    from supersheet.engine.scenarios.solve import solve_entry   # deferred: numpy, ruamel
     workbook = _workbook(sheet)
     try:
         solution, _ = solve_entry(workbook, name)
@@ -96,7 +96,7 @@ def solve_goal(sheet: SheetHandle, vary: str, goal: str, between: tuple[str | fl
                source: str = "<goal>") -> Solved:
     """Vary the cell `vary` between two values (literal text such as `"1 KiB"`, or numbers)
     until `goal` (`"A == B"`) holds; its diagnostics name `source` as the file."""
-    from supersheet.engine.scenarios.solve import solve
+    from supersheet.engine.scenarios.solve import solve   # deferred: numpy, ruamel
     workbook = _workbook(sheet)
     return Solved(None, workbook, solve(workbook, vary, goal, between, Origin(source, 1, 1)))
 
@@ -124,9 +124,8 @@ class Ranking:
     def to_json(self) -> str:
         """As `supersheet choose --format json` prints it (the schema `supersheet-choose/1`):
         the rows keyed by their files' headers (`all_done [ms]`), values in display units."""
-        import json
 
-        from supersheet.engine.scenarios.output import json_number
+        from supersheet.engine.scenarios.output import json_number   # deferred: polars, ruamel
 
         def rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:   # inf as "inf", as the sweep's JSON
             return [{k: json_number(v) for k, v in row.items()} for row in items]
@@ -148,17 +147,17 @@ def rank_choice(sheet: SheetHandle, name: str, top: int | None = None, show: lis
     default 10); RequestError when Ray is unavailable or a task fails."""
     workbook = _workbook(sheet)
     if on == "ray":
-        from supersheet.engine.scenarios.choice_ray import DEFAULT_TOP, choose_on_ray
-        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed
+        from supersheet.engine.scenarios.choice_ray import DEFAULT_TOP, choose_on_ray   # deferred: polars, numpy, ruamel
+        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed   # deferred: engine.scenarios.on_ray (slow to import)
 
-        from .inputs import ray_session
+        from .inputs import ray_session   # deferred: ruamel
         try:
             with ray_session(address):
                 choice = choose_on_ray(workbook, name, top or DEFAULT_TOP, address=address, show=show)
         except (RayUnavailable, TaskFailed) as e:
             raise RequestError(str(e)) from None
     else:
-        from supersheet.engine.scenarios.choice import choice_entry
+        from supersheet.engine.scenarios.choice import choice_entry   # deferred: numpy, ruamel
         choice, _ = choice_entry(workbook, name, top, show=show)
     return Ranking(name, choice.objective, choice.minimize, [r.values for r in choice.ranked],
                    [r.values for r in choice.excluded], choice.feasible, dict(choice.reasons), choice.top)

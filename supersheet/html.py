@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from supersheet.engine.diff.diffview import SECTIONS, percent_text
+from supersheet.engine.present.report import override_note
+from supersheet.units import format_number
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,11 +36,10 @@ def table(headers: Sequence[str], rows: Iterable[Row], caption: str = "",
     return f'<table class="supersheet">{cap}<thead><tr>{head}</tr></thead><tbody>{body(rows)}</tbody>{titled}</table>'
 
 
-def sheet_html(records: Iterable[Mapping[str, Any]], title: str, path: Path) -> str:
+def sheet_html(records: Iterable[dict[str, Any]], title: str, path: Path) -> str:
     """Every cell as `supersheet run` lists it (`records`: `Sheet.records()`): the sheet's own
     cells, then its checks, its assumptions and each import in sections of their own; name,
     value as displayed, formula (or the input set), error."""
-    from supersheet.engine.present.report import override_note
     groups: dict[str, list[Row]] = {}
     for r in records:
         if "." in r["name"]:
@@ -78,6 +79,5 @@ def choice_html(name: str, objective: str, minimize: bool, feasible: int, ranked
 
 def frame_rows(frame: pl.DataFrame) -> tuple[list[str], list[tuple[Any, ...]]]:
     """A result frame's headers and rows, numbers to 4 significant digits (as tables show them)."""
-    from supersheet.units import format_number
     rows = [tuple(format_number(v, 4) if isinstance(v, float) else v for v in row) for row in frame.iter_rows()]
     return list(frame.columns), rows

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from supersheet.engine.workbook import OverrideError, Workbook, apply_assignments
 
 from .errors import RequestError
+from supersheet.engine.present.report import set_overrides
 
 if TYPE_CHECKING:
     from supersheet.engine.scenarios.uncertainty import Sampled
@@ -47,7 +48,6 @@ def set_inputs(workbook: Workbook, sets: Sequence[str]) -> tuple[Workbook, dict[
 def shown_inputs(workbook: Workbook, sets: Sequence[str]) -> dict[str, Any]:
     """The assignments as the run and explain reports show them (set over what the sheet
     says), by cell; {} when one does not fit (`set_inputs` reports it)."""
-    from supersheet.engine.present.report import set_overrides
     try:
         return set_overrides(workbook, list(sets))
     except OverrideError:
@@ -84,7 +84,7 @@ def ray_session(address: str | None) -> Iterator[None]:
     """A Ray runtime for one request (`engine.scenarios.on_ray.session`). What Ray prints
     meanwhile (a dying worker's `(raylet)` lines, with colour codes) goes to stderr: it is for
     the user's eyes, and stdout may be a command's JSON being piped."""
-    from supersheet.engine.scenarios.on_ray import session
+    from supersheet.engine.scenarios.on_ray import session   # deferred: engine.scenarios.on_ray (slow to import)
     with redirect_stdout(sys.stderr), session(address):
         yield
 
@@ -97,7 +97,7 @@ def check_ray_address(address: str | None, timeout: float = 10.0) -> None:
     """RequestError unless the Ray cluster `address` (`ray://HOST:PORT`, `HOST:PORT`, `auto`;
     None: RAY_ADDRESS, if set) answers within `timeout` seconds. The commands that take
     `--address` check it first (`--connect-timeout`); attaching checks it too, with 10 s."""
-    from supersheet.engine.scenarios.on_ray import RayUnavailable, check_address
+    from supersheet.engine.scenarios.on_ray import RayUnavailable, check_address   # deferred: engine.scenarios.on_ray (slow to import)
     try:
         check_address(address, timeout)
     except RayUnavailable as e:
@@ -111,11 +111,11 @@ def sample(workbook: Workbook, sampling: Sampling, fixed: dict[str, Any] | None 
     not fit in memory or Ray is unavailable or a task fails."""
     if not has_random_draws(workbook):
         return None
-    from supersheet.engine.scenarios.uncertainty import SamplingError, evaluate_samples
+    from supersheet.engine.scenarios.uncertainty import SamplingError, evaluate_samples   # deferred: numpy
     try:
         if sampling.on == "ray":
-            from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed
-            from supersheet.engine.scenarios.sample_ray import sample_on_ray
+            from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed   # deferred: engine.scenarios.on_ray (slow to import)
+            from supersheet.engine.scenarios.sample_ray import sample_on_ray   # deferred: polars, numpy
             try:
                 with ray_session(sampling.address):
                     return sample_on_ray(workbook, sampling.samples, sampling.seed, fixed or {}, list(sets),

@@ -21,6 +21,8 @@ from supersheet.engine.base.project import UnknownLibrary, library_name, project
 from supersheet.engine.base.sheetroot import UnreadableSheet, allow_paths, read_sheet_text, root_for
 
 from .errors import RequestError, SheetError, bounded
+from supersheet.engine.base.gcpause import freeze_after_pauses
+from supersheet.engine.base.diagnostics import did_you_mean
 
 if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
@@ -47,7 +49,6 @@ def for_one_command() -> None:
     phases ends by freezing the heap (`gc.freeze`) instead of leaving it to the cycle
     collector to walk again (engine/base/gcpause.py; ~20 % of `run` of a 20,000-cell
     sheet). Not for a notebook or a server: their sheets come and go."""
-    from supersheet.engine.base.gcpause import freeze_after_pauses
     freeze_after_pauses(True)
 
 
@@ -65,7 +66,6 @@ def library_path(text: str | Path, cwd: Path | None = None) -> str:
     except UnknownLibrary as e:
         raise RequestError(f"{text}: {e} ({e.hint})") from None
     if not os.path.exists(located):       # said as written, not by where the library is installed
-        from supersheet.engine.base.diagnostics import did_you_mean
         near = did_you_mean(located.name, [p.name for p in located.parent.glob("*.y*ml")]) \
             if os.path.isdir(located.parent) else None
         raise RequestError(f"no such file in the library: {text}" + (f" ({near})" if near else ""))
@@ -100,7 +100,7 @@ def checked_workbook(path: str | Path) -> Workbook:
     """A sheet loaded and checked, as the engine's workbook: what `supersheet.sheet.open_checked`
     wraps in a Sheet, and what the reports of this package evaluate themselves. SheetError with
     every diagnostic when it does not check; RequestError when `path` is no file."""
-    from supersheet.engine.workbook import open_workbook
+    from supersheet.engine.workbook import open_workbook   # deferred: ruamel
     path = library_path(path)
     _stat(Path(path), "sheet")
     if Path(path).is_dir():

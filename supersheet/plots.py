@@ -86,7 +86,7 @@ def chart(frame: pl.DataFrame, request: PlotRequest) -> dict[str, Any]:
     """The Vega-Lite spec of a sweep's chart (`frame`: columns headed `name [unit]`, as a sweep
     gives them). A plain dict: altair (`as_altair`) only wraps it for a notebook, so the
     command never imports altair (~0.5 s of CPU)."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
     columns = _Columns.of(frame)
     x = columns.header(request.x, "--x")
@@ -172,7 +172,7 @@ def chart(frame: pl.DataFrame, request: PlotRequest) -> dict[str, Any]:
 
 def _gaps(frame: pl.DataFrame, request: PlotRequest) -> pl.Expr:
     """Why a row is a gap: its y cells' error codes, the assumptions it lies outside."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
     parts: list[pl.Expr] = []
     for y in request.y:
@@ -186,7 +186,7 @@ def _gaps(frame: pl.DataFrame, request: PlotRequest) -> pl.Expr:
 
 def _check_columns(frame: pl.DataFrame, request: PlotRequest, columns: _Columns) -> dict[str, str]:
     """The sheet's checks that are columns of the sweep: name -> header."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
     return {check: header for check in request.checks
             if (header := columns.headers.get(check)) is not None and frame.schema[header] == pl.Boolean}
@@ -195,14 +195,14 @@ def _check_columns(frame: pl.DataFrame, request: PlotRequest, columns: _Columns)
 def _failed_checks(frame: pl.DataFrame, checks: dict[str, str]) -> pl.Expr:
     """The checks a row fails, among those that hold in some rows (its value is still drawn:
     a check is a verdict, not a gap). One that fails in every row is said once in the subtitle."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
     return _joined([pl.when(pl.col(header).not_()).then(pl.lit(check)) for check, header in checks.items()
                     if frame[header].any()])
 
 
 def _joined(parts: list[pl.Expr]) -> pl.Expr:
-    import polars as pl
+    import polars as pl   # deferred: polars
 
     if not parts:
         return pl.lit(None, dtype=pl.Utf8)
@@ -212,7 +212,7 @@ def _joined(parts: list[pl.Expr]) -> pl.Expr:
 def _binned(long: pl.DataFrame, log_x: bool, groups: int) -> tuple[pl.DataFrame, str]:
     """Each line's rows in BINS x-bins: the mean, min and max of their y (error rows left out of the
     statistics, and a bin marked when any of its rows is)."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
     finite = long.filter(pl.col("x").is_not_null())
     lo, hi = finite["x"].min(), finite["x"].max()
@@ -234,7 +234,7 @@ def _binned(long: pl.DataFrame, log_x: bool, groups: int) -> tuple[pl.DataFrame,
 
 def _as_text(frame: pl.DataFrame, column: str) -> pl.Expr:
     """A grouping column's values as labels: `4`, not `4.0`, for whole numbers."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
     values = frame[column]
     if values.dtype.is_float() and values.drop_nulls().is_finite().all() and (values.drop_nulls() % 1 == 0).all():
@@ -259,13 +259,13 @@ def _records(frame: pl.DataFrame) -> list[dict[str, Any]]:
 
 def as_altair(spec: dict[str, Any]) -> alt.TopLevelMixin:
     """The chart as an altair object (Jupyter renders it; `.save`, `.properties` … work)."""
-    import altair as alt
+    import altair as alt   # deferred: altair, jsonschema
     return alt.Chart.from_dict(spec)
 
 
 def render(spec: dict[str, Any], format: str) -> bytes:
     """The chart as SVG, PNG or a self-contained HTML page (the SVG inline, no script run)."""
-    import vl_convert as vlc
+    import vl_convert as vlc   # deferred: vl_convert
 
     if format == "svg":
         return svg_of(spec).encode()
@@ -282,7 +282,7 @@ def render(spec: dict[str, Any], format: str) -> bytes:
 
 def svg_of(spec: dict[str, Any]) -> str:
     """The chart as SVG text (inline in a report)."""
-    import vl_convert as vlc
+    import vl_convert as vlc   # deferred: vl_convert
     return vlc.vegalite_to_svg(spec, VL_VERSION, allowed_base_urls=OFFLINE)
 
 
@@ -299,9 +299,9 @@ def save(spec: dict[str, Any], path: str | Path, force: bool = False) -> Path:
 
 def write_output(path: Path, data: bytes, force: bool = False) -> None:
     """`data` to `path` as every output of supersheet is written (a temp file beside it, renamed)."""
-    from supersheet.engine.scenarios.output import OutputError, write_bytes
+    from supersheet.engine.scenarios.output import OutputError, write_bytes   # deferred: polars, ruamel
 
-    from .errors import RequestError
+    from .errors import RequestError   # deferred: errors (slow to import)
     try:
         write_bytes(path, data, force)
     except OutputError as e:

@@ -45,7 +45,7 @@ def pint_unit(text: str) -> pint.Unit:
     except Exception:   # noqa: BLE001 - Pint raises several types for text it cannot read
         unit, root = None, None
     if root is not None:
-        grams = dict(root.dimensionality).get("[mass]", 0)
+        grams = float(dict(root.dimensionality).get("[mass]", 0).real)   # pint types it as any number
         size = float(root.magnitude) * _GRAMS_PER_KILOGRAM ** -grams
         if math.isclose(size, ours.factor, rel_tol=1e-12):
             return unit   # type: ignore[return-value]
@@ -67,9 +67,9 @@ def python_value(checked: Checked, key: str, value: Value) -> Any:
         return [float(v) for v in value] if isinstance(value, list) else float(value)   # type: ignore[arg-type]
     shown = show(checked, key, value)
     unit = pint_unit(shown.unit) if shown.unit else None
-    magnitude = shown.value
+    magnitude: Any = shown.value
     if isinstance(magnitude, list):
-        import numpy as np
+        import numpy as np   # deferred: numpy
         magnitude = np.array(magnitude, dtype=float)
     return registry().Quantity(magnitude, unit) if unit is not None else magnitude
 
@@ -122,8 +122,8 @@ def spread_value(checked: Checked, key: str, record: dict[str, Any]) -> Spread:
             return None
         return registry().Quantity(x, unit) if unit is not None else x * factor
 
-    return Spread(*(value(record[k]) for k in ("mean", "p5", "p50", "p95")), record["samples"],
-                  record.get("error_samples", 0), record["display"])
+    return Spread(value(record["mean"]), value(record["p5"]), value(record["p50"]), value(record["p95"]),
+                  record["samples"], record.get("error_samples", 0), record["display"])
 
 
 def error_value(checked: Checked, key: str, value: Value) -> SheetError:

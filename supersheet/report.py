@@ -23,6 +23,8 @@ from .loading import checked_workbook
 from .plots import OUTSIDE, PlotError, PlotRequest, chart, svg_of, write_output
 from .reports import test
 from .sweeps import SweepSetup
+from supersheet.engine.base.project import shown_path
+from supersheet.engine.present.headers import split_header
 
 if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
@@ -65,7 +67,6 @@ class _Sweep:
 
 def report_html(sheet: SheetHandle, revision: str | None = None) -> str:
     """The page of `sheet` (with the inputs set on it); with `revision`, its change since then."""
-    from supersheet.engine.base.project import shown_path
 
     workbook = sheet.written_workbook
     specs = {key: cell.set_by or cell.spec for key, cell in workbook.model.cells.items()}
@@ -168,7 +169,6 @@ def _sweeps(workbook: Workbook) -> list[_Sweep]:
 
 
 def _request(setup, frame) -> PlotRequest | None:
-    from supersheet.engine.present.headers import split_header
 
     defaults = setup.plot_defaults
     if defaults is not None:
@@ -184,13 +184,12 @@ def _request(setup, frame) -> PlotRequest | None:
 
 
 def _header(frame, name: str) -> str:
-    from supersheet.engine.present.headers import split_header
     return next(c for c in frame.columns if split_header(c)[0] == name)
 
 
 def _changes(sheet: SheetHandle, revision: str) -> list[str]:
     """The diff against `revision`, and each sweep's chart before and after."""
-    from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root
+    from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root   # deferred: engine.diff.gitrev (slow to import)
 
     path = sheet.path.resolve()
     try:
@@ -218,7 +217,7 @@ def _changes(sheet: SheetHandle, revision: str) -> list[str]:
 
 def _sweeps_at(revision: str, path: Path) -> list[_Sweep]:
     """The sweeps of the sheet at `path` as it was at a git revision (with that revision's imports)."""
-    from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root, snapshot
+    from supersheet.engine.diff.gitrev import GitError, commit_of, repo_path, repo_root, snapshot   # deferred: engine.diff.gitrev (slow to import)
 
     try:
         root = repo_root(path.parent)

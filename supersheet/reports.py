@@ -34,7 +34,7 @@ def check(path: str | Path) -> list[Diagnostic]:
     workbook = open_workbook(path)
     problems = sheet_problems(workbook.diagnostics)
     if not problems:
-        from supersheet.engine.verify.blocks import validate_blocks
+        from supersheet.engine.verify.blocks import validate_blocks   # deferred: engine.verify.blocks (slow to import)
         problems = validate_blocks(workbook)
     return problems
 
@@ -60,8 +60,8 @@ def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
     """Evaluate a sheet with `sets` (`NAME=VALUE`) as `supersheet run` does (over its samples
     when it has random draws) and render every cell; with `fit`, at the values that fit finds
     (run at the `sets`), each marked `set by fit NAME`."""
-    from supersheet.engine.expect.assume import diagnostics as outside_the_model
-    from supersheet.engine.present.report import render_run
+    from supersheet.engine.expect.assume import diagnostics as outside_the_model   # deferred: engine.expect.assume (slow to import)
+    from supersheet.engine.present.report import render_run   # deferred: engine.present.report (slow to import)
     workbook = checked_workbook(path)
     overrides = shown_inputs(workbook, sets)
     workbook, fixed = set_inputs(workbook, sets)
@@ -98,7 +98,7 @@ def _fitted(workbook, name: str, fixed) -> tuple[dict, dict]:
 def explain(path: str | Path, cell: str, sets: Sequence[str] = (), sampling: Sampling = Sampling()) -> str:
     """`supersheet explain`: the cell's formula, value and unit, and the tree of its
     precedents down to the inputs. RequestError for a cell the sheet does not have."""
-    from supersheet.engine.present.report import render_explain
+    from supersheet.engine.present.report import render_explain   # deferred: engine.present.report (slow to import)
     workbook = checked_workbook(path)
     key = _key(workbook, cell)
     overrides = shown_inputs(workbook, sets)
@@ -137,8 +137,8 @@ class SensitivityReport:
 def sensitivity(path: str | Path, cell: str, sets: Sequence[str] = (),
                 sampling: Sampling = Sampling()) -> SensitivityReport:
     """Rank the random draws `cell` depends on. RequestError when it depends on none."""
-    from supersheet.engine.present.report import uncertain_record
-    from supersheet.engine.scenarios.uncertainty import sensitivity as rank
+    from supersheet.engine.present.report import uncertain_record   # deferred: engine.present.report (slow to import)
+    from supersheet.engine.scenarios.uncertainty import sensitivity as rank   # deferred: numpy
     workbook = checked_workbook(path)
     key = _key(workbook, cell)
     workbook, fixed = set_inputs(workbook, sets)
@@ -185,7 +185,7 @@ class ExpectationReport:
 def test(path: str | Path, sampling: Sampling = Sampling()) -> ExpectationReport:
     """Check every `expect` of a sheet (top level, and in sweeps, solves and choices) and its
     assumptions, as `supersheet test` does."""
-    from supersheet.engine.verify.testing import test_workbook
+    from supersheet.engine.verify.testing import test_workbook   # deferred: engine.verify.testing (slow to import)
     report = test_workbook(open_workbook(path), sampling.samples, sampling.seed, sampling.max_memory)
     verdicts = [Verdict(o.target, o.actual, _expected(o.expectation), o.expectation.span.line, o.passed,
                         o.diagnostic()) for o in report.outcomes]

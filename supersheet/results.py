@@ -17,6 +17,8 @@ from supersheet.engine.expect.assume import OUTSIDE_HEADER
 from supersheet.engine.present.headers import ERROR_UNIT, split_header
 
 from .errors import RequestError
+from supersheet.units import registry
+from supersheet.engine.scenarios.arrow_schema import with_units
 
 if TYPE_CHECKING:
     import pandas
@@ -70,7 +72,6 @@ class Rows:
         """A `pyarrow.Table`: each column with a unit has it in its field metadata (`unit`),
         and the schema's metadata has them all (`supersheet.units`, JSON), as the
         Parquet files a sweep writes."""
-        from supersheet.engine.scenarios.arrow_schema import with_units
         return with_units(self.frame.to_arrow(), dict(self.units))
 
     def to_pandas(self, pint: bool | None = None) -> pandas.DataFrame:
@@ -80,7 +81,7 @@ class Rows:
         was called (pint-pandas reads units with the application registry, and Pint's
         default one reads `Gb` as a gilbert); `pint=True` insists, `False` never."""
         try:
-            import pandas  # noqa: F401 - to say what is missing before Polars does
+            import pandas  # deferred: pandas, to say what is missing before Polars does  # noqa: F401
         except ImportError:
             raise RequestError("to_pandas needs pandas: pip install pandas (and pint-pandas for unit dtypes)") from None
         frame = self.frame.to_pandas()
@@ -92,9 +93,9 @@ class Rows:
             if pint:
                 raise RequestError(unusable)
             return frame
-        import pint_pandas
+        import pint_pandas   # deferred: numpy, pyarrow, pint
 
-        from .quantities import pint_unit
+        from .quantities import pint_unit   # deferred: quantities (slow to import)
         for name, unit in self.units.items():
             dtype = pint_pandas.PintType(pint_unit(unit))
             frame[name] = pint_pandas.PintArray(frame[name].to_numpy(dtype=float, na_value=float("nan")), dtype=dtype)
@@ -114,11 +115,10 @@ class SweepResult(Rows):
 def _pint_pandas_unusable() -> str | None:
     """Why pint-pandas dtypes cannot be made here, or None."""
     try:
-        import pint
-        import pint_pandas  # noqa: F401
+        import pint   # deferred: numpy, pint
+        import pint_pandas  # deferred: pint_pandas (pint's pandas dtype)  # noqa: F401
     except ImportError:
         return "pint dtypes need pint-pandas: pip install pint-pandas"
-    from supersheet.units import registry
     if pint.get_application_registry().get() is not registry():
         return ("pint-pandas reads units with Pint's application registry: call "
                 "pint.set_application_registry(supersheet.registry()) first")

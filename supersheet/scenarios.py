@@ -21,6 +21,8 @@ from .html import choice_html
 from .quantities import literal_text
 from .results import Rows, SweepResult
 from .sweeps import SweepSetup
+import tempfile
+from pathlib import Path
 
 if TYPE_CHECKING:
     import polars as pl
@@ -90,10 +92,8 @@ def sweep(sheet: SheetHandle, name: str | None, axes: dict[str, Any], show: list
 def _on_ray(plan: Any, on: str, address: str | None) -> pl.DataFrame:
     """The rows evaluated as Ray tasks (`supersheet sweep --on ray`), each writing a Parquet
     part into a temporary dataset read back in grid order."""
-    import tempfile
-    from pathlib import Path
 
-    import polars as pl
+    import polars as pl   # deferred: polars
 
     if on != "ray":
         raise RequestError(f"on={on!r}: give on='local' or on='ray'")
@@ -165,6 +165,6 @@ def choose(sheet: SheetHandle, name: str, top: int | None = None, show: list[str
 def _rows(rows: list[dict[str, Any]], headers: list[str]) -> Rows:
     """A choice's rows (dicts keyed by the files' headers) as `Rows`, with every column even
     when there is no row (a choice with no feasible row still says what it would have shown)."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     frame = pl.DataFrame(rows) if rows else pl.DataFrame({h: [] for h in headers})
     return Rows.from_headed(frame)

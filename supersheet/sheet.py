@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from supersheet.engine.base.diagnostics import sheet_problems, unknown_cell
 from supersheet.engine.compile.evaluate import Scenario, error_code, reevaluate
+from supersheet.engine.formula import ast as A
 from supersheet.engine.workbook import Workbook, apply_assignments, open_workbook
 
 from .errors import OverrideError, SheetError, UnknownCell, problem
@@ -33,6 +34,10 @@ from .html import sheet_html, solution_html
 from .inputs import Sampling, sample
 from .loading import checked_workbook, library_path
 from .quantities import CellValue, Share, Spread, literal_text, python_value, spread_value
+from supersheet.units import registry
+from supersheet.engine.present.report import ordered_cells
+from supersheet.engine.present.report import cell_record
+from supersheet.engine.present.report import set_overrides
 
 if TYPE_CHECKING:
     import pint
@@ -149,11 +154,9 @@ class Sheet(Mapping[str, CellValue]):
         if isinstance(value, (bool, Spread, Share)) or (isinstance(value, list) and value and isinstance(value[0], bool)):
             raise problem("E-TYPE", f"{name} is {type(value).__name__ if not isinstance(value, list) else 'a list of bools'}, "
                           "not a quantity", "read it with sheet[name]")
-        from supersheet.units import registry
         return value if isinstance(value, registry().Quantity) else registry().Quantity(value, "")
 
     def __iter__(self) -> Iterator[str]:
-        from supersheet.engine.present.report import ordered_cells
         return (cell.key for cell in ordered_cells(self._workbook))
 
     def __len__(self) -> int:
@@ -178,17 +181,14 @@ class Sheet(Mapping[str, CellValue]):
     def records(self) -> list[dict[str, Any]]:
         """Every cell as `supersheet run --format json` prints it (name, value, unit, display,
         kind, formula; mean, p5, p50, p95 and samples for a cell over random draws)."""
-        from supersheet.engine.present.report import ordered_cells
         return [self._record(c.key) for c in ordered_cells(self._workbook)]
 
     def _record(self, key: str) -> dict[str, Any]:
-        from supersheet.engine.present.report import cell_record
         return cell_record(self._workbook, self._scenario, self._workbook.model.cells[key], self._sampled,
                            overrides=self._overrides)
 
     @cached_property
     def _overrides(self) -> dict[str, Any] | None:
-        from supersheet.engine.present.report import set_overrides
         return set_overrides(self._base, self._assignments()) if self.inputs else None
 
     def _key(self, name: str) -> str:
@@ -216,7 +216,7 @@ class Sheet(Mapping[str, CellValue]):
             scenario = None   # evaluated over its samples when read (`_sampled`), as `run --set` does
         elif workbook is self._workbook:
             given = {self._base_key(name) for name in texts}
-            changed = {key: node for key, node in fixed.items() if key in given}
+            changed: dict[str, A.Node | None] = {key: node for key, node in fixed.items() if key in given}
             scenario, _ = reevaluate(self._scenario, changed)
         else:
             scenario = workbook.evaluate(fixed)

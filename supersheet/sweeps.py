@@ -27,6 +27,8 @@ from supersheet.engine.scenarios.sweep import SweepSpec, iterate_chunks, load_sw
 from .errors import AxisError, RequestError
 from .inputs import Sampling, ray_session
 from .plots import PlotError, PlotRequest, as_altair, chart
+import json
+from supersheet.engine.scenarios.sweep import units_metadata
 
 if TYPE_CHECKING:
     import polars as pl
@@ -157,7 +159,7 @@ class SweepPlan:
     def frame(self, chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> pl.DataFrame:
         """Every row in one DataFrame, in the columns the sheet and this sweep decide (an error
         column for every cell that can hold one, numbers Float64), whatever the rows hold."""
-        import polars as pl
+        import polars as pl   # deferred: polars
         frames = list(self.chunks(chunk_rows, progress))
         if not frames:
             return pl.DataFrame()
@@ -165,9 +167,7 @@ class SweepPlan:
 
     def column_units(self) -> dict[str, str]:
         """Each column's unit by header (what a Parquet file keeps in its metadata)."""
-        import json
 
-        from supersheet.engine.scenarios.sweep import units_metadata
         return json.loads(units_metadata(self.plans)["supersheet.units"])
 
     def write(self, path: str | Path, format: str | None = None, chunk_rows: int = CHUNK_ROWS,
@@ -176,8 +176,7 @@ class SweepPlan:
         extension), written to a temporary file renamed at the end. Returns the rows written.
         Only a regular file is replaced, a read-only one only when `force` (docs/security.md);
         RequestError otherwise, or when the write fails (a full disk)."""
-        from supersheet.engine.scenarios.output import OutputError, write_csv, write_parquet, write_text
-        from supersheet.engine.scenarios.sweep import units_metadata
+        from supersheet.engine.scenarios.output import OutputError, write_csv, write_parquet, write_text   # deferred: polars
         path = Path(path)
         fmt = output_format(path, format)
         check_writable(path, force)
@@ -199,9 +198,9 @@ class SweepPlan:
                       chunk_rows: int = CHUNK_ROWS, progress: Progress | None = None) -> tuple[int, int]:
         """Evaluate row ranges as Ray tasks, each writing one Parquet file of the dataset
         `directory`: (rows, files) written. RequestError when Ray is unavailable or a task fails."""
-        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed
-        from supersheet.engine.scenarios.sweep_parts import PartError
-        from supersheet.engine.scenarios.sweep_ray import sweep_to_dataset
+        from supersheet.engine.scenarios.on_ray import RayUnavailable, TaskFailed   # deferred: engine.scenarios.on_ray (slow to import)
+        from supersheet.engine.scenarios.sweep_parts import PartError   # deferred: polars
+        from supersheet.engine.scenarios.sweep_ray import sweep_to_dataset   # deferred: polars
         spec = self.spec
         try:
             with ray_session(address):
@@ -226,7 +225,7 @@ def check_writable(path: Path, force: bool = False) -> None:
     """RequestError unless a file can be written at `path` (checked before a long sweep runs):
     a new file in a writable folder, or a regular file to replace (a read-only one only when
     `force`); never a device, FIFO, socket or folder."""
-    from supersheet.engine.scenarios.output import OutputError, check_writable as writable
+    from supersheet.engine.scenarios.output import OutputError, check_writable as writable   # deferred: polars
     try:
         writable(path, force)
     except OutputError as e:
@@ -247,7 +246,7 @@ def render_table(frame: pl.DataFrame, format: str, digits: int = 4) -> str:
     """A DataFrame of a sweep or choice as `supersheet` prints it: `json` (every column, numbers
     as floats, under the schema `supersheet-sweep/1`), or `text` (aligned columns) and `markdown`
     for people, which show an error column only where some row holds an error."""
-    from supersheet.engine.scenarios.output import render_table as rendered
+    from supersheet.engine.scenarios.output import render_table as rendered   # deferred: polars
     return rendered(frame, format, digits)
 
 

@@ -118,7 +118,7 @@ def wheel_install(tmp_path_factory: pytest.TempPathFactory) -> WheelInstall:
     work = tmp_path_factory.mktemp("wheel")
     source = work / "source"   # a copy, so that no stale build/ folder of the checkout slips into the wheel
     shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__",
-                                                                ".hypothesis", ".pytest_cache", "tests", "bench"))
+                                                                ".hypothesis", ".pytest_cache", ".mypy_cache", "tests", "bench"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(work / "dist"), str(source)],
                    check=True, capture_output=True, cwd=work)
     env_dir = work / "fresh"

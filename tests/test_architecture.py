@@ -100,3 +100,31 @@ def test_the_contracts_cover_every_top_level_package() -> None:
     layered = {name.strip() for layer in clients["layers"] for name in layer.split("|")}
     code_packages = {p for p in config["tool"]["setuptools"]["package-dir"] if p.count(".") == 1} - {"supersheet.sheets"}
     assert code_packages == layered
+
+
+def test_an_import_inside_a_function_says_which_heavy_dependency_it_defers() -> None:
+    """An import belongs at the top of its module (where the contracts see the layers it
+    crosses), unless it defers a heavy dependency: then it says which (`# deferred: polars`)."""
+    import ast
+    unexplained, deferred = [], 0
+    for folder in ("supersheet", "engine", "cli", "editor", "lsp", "tui", "units"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            lines = path.read_text(encoding="utf-8").splitlines()
+            for function in ast.walk(ast.parse("\n".join(lines))):
+                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    for node in ast.walk(function):
+                        if isinstance(node, (ast.Import, ast.ImportFrom)):
+                            if "# deferred: " in lines[node.lineno - 1]:
+                                deferred += 1
+                            else:
+                                unexplained.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert deferred > 50          # the scan reads the functions' imports
+    assert unexplained == []
+
+
+def test_every_name_the_api_exports_resolves() -> None:
+    """`supersheet` imports its names on first use (PEP 562): each must be where `_HOME` says."""
+    import supersheet
+    assert len(supersheet.__all__) > 10
+    for name in supersheet.__all__:
+        assert getattr(supersheet, name) is not None, name

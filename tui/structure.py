@@ -14,6 +14,7 @@ from supersheet.editor.cells import new_sheet
 from supersheet.editor.document import Document, EditResult, StructureError
 
 from .screens import ChoiceScreen, ImportedPropertiesScreen, PromptScreen, PropertiesScreen
+from supersheet.loading import shown_path
 
 
 LISTED = 6      # importing sheets named in the question; the rest are counted
@@ -250,7 +251,6 @@ class StructureActions:
         own cell of that name, which replaces the base's) — and the offer to open that
         sheet at the cell. Nothing is ever written to that file from here."""
         document = self.document
-        from supersheet.loading import shown_path
         shown = shown_path(path)           # a library file by its name (supersheet:…), not where it is installed
         if shown == str(path):
             shown = os.path.relpath(path, document.path.parent)

@@ -23,6 +23,11 @@ import os
 import pathlib
 import tempfile
 from typing import Any
+import importlib.util
+from ._registry import cache_folder
+from ._trust import user_key
+from ._trust import MANIFEST, trusted
+from ._trust import sign
 
 PREFIX = "resolved-units-"
 Entry = tuple[float, tuple[tuple[str, float], ...], str, str, str]   # factor, dims, shown, prefix, unit
@@ -32,7 +37,6 @@ _known: dict[str, Entry] | None = None
 
 def _fingerprint() -> str:
     """What a resolved name depends on: our definitions and resolving code, Pint's definitions."""
-    import importlib.util
     here = pathlib.Path(__file__).parent
     digest = hashlib.sha256()
     paths = [here / "definitions.txt", here / "parse.py", here / "traps.py", here / "dimensions.py"]
@@ -47,8 +51,6 @@ def _fingerprint() -> str:
 
 
 def _place() -> tuple[pathlib.Path, bytes] | None:
-    from ._registry import cache_folder
-    from ._trust import user_key
     folder = cache_folder()
     key = user_key() if folder is not None else None
     return (folder, key) if folder is not None and key is not None else None
@@ -71,7 +73,6 @@ def known() -> dict[str, Entry]:
 
 
 def _read() -> dict[str, Entry]:
-    from ._trust import MANIFEST, trusted
     place = _place()
     if place is None:
         return {}
@@ -103,7 +104,6 @@ def remember(name: str, entry: Entry) -> None:
 
 
 def _write(table: dict[str, Any]) -> None:
-    from ._trust import sign
     place = _place()
     if place is None:
         return

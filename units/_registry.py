@@ -25,6 +25,7 @@ import tempfile
 from typing import TYPE_CHECKING
 
 from ._trust import empty, private_folder, sign, user_key, verify
+import platformdirs
 
 if TYPE_CHECKING:
     import pint
@@ -42,7 +43,6 @@ def cache_folder() -> pathlib.Path | None:
         folder = pathlib.Path(configured)
     else:
         try:
-            import platformdirs
 
             folder = platformdirs.user_cache_path("supersheet", appauthor=False) / "pint"
         except Exception:
@@ -61,9 +61,9 @@ def cache_folder() -> pathlib.Path | None:
 
 def build_registry(folder: pathlib.Path | None) -> pint.UnitRegistry:
     """A fresh registry with Pint's defaults and our definitions (uncached)."""
-    import pint
+    import pint   # deferred: numpy, pint
 
-    ureg = pint.UnitRegistry(None, cache_folder=folder, on_redefinition="ignore")
+    ureg: pint.UnitRegistry = pint.UnitRegistry(None, cache_folder=folder, on_redefinition="ignore")
     ureg.load_definitions(pathlib.Path(pint.__file__).with_name("default_en.txt"))
     ureg.load_definitions(DEFINITIONS)
     return ureg

@@ -18,6 +18,7 @@ import os
 import pathlib
 import secrets
 import stat
+import platformdirs
 
 MANIFEST = ".supersheet-hmac.json"
 KEY_NAME = "cache.key"
@@ -66,7 +67,6 @@ def sign(folder: pathlib.Path, key: bytes) -> None:
 def user_key() -> bytes | None:
     """The per-user secret (created on first use), or None when there is nowhere private to keep it."""
     try:
-        import platformdirs
         folder = platformdirs.user_config_path("supersheet", appauthor=False)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = folder / KEY_NAME

@@ -191,8 +191,7 @@ def _factor(dims: Dimensions) -> list[tuple[str, float]] | None:
     if remaining == {"time": -1.0} and not found:
         return [("Hz", 1.0)]
     for name, exponent in remaining.items():
-        symbol = _SYMBOLS.get(name)
-        if symbol is None:
+        if _SYMBOLS.get(name) is None:
             return None
         found[name] = exponent
     ordered = sorted(found.items(), key=lambda item: _ORDER.index(item[0]))

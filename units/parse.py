@@ -206,12 +206,13 @@ def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], 
     if not definition.is_multiplicative:
         message, hint = _not_a_factor(name, definition)
         raise UnitError(message, token.offset, len(name), hint)
-    from pint.util import UnitsContainer
+    from pint.util import UnitsContainer   # deferred: numpy, pint
 
     root_factor, _ = ureg.get_root_units(UnitsContainer({unit_name: 1}))
     dims = ureg.get_dimensionality(UnitsContainer({unit_name: 1}))
     scale = ureg._prefixes[prefix_written].converter.scale if prefix_written else 1
-    trap = domain_trap(name, prefix_written, prefix_name, definition, make_dimensions(dims), float(scale))
+    exponents = tuple((str(d), float(e.real)) for d, e in dims.items())   # pint types them as any number
+    trap = domain_trap(name, prefix_written, prefix_name, definition, make_dimensions(exponents), float(scale))
     if trap is not None:
         raise UnitError(trap[0], token.offset, len(name), trap[1])
     shown = name
@@ -219,8 +220,8 @@ def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], 
         shown = _MICRO + name[len(prefix_written):]
     shown = shown.replace("µ", _MICRO)
     # Pint's root mass unit is the gram; ours is the SI kilogram, so that J and W have factor 1.
-    kilograms = _GRAMS_PER_KILOGRAM ** -dims.get("[mass]", 0)
-    factor, exponents = float(scale) * float(root_factor) * kilograms, tuple((d, float(e)) for d, e in dims.items())
+    kilograms = _GRAMS_PER_KILOGRAM ** -float(dims.get("[mass]", 0).real)
+    factor = float(scale) * float(root_factor.real) * kilograms
     remember_resolved(name, (factor, exponents, shown, prefix_name, unit_name))
     return factor, exponents, shown
 
@@ -256,7 +257,7 @@ def _lookup(ureg: pint.UnitRegistry, name: str) -> tuple[str, str, str] | None:
 
 def _hint(ureg: pint.UnitRegistry, token: _Token, text: str) -> str | None:
     """'did you mean "GB/s"?': the whole unit with the bad name replaced by a close known one."""
-    import difflib   # here, not at every start of the command (~1 ms): only an unknown unit needs it
+    import difflib   # deferred: difflib (~1 ms at every start of the command): only an unknown unit needs it
     name = token.text
     cased = next((c for c in (name.lower(), name[:1].lower() + name[1:]) if c != name and _lookup(ureg, c)), None)
     if cased is not None:   # `Gigabytes`: the unit in lower case, not a near spelling of another (`byte`)

@@ -74,9 +74,9 @@ def domain_trap(name: str, prefix: str, prefix_name: str, definition: object, di
     base = name[len(prefix):]
     if dims == make_dimensions({"information": 1}) or ("information", 1.0) in dims:
         if prefix_scale < 1:
-            meant = " or ".join(f'"M{b}"' for b in _other_case(base))
+            spellings = " or ".join(f'"M{b}"' for b in _other_case(base))
             return (f'"{name}" has the prefix {prefix_name}- (×{prefix_scale:g}): a fraction of a bit or byte',
-                    f"information has no fractions of a bit: did you mean {meant}?")
+                    f"information has no fractions of a bit: did you mean {spellings}?")
         return None
     if in_domain(dims):
         return None

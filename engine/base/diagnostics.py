@@ -63,7 +63,7 @@ def unknown_cell(name: str, hint: str | None = None, span: Span | None = None, b
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate to a misspelt word, as a hint, or None."""
-    import difflib   # here, not at every start of the command (~1 ms): only a misspelling needs it
+    import difflib   # deferred: difflib (~1 ms at every start of the command): only a misspelling needs it
     pool = sorted(set(candidates))
     match = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
     if not match:

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from supersheet.engine.base.limits import Limits
+from importlib.resources import files
+import difflib
 
 CONFIG = "supersheet.toml"
 BUNDLED = "supersheet"             # the name of the library bundled with supersheet
@@ -114,7 +116,6 @@ def bundled_library() -> Path:
     global _bundled
     with _lock:
         if _bundled is None:
-            from importlib.resources import files
             library = files("supersheet.sheets")
             _bundled = Path(os.path.realpath(library)) if isinstance(library, Path) else _materialised(library)
         return _bundled
@@ -230,7 +231,7 @@ def _config(path: Path, tree: tuple[Path, Path] | None) -> Config:
 def read_config(path: Path, tree: tuple[Path, Path] | None = None) -> Config:
     """What the supersheet.toml at `path` says. In a materialised revision (`tree`: its
     folder and the work tree it copies) a folder outside the copy is the work tree's."""
-    import tomllib    # here, not at every start: only a project with a supersheet.toml reads one
+    import tomllib    # deferred: tomllib: only a project with a supersheet.toml reads one
     try:
         if not path.is_file() or path.stat().st_size > _CONFIG_LIMIT:
             raise ValueError(f"{path} is not a regular file of at most {_CONFIG_LIMIT:,} bytes")
@@ -287,7 +288,6 @@ def read_config(path: Path, tree: tuple[Path, Path] | None = None) -> Config:
                      if key == "allow" else "a whole number of at least 1")
             problems.append(ProjectProblem(path, line_of(key), f"{key} must be {shape}, not {value!r}"))
         else:
-            import difflib
             close = difflib.get_close_matches(key, known, n=1)
             problems.append(ProjectProblem(path, line_of(key), f"unknown key {key!r} in {CONFIG}",
                                            f"did you mean {close[0]}?" if close else f"the keys are {', '.join(known)}"))

@@ -18,7 +18,7 @@ class Span:
     end_col: int
 
     def __str__(self) -> str:
-        from supersheet.engine.base.project import shown_path    # a library file by its name (format 10.1)
+        from supersheet.engine.base.project import shown_path    # deferred: engine.base.project (tempfile, importlib.resources) until a span is shown; a library file by its name (format 10.1)
         return f"{shown_path(self.file)}:{self.line}:{self.col}"
 
 

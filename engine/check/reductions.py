@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from supersheet.engine.formula import ast as A
+from supersheet.engine.formula.distributions import DISTRIBUTIONS
 
 if TYPE_CHECKING:
     from supersheet.engine.check.checked import Checked
@@ -27,7 +28,6 @@ REDUCTIONS = frozenset({*QUANTILES, "percentile", "expected", "prob"})
 
 def outside_reductions(expr: A.Node) -> tuple[list[A.Name], bool]:
     """The names a formula reads outside reductions, and whether it draws outside them."""
-    from supersheet.engine.formula.distributions import DISTRIBUTIONS
     names: list[A.Name] = []
     draws = False
     stack = [expr]

@@ -24,6 +24,7 @@ from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.compile.scalar import ErrorValue, Scalar, Unsupported, Value, Walker, error_code, evaluate_cells
 from supersheet.engine.formula import ast as A
 from supersheet.units import convert
+import os
 
 if TYPE_CHECKING:
     import polars as pl
@@ -48,13 +49,13 @@ class Program:
     def compiler(self, checked: Checked | None = None) -> Compiler:
         """A compiler for free formulas (where, require, goal) over this program's cells;
         `checked` is the formula's own result (the sheet's seen with it: scenarios/expression.py)."""
-        from supersheet.engine.compile.compile import Compiler
+        from supersheet.engine.compile.compile import Compiler   # deferred: polars
         return Compiler(checked or self.checked, self.sources, divisors=self.divisors)
 
     def frame(self, columns: dict[str, Any], rows: int) -> pl.LazyFrame:
         """The input frame: `columns` (axes, samples) plus the constant-divisor columns."""
-        import numpy as np
-        import polars as pl
+        import numpy as np   # deferred: numpy
+        import polars as pl   # deferred: polars
         data: dict[str, Any] = dict(columns) if columns else {"__row": np.zeros(rows)}
         data.update({name: constant_column(value, rows) for name, value in self.divisors.items()})
         return pl.LazyFrame(data)
@@ -67,7 +68,7 @@ class Program:
         With `masked` (what every reader wants) a number cell's column is null
         where the cell is #NUM; without, it holds the inf or NaN there (values.py):
         a reader that checks its own output for non-finite numbers saves the pass."""
-        import polars as pl
+        import polars as pl   # deferred: polars
         needed = self.needed(keys) if keys is not None else None
         missing = [name for name in self.divisors if name not in frame.collect_schema().names()]
         if missing:   # a frame not built by frame(): materialise the divisors (a literal would stay a scalar)
@@ -110,10 +111,9 @@ def constant_column(value: float, rows: int) -> pl.Series:
     that share it, not copied: an exact division reads the same block again and again from
     the cache, where a full column cost a page fault per 4 KiB and a pass of memory per divisor
     (~13 % of a 10^6-row sweep of 6.2.2's decode step, with two)."""
-    import os
 
-    import numpy as np
-    import polars as pl
+    import numpy as np   # deferred: numpy
+    import polars as pl   # deferred: polars
     tile = int(os.environ.get("POLARS_IDEAL_MORSEL_SIZE") or MORSEL_ROWS)
     block = pl.Series(np.full(min(rows, tile), value))
     if rows <= tile:
@@ -134,8 +134,8 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
     With a `baseline` scenario (evaluated with the same `fixed`), every cell
     that does not depend on an input column is a constant: it is inlined as a
     literal, never materialised as a column, and divisions by it need no guard."""
-    from supersheet.engine.compile.compile import Compiler
-    from supersheet.engine.compile.values import Source, element_column
+    from supersheet.engine.compile.compile import Compiler   # deferred: polars
+    from supersheet.engine.compile.values import Source, element_column   # deferred: polars
     inputs = inputs or {}
     fixed = fixed or {}
     sources: dict[str, Source] = dict(inputs)

@@ -19,9 +19,9 @@ def compile_reduction(node: A.Call, arg: Val, checked: Checked, over_samples: bo
     """A reduction as a Polars expression: an aggregate over the sample rows
     (per sweep row: `.over(group)`) when the argument varies over samples,
     else the value itself (prob: 1.0 or 0.0)."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
-    from supersheet.engine.compile.values import elementwise
+    from supersheet.engine.compile.values import elementwise   # deferred: polars
     if node.func == "prob":
         arg = elementwise(lambda c: c.cast(pl.Float64), arg, nullable=arg.nullable)
     if not over_samples:

@@ -264,7 +264,7 @@ def in_unit(expr: pl.Expr, factor: float) -> pl.Expr:
     """units.in_unit on a column: base magnitudes -> the display unit, without
     conversion noise (a typed 0.1 us is written back as 0.1, not 0.09999999999999999).
     The 15-digit rounding is kept only where it converts back to the same double."""
-    from supersheet.units.display import EXACT_DIGITS
+    from supersheet.units.display import EXACT_DIGITS   # deferred: units.display (slow to import)
     quotient = expr / factor
     short = quotient.round_sig_figs(EXACT_DIGITS)
     return pl.when(short * factor == expr).then(short).otherwise(quotient)

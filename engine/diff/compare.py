@@ -22,6 +22,9 @@ from supersheet.engine.diff.gitrev import (
 )
 from supersheet.engine.load.sheet import load_sheet, not_a_sheet
 from supersheet.engine.workbook import Workbook, open_workbook
+from supersheet.engine.check.check import check_model
+from supersheet.engine.load.resolve import build_model
+from supersheet.engine.present.report import render_run
 
 
 @dataclass
@@ -59,8 +62,6 @@ def open_side(spec: str, revisions: Revisions, as_path: str | None = None) -> tu
 
 def _open_as(text_file: Path, path: Path) -> Workbook:
     """Evaluate the text of `text_file` as if it were `path` (so relative imports resolve)."""
-    from supersheet.engine.check.check import check_model
-    from supersheet.engine.load.resolve import build_model
     model = build_model(path, texts={path: read_sheet_text(text_file)})
     return Workbook(model, check_model(model))
 
@@ -298,7 +299,6 @@ OWN_REVISION_IMPORTS = "# supersheet: evaluated with the imports of its own revi
 
 def _textconv_text(path: Path, workbook: Workbook, first: str) -> str:
     """The sheet's text (after a first line saying which imports evaluated it), then its values."""
-    from supersheet.engine.present.report import render_run
     text = first + read_sheet_text(path)
     if not workbook.ok:
         return text + "\n# supersheet: this version does not check:\n" + "\n".join(

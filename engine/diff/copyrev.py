@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from supersheet.engine.diff.gitrev import GitError, commit_of, run_git
+from supersheet.engine.diff.gitrev import repo_path as relative, snapshot
 
 # Where Linux shows each process's command line and parent. Elsewhere (macOS, Windows)
 # there is none: the git command line cannot be read, and only the commit that
@@ -78,8 +79,7 @@ def _unambiguous_introduction(blob: str, repo_path: str, root: Path) -> str | No
 
 def _imported_files(commit: str, repo_path: str, root: Path) -> list[str] | None:
     """The repository paths of every file the sheet at `commit` loads besides itself."""
-    from supersheet.engine.diff.gitrev import repo_path as relative, snapshot
-    from supersheet.engine.load.resolve import build_model
+    from supersheet.engine.load.resolve import build_model   # deferred: ruamel
     snap = snapshot(commit, root)
     try:
         target = snap.path_of(repo_path)

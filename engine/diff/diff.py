@@ -13,6 +13,7 @@ from supersheet.engine.compile.evaluate import Scenario, Value
 from supersheet.engine.present.present import show
 from supersheet.engine.present.report import formula_text
 from supersheet.engine.workbook import Workbook
+from supersheet.units import format_number
 
 RELATIVE_NOISE = 1e-12
 
@@ -160,7 +161,6 @@ def _same(a: Value, b: Value) -> bool:
 
 def _change(name: str, old: Workbook, old_s: Scenario, old_key: str, new: Workbook, new_s: Scenario,
             new_key: str) -> Change:
-    from supersheet.units import format_number
     old_value, new_value = old_s.values.get(old_key), new_s.values.get(new_key)
     new_shown = show(new.checked, new_key, new_value)
     unit = new_shown.unit
@@ -198,7 +198,7 @@ def _renames(old: Workbook, new: Workbook, removed: list[str], added: list[str])
 
 def _expectations(old: Workbook, new: Workbook) -> list[Change]:
     """Expectations that fail in the new version but held (or did not exist) in the old one."""
-    from supersheet.engine.verify.testing import test_workbook
+    from supersheet.engine.verify.testing import test_workbook   # deferred: engine.verify.testing (slow to import)
     new_report = test_workbook(new)
     failing = [o for o in new_report.outcomes if not o.passed]
     if not failing:

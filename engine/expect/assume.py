@@ -100,7 +100,7 @@ def outside_expression(workbook: Workbook, sources: dict[str, Any], over_samples
     `sources` are the compiled program's cell sources; an assumption that is an
     error value in a row counts as violated there. `over_samples` gives the
     aggregation over the samples of a row (a group) instead."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     parts = []
     for key in assumption_keys(workbook):
         source = sources.get(key)

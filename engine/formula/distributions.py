@@ -62,7 +62,7 @@ class Draw:
         block of STREAM_BLOCK samples has its own generator (block 0 keeps the key it always had),
         so any range of samples is computed without the ones before it: the samples are the
         same however they are split over workers."""
-        import numpy as np
+        import numpy as np   # deferred: numpy
         key = [seed, zlib.crc32(self.key.encode()), self.occurrence]
         return np.random.default_rng(key + [block] if block else key)
 
@@ -74,7 +74,7 @@ def stream(draw: Draw, seed: int, count: int, start: int, stop: int,
            sample: Callable[[int, np.random.Generator], np.ndarray]) -> np.ndarray:
     """Samples [start, stop) of a draw's `count`: block b is `sample(n, draw.rng(seed, b))`
     with n its size, computed whole and cut to the range."""
-    import numpy as np
+    import numpy as np   # deferred: numpy
     if stop <= start:
         return sample(0, draw.rng(seed))
     pieces = []
@@ -87,7 +87,7 @@ def stream(draw: Draw, seed: int, count: int, start: int, stop: int,
 
 def transform(name: str, args: list[pl.Expr], variate: pl.Expr) -> tuple[pl.Expr, pl.Expr | None]:
     """A continuous draw from its standard variate; and where it has no value (#NUM)."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     if name == "uniform":
         lo, hi = args
         return lo + (hi - lo) * variate, None
@@ -200,7 +200,7 @@ def routing_samples(tokens: int, top_k: int, experts: int, ranks: int, count: in
     sum's normal limit with its exact covariance — variance
     m·k·(1/G)(1-1/G)(E-k)/(E-1) per rank, correlation -1/(G-1) between ranks —
     rounded to whole tokens."""
-    import numpy as np
+    import numpy as np   # deferred: numpy
     expected = tokens * top_k / ranks
     if tokens * (total or count) > EXACT_LIMIT and expected >= NORMAL_FROM and ranks > 1:
         variance = tokens * top_k * (1 / ranks) * (1 - 1 / ranks) * (experts - top_k) / max(experts - 1, 1)

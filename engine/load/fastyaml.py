@@ -59,7 +59,7 @@ def _libyaml() -> Any:
     if not _tried:
         _tried = True
         try:
-            import yaml
+            import yaml   # deferred: yaml
             _pyyaml = yaml
             _CLoader = _pyyaml.CSafeLoader
         except (ImportError, AttributeError):   # pragma: no cover - depends on the installation

@@ -75,7 +75,7 @@ def parsed(text: str, what: str = "axis values") -> Literal:
 
 def of_node(text: str, node: A.Node) -> Literal:
     """A literal already parsed (a number, its negation or a boolean), written `text`."""
-    from supersheet.units import UnitError
+    from supersheet.units import UnitError   # deferred: units (slow to import)
     try:
         return Literal(text, node, _magnitude(node))
     except UnitError as e:   # an unknown unit, or a slip such as 128K (kelvin)
@@ -125,7 +125,7 @@ def between_end(value: Any, text: str) -> Literal:
 
 
 def _magnitude(node: A.Node) -> float | bool:
-    from supersheet.units import parse_unit
+    from supersheet.units import parse_unit   # deferred: units (slow to import)
     if isinstance(node, A.Bool):
         return node.value
     if isinstance(node, A.Unary):

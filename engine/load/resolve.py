@@ -20,6 +20,8 @@ from supersheet.engine.load.model import Cell, Merged, Model, Scope
 from supersheet.engine.load.sheet import load_sheet
 from supersheet.engine.load.sheet_reader import read_inline_values
 from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
+from supersheet.engine.base.diagnostics import did_you_mean
+from ruamel.yaml.comments import CommentedMap as _Map
 
 class _Loader:
     def __init__(self, import_overrides: dict[str, str] | None, root: SheetRoot) -> None:
@@ -192,7 +194,6 @@ def _overlay(base: dict[str, CellSpec], own: dict[str, CellSpec]) -> dict[str, C
 def _missing_hint(path: Path) -> str | None:
     """A sheet of the same name beside it, else the bundled library's file of the same
     folder and name (a sheet copied out of the library imports `../hardware/x.yaml`)."""
-    from supersheet.engine.base.diagnostics import did_you_mean
     if path.parent.is_dir():
         near = did_you_mean(path.name, [p.name for p in path.parent.glob("*.yaml")])
         if near:
@@ -277,7 +278,6 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced, set_scope)
     for name, entry in sets.items():
         if name not in merged.cells:
-            from supersheet.engine.base.diagnostics import did_you_mean
             model.diagnostics.append(Diagnostic("E-NAME", f"'set' names {name!r}, which is not a cell of the imported sheet",
                                                 entry.span, hint=did_you_mean(name, merged.cells)))
     _flatten_tables(loader, model, merged, scope)
@@ -440,7 +440,6 @@ def _set_imported(model: Model, sets: dict[str, CellSpec]) -> None:
         key = model.canonical(name)
         cell = model.cells.get(key)
         if cell is None or cell.kind in ("check", "assume"):
-            from supersheet.engine.base.diagnostics import did_you_mean
             model.diagnostics.append(Diagnostic("E-NAME", f"--set names {name!r}, which is not a cell of an "
                                                 f"imported sheet", spec.span,
                                                 hint=model.twin_hint(name) or did_you_mean(key, model.cells)))
@@ -456,7 +455,6 @@ def _set_signature(sets: dict[str, CellSpec]) -> tuple:
 
 def parse_override_value(text: str, origin_file: str = "<--set>") -> tuple[CellSpec | None, list[Diagnostic]]:
     """A `--set NAME=VALUE` value as a cell spec (an input literal or `= formula`)."""
-    from ruamel.yaml.comments import CommentedMap as _Map
 
     fake = SheetFile(path=Path(origin_file))
     fake.text = text

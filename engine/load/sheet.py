@@ -26,6 +26,8 @@ from supersheet.engine.load.fastyaml import load_fast, worth_it
 from supersheet.engine.load.sheet_reader import SheetReader
 from supersheet.engine.load.sheetfile import SheetFile
 from supersheet.engine.load.yamlguard import YamlLimitError, guarded_loader, long_line
+from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS
+from ruamel.yaml.comments import merge_attrib
 
 
 def yaml_loader() -> YAML:
@@ -102,7 +104,6 @@ def not_a_sheet(path: str | Path) -> str | None:
     readable YAML mapping with at least one of the sheet's top-level keys, valid or not.
     UnreadableSheet (FileNotFoundError) for a file that cannot be read as text at all: not
     a regular file, over the size limit, no permission."""
-    from supersheet.engine.base.vocabulary import TOP_LEVEL_KEYS
     try:
         text = read_sheet_text(Path(path))
     except UnreadableSheet as e:
@@ -126,7 +127,6 @@ def not_a_sheet(path: str | Path) -> str | None:
 def _merge_key(document: Any, lines: list[str], file: str) -> Diagnostic | None:
     """YAML merge keys (`<<: *base`) copy keys that have no position of their own in the file, so
     no diagnostic or edit could point at them: refused, at the `<<`."""
-    from ruamel.yaml.comments import merge_attrib
     stack, seen = [document], set()
     while stack:
         node = stack.pop()

@@ -18,6 +18,11 @@ from supersheet.engine.formula.parser import formula_body
 from supersheet.engine.load.model import CONDITIONS, Cell
 from supersheet.engine.present.present import Shown, show
 from supersheet.engine.workbook import Workbook
+from supersheet.engine.present.present import digits_of, display_unit
+from supersheet.units import convert, format_number
+from supersheet.engine.workbook import parse_assignment
+from supersheet.engine.present.present import digits_of
+from supersheet.units import format_number
 
 RUN_SCHEMA = "supersheet-run/1"   # the JSON schema of `run --format json` (supersheet/schemas/)
 
@@ -48,8 +53,6 @@ def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any
 
 
 def uncertain_record(workbook: Workbook, key: str, summary: Any) -> dict[str, Any]:
-    from supersheet.engine.present.present import digits_of, display_unit
-    from supersheet.units import convert, format_number
     unit = display_unit(workbook.checked, key, abs(summary.mean))
     digits = digits_of(workbook.checked, key)
 
@@ -88,7 +91,6 @@ class SetOverride:
 def set_overrides(workbook: Workbook, sets: list[str]) -> dict[str, SetOverride]:
     """The `--set` assignments by cell key, read against the sheet as written (before a
     reshaping `--set` re-reads it with the value as an input)."""
-    from supersheet.engine.workbook import parse_assignment
     found: dict[str, SetOverride] = {}
     for text in sets:
         key, value = parse_assignment(workbook, text)
@@ -124,8 +126,6 @@ def override_note(record: dict[str, Any]) -> str:
 def share_record(workbook: Workbook, key: str, share: float, samples: int) -> dict[str, Any]:
     """A boolean cell over random draws: the share of samples where it holds
     (`84.1 % true`), never its value at the mean (format 9.6)."""
-    from supersheet.engine.present.present import digits_of
-    from supersheet.units import format_number
     percent = share * 100
     return {"name": key, "value": percent, "unit": "%",
             "display": f"{format_number(percent, digits_of(workbook.checked, key))} % true",

@@ -22,7 +22,7 @@ UNITS_KEY = "supersheet.units"
 def schema_with_units(schema: pa.Schema, units: dict[str, str], metadata: dict[str, str] | None = None) -> pa.Schema:
     """`schema` with `{"unit": …}` on each field that has a unit, and `metadata` (default: the
     units under `supersheet.units`) on the schema."""
-    import pyarrow as pa
+    import pyarrow as pa   # deferred: numpy, pyarrow
     fields = [field.with_metadata({"unit": units[field.name]}) if field.name in units else field for field in schema]
     return pa.schema(fields, metadata=metadata if metadata is not None else
                      {UNITS_KEY: json.dumps(units, ensure_ascii=False)})

@@ -34,6 +34,7 @@ from supersheet.engine.load.specs import AxisSpec, Written
 from supersheet.engine.scenarios.spaced import Spaced, decimal_places
 from supersheet.engine.workbook import OverrideError, Workbook, literal_type_of
 from supersheet.units import DIMENSIONLESS
+from supersheet.units import parse_unit
 
 if TYPE_CHECKING:   # NumPy is imported where values are built: `check` of a sheet without blocks loads none
     import numpy as np
@@ -86,7 +87,7 @@ class Axis:
         values = self.explicit
         if values is None or values.dtype.kind != "f":
             return False, False
-        import numpy as np
+        import numpy as np   # deferred: numpy
         finite = bool(np.isfinite(values).all())
         return finite, finite and bool((values != 0).all())
 
@@ -160,7 +161,7 @@ def value_axis(workbook: Workbook, name: str, values: list[Literal | Any], spans
             _fits(name, expected, typ, value.text)
         except AxisError as e:
             raise located(e, spans[i] if spans else None) from None
-    import numpy as np
+    import numpy as np   # deferred: numpy
     magnitudes = [v.magnitude for v in literals]
     dtype = bool if isinstance(magnitudes[0], bool) else np.float64
     return Axis(name, key, np.array(magnitudes, dtype=dtype), [v.text for v in literals], literals, shapes=shapes)
@@ -209,7 +210,6 @@ def range_axis(workbook: Workbook, name: str, start: Part, stop: Part, *,
                scale: str = "linear", words: dict[str, str] = YAML_WORDS) -> Axis:
     """A range axis: its bounds checked, its size counted; values built when needed.
     Bounds and step are read values (`Literal`s; text or a typed number is read here)."""
-    from supersheet.units import parse_unit
     key, expected, shapes = axis_cell(workbook, name)
     start_read, stop_read = _read(start), _read(stop)
     start_node, lo = _value(start_read)

@@ -19,6 +19,8 @@ from supersheet.engine.scenarios.grid import Grid, parse_vary
 from supersheet.engine.scenarios.solve import bind_at_means, bound_span, named_block
 from supersheet.engine.scenarios.sweep import plans_for
 from supersheet.engine.workbook import Workbook
+from supersheet.units import compact_unit
+from supersheet.engine.compile.evaluate import literal_for
 
 if TYPE_CHECKING:
     from supersheet.engine.scenarios.choice_tally import ChoiceRow
@@ -43,7 +45,6 @@ class Choice:
 
     def scenario_of(self, row: ChoiceRow) -> Scenario:
         """The full scenario of one row (base units), e.g. to check the answer's cells."""
-        from supersheet.engine.compile.evaluate import literal_for
         plan = self.plans[row.plan]
         assert self.grid is not None
         index = row.index
@@ -64,7 +65,7 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: Sequence[Expressi
     excluded rows only counted per reason). `tallies(plans, units, grid, minimize, top)`, when
     given, reduces the rows elsewhere (Ray tasks), range by range, in grid order. `show` adds the
     cells behind the ranking as columns."""
-    from supersheet.engine.scenarios.choice_tally import merge, tally_rows
+    from supersheet.engine.scenarios.choice_tally import merge, tally_rows   # deferred: polars
     requirements, goal = bind_choice(workbook, require, objective)
     units: dict[str, str | None] = {}
     plans = plans_for(workbook, grid, show or [], None, sampling=None, units=units)   # the mean view of draws
@@ -127,7 +128,6 @@ def _objective_unit(workbook: Workbook, goal: Bound, sample: float) -> str | Non
         key = goal.checked.bindings.get(expr)
         if key:
             return display_unit(workbook.checked, key, sample)
-    from supersheet.units import compact_unit
     return goal.formula.display_unit or compact_unit(sample, goal.type.dims)
 
 

@@ -14,6 +14,7 @@ from supersheet.engine.scenarios.sheetbundle import SheetBundle
 from supersheet.engine.scenarios.choice import Choice, bind_choice, choice_block, choice_entry
 from supersheet.engine.scenarios.sweep_parts import Part, SweepJob, compiled_plan, split
 from supersheet.engine.workbook import Workbook
+from supersheet.engine.scenarios import on_ray
 
 DEFAULT_TOP = 10
 CHUNK_ROWS = 1_000_000
@@ -42,8 +43,7 @@ def tally_part(job: ChoiceJob, part: Part) -> Tally:
 def choose_on_ray(workbook: Workbook, name: str, top: int | None = DEFAULT_TOP, *, address: str | None = None,
                   part_rows: int | None = None, chunk_rows: int = CHUNK_ROWS, show: list[str] | None = None) -> Choice:
     """choice_entry, with the rows reduced by Ray tasks (the sheet and choice are checked here first)."""
-    from supersheet.engine.scenarios import on_ray
-    from supersheet.engine.scenarios.sweep_ray import rows_per_part
+    from supersheet.engine.scenarios.sweep_ray import rows_per_part   # deferred: engine.scenarios.sweep_ray (slow to import)
 
     def tallies(plans, units, grid, minimize, top_) -> list[Tally]:
         on_ray.connect(address)

@@ -14,6 +14,11 @@ import logging
 import os
 import warnings
 from typing import Any, Callable, Iterator, Sequence
+import time
+import re
+import importlib.util
+import shutil
+from pathlib import Path
 
 MAX_RETRIES = 3
 # A task is given one CPU, so its Polars uses one thread: N tasks on N cores, not N x N threads.
@@ -46,7 +51,7 @@ def check_address(address: str | None, timeout: float = CONNECT_TIMEOUT) -> None
     if not timeout > 0:
         raise RayUnavailable(f"--connect-timeout must be a number of seconds above 0, got {timeout:g}")
     host, port = _endpoint(text)
-    import socket
+    import socket   # deferred: socket (slow to import)
     try:
         socket.create_connection((host, port), timeout=timeout).close()
     except (socket.timeout, TimeoutError):
@@ -78,7 +83,7 @@ def _local_cluster() -> str | None:
     """The address `auto` means, found as Ray finds it: the cluster `ray start` last started here
     (its address file), else any GCS server running on this machine; None when there is none."""
     try:
-        from ray._private import services
+        from ray._private import services   # deferred: ray, yaml, jsonschema
         return services.find_bootstrap_address(None) or next(iter(services.find_gcs_addresses()), None)
     except Exception:  # noqa: BLE001 - Ray's private helpers moved: read the file they read
         try:
@@ -98,7 +103,6 @@ class TaskFailed(Exception):
 
 def connect(address: str | None = None, num_cpus: int | None = None) -> float:
     """Attach to a cluster (or start a local runtime); the seconds it took. Reuses a runtime already up."""
-    import time
     ray = _ray()
     if ray.is_initialized():
         return 0.0
@@ -136,7 +140,6 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> float:
 def _reason(error: Exception) -> str:
     """An exception's whole message on one line (Ray's reasons span lines; the first alone was cut
     off mid-sentence), colour codes removed."""
-    import re
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
     return " ".join(text.split()) or type(error).__name__
 
@@ -148,10 +151,7 @@ def package_folder() -> str:
     Installed from a wheel, that is the package's own folder. In a source checkout
     (an editable install) the package is assembled from the repository's top-level
     folders that pyproject.toml maps into it, so it is staged in a temporary folder."""
-    import importlib.util
-    import shutil
-    import tempfile
-    from pathlib import Path
+    import tempfile   # deferred: tempfile (slow to import)
     engine = Path(__file__).resolve().parents[1]
     home = Path(importlib.util.find_spec("supersheet").origin).parent   # located, not imported from here
     if engine.parent == home:
@@ -167,7 +167,7 @@ def package_folder() -> str:
 
 def _ray() -> Any:
     try:
-        import ray
+        import ray   # deferred: ray, yaml, jsonschema
     except ImportError:
         raise RayUnavailable("--on ray needs Ray: pip install 'supersheet[ray]'") from None
     return ray
@@ -192,7 +192,7 @@ def session(address: str | None = None) -> Iterator[None]:
 
 
 def cluster_cpus() -> int:
-    import ray
+    import ray   # deferred: ray, yaml, jsonschema
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
@@ -200,7 +200,7 @@ def run(function: Callable[..., Any], shared: Any, items: Sequence[Any], *extra:
         progress: Callable[[Any], None] | None = None) -> list[Any]:
     """`function(shared, item, *extra)` for every item as a Ray task (one CPU each);
     results in the items' order. `progress` sees each result as it completes."""
-    import ray
+    import ray   # deferred: ray, yaml, jsonschema
     remote = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(_reporting)
     shared_ref = ray.put(shared)
     refs = [remote.remote(function, shared_ref, item, *extra) for item in items]
@@ -223,7 +223,7 @@ def run(function: Callable[..., Any], shared: Any, items: Sequence[Any], *extra:
 
 def call(function: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
     """One small task (on a cluster, file-system work happens where the workers are)."""
-    import ray
+    import ray   # deferred: ray, yaml, jsonschema
     return _get(ray.remote(num_cpus=0, max_retries=MAX_RETRIES)(_reporting).remote(function, *args), timeout)
 
 
@@ -239,7 +239,7 @@ def _reporting(function: Callable[..., Any], *args: Any) -> Any:
 
 
 def _get(ref: Any, timeout: float | None = None) -> Any:
-    import ray
+    import ray   # deferred: ray, yaml, jsonschema
     try:
         return ray.get(ref, timeout=timeout)
     except ray.exceptions.RayTaskError as e:

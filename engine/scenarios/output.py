@@ -43,7 +43,7 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
     """Stream chunks into one Parquet file, one row group per chunk (bounded memory), in
     `schema` (None: the first chunk's), the units in the metadata (arrow_schema.py). Every part
     of a dataset and every run of one sweep has that schema, whatever its rows hold."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq   # deferred: numpy, pyarrow
     chunks = iter(chunks)
     first = next(chunks, None)
     if schema is None:
@@ -64,7 +64,7 @@ def write_parquet(chunks: Iterator[pl.DataFrame], schema: pl.Schema | None, path
 def _in_schema(table, arrow):
     """`table` with `arrow`'s fields (their units): the same columns, relabelled, where the types
     are the same (a cast goes through pyarrow.compute, ~30 ms of CPU to import); cast otherwise."""
-    import pyarrow as pa
+    import pyarrow as pa   # deferred: numpy, pyarrow
     if table.schema.equals(arrow, check_metadata=False):
         return pa.Table.from_arrays(table.columns, schema=arrow)
     return table.cast(arrow)
@@ -109,7 +109,7 @@ def render_table(frame: pl.DataFrame, fmt: str, digits: int = 4) -> str:
     if fmt == "json":
         return json.dumps({"schema": SWEEP_SCHEMA, "columns": frame.columns, "rows": frame_cells(frame, digits)},
                           indent=2, ensure_ascii=False)
-    from supersheet.engine.scenarios.sweep import drop_clean_error_columns
+    from supersheet.engine.scenarios.sweep import drop_clean_error_columns   # deferred: numpy
     frame = drop_clean_error_columns(frame)
     headers = frame.columns
     rows = [[_cell_text(v, digits) for v in row] for row in frame.iter_rows()]

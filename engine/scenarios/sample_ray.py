@@ -17,6 +17,7 @@ from supersheet.engine.formula.distributions import STREAM_BLOCK
 from supersheet.engine.scenarios.sheetbundle import Materialized, SheetBundle
 from supersheet.engine.scenarios.uncertainty import Sampled, evaluate_samples, sample_frame
 from supersheet.engine.workbook import Workbook, apply_assignments
+from supersheet.engine.scenarios import on_ray
 
 PARTS_PER_CPU = 4
 
@@ -31,7 +32,7 @@ class SampleJob:
 
 def sample_range(job: SampleJob, span: tuple[int, int]) -> pl.DataFrame:
     """Samples [start, stop) of the job, evaluated (a Ray task)."""
-    from supersheet.engine.scenarios.sweep_parts import PartError
+    from supersheet.engine.scenarios.sweep_parts import PartError   # deferred: engine.scenarios.sweep_parts (slow to import)
     with Materialized(job.bundle) as sheet:   # open while --set may read the sheet again
         workbook = sheet.open()
         if not workbook.ok:
@@ -52,7 +53,6 @@ def sample_on_ray(workbook: Workbook, samples: int | None, seed: int | None, fix
                   address: str | None = None, tasks: int | None = None, max_memory: int | None = None) -> Sampled:
     """evaluate_samples, with the samples evaluated by Ray tasks. The driver checks the sheet
     and the draws' parameters first (a SamplingError is raised before any task starts)."""
-    from supersheet.engine.scenarios import on_ray
 
     def elsewhere(count: int, seed_: int) -> pl.DataFrame:
         on_ray.connect(address)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from supersheet.engine.base.limits import current_limits, set_limits
 from supersheet.engine.base.project import library_name
+from supersheet.engine.base.sheetroot import register_tree, root_for, unregister_tree
 from supersheet.engine.workbook import Workbook, open_workbook
 
 
@@ -35,10 +37,7 @@ class SheetBundle:
             for table in workbook.model.tables.values():   # a CSV table travels as its text (read as it was)
                 if table.path.suffix.lower() == ".csv":
                     texts[os.path.abspath(table.path)] = table.path.read_text(encoding="utf-8-sig")
-        from dataclasses import asdict
 
-        from supersheet.engine.base.limits import current_limits
-        from supersheet.engine.base.sheetroot import root_for
         sheet = os.path.abspath(workbooks[0].model.path)
         libraries = {name: str(folder) for name, folder in root_for(Path(sheet)).project.libraries.items()}
         return SheetBundle(sheet, texts, os.getcwd(), asdict(current_limits()), libraries)
@@ -48,8 +47,6 @@ class Materialized:
     """A bundle written to a private temporary directory (removed on close)."""
 
     def __init__(self, bundle: SheetBundle) -> None:
-        from supersheet.engine.base.limits import set_limits
-        from supersheet.engine.base.sheetroot import register_tree
         self._dir = tempfile.TemporaryDirectory(prefix="supersheet-bundle-")
         self.cwd = bundle.cwd
         set_limits(**bundle.limits)
@@ -77,7 +74,6 @@ class Materialized:
         return open_workbook(self.sheet)
 
     def close(self) -> None:
-        from supersheet.engine.base.sheetroot import unregister_tree
         unregister_tree(Path(self._dir.name))
         self._dir.cleanup()
 

@@ -30,6 +30,18 @@ from supersheet.engine.load.literals import Literal, bound_value
 from supersheet.engine.scenarios.axes import AxisError
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.workbook import Workbook
+from supersheet.engine.check.reductions import uses_reductions
+from supersheet.engine.compile.evaluate import literal_for
+from supersheet.units import format_number
+from supersheet.units import compact_unit
+from supersheet.engine.compile.evaluate import compile_program
+from supersheet.engine.compile.evaluate import affected_cells, evaluate_expression, literal_for
+from supersheet.engine.compile.scalar import Unsupported, evaluate_cells
+from supersheet.engine.scenarios.axes import check_override
+from supersheet.engine.workbook import OverrideError
+from supersheet.units import UnitError
+from supersheet.engine.check.graph import dependents
+from supersheet.engine.base.diagnostics import did_you_mean
 
 POINTS = 64
 MAX_ROUNDS = 40
@@ -50,7 +62,6 @@ def bind_at_means(workbook: Workbook, text: str, origin: Origin) -> Bound:
     bound = bind_expression(workbook, text, origin)
     if not isinstance(bound, Bound):
         raise AxisError.of(bound)
-    from supersheet.engine.check.reductions import uses_reductions
     if uses_reductions(bound.formula.expr, bound.deps, bound.checked):
         # solve and choose see every draw at its mean, where prob() is 0 or 1 and p95(x) is x
         raise AxisError("E-TYPE", f"{bound.text!r} uses a reduction over random samples (p95, prob …), which solve "
@@ -111,10 +122,8 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
         diff_unit = None
         left_type = bound.checked.node_types.get(left)
         if left_type is not None:
-            from supersheet.units import compact_unit
             diff_unit = compact_unit(max(abs(fs[0]), abs(fs[-1]), 1e-300), left_type.dims)
         dfac = unit_factor(diff_unit)
-        from supersheet.units import format_number
         low_text, high_text = (between[0], between[1]) if lo_node is not None else (format_number(lo / factor),
                                                                                     format_number(hi / factor))
         ends = (f"{_fmt(fs[0] / dfac, diff_unit)} at {vary} = {low_text}",
@@ -134,7 +143,6 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
             break
         a, b, fa, fb = found
     root = a if fa == 0 else b if fb == 0 else a - fa * (b - a) / (fb - fa)
-    from supersheet.engine.compile.evaluate import literal_for
     scenario = workbook.evaluate({key: literal_for(root, None)})
     outside = violations(workbook, scenario)
     if outside:
@@ -148,8 +156,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
 def _frame_differences(workbook: Workbook, key: str, bound: Bound, left: A.Node, right: A.Node
                        ) -> Callable[[np.ndarray], np.ndarray]:
     """The goal's two sides' difference at many values of `key`, as one Polars frame."""
-    from supersheet.engine.compile.evaluate import compile_program
-    from supersheet.engine.compile.values import Source
+    from supersheet.engine.compile.values import Source   # deferred: polars
     program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
     compiler = program.compiler(bound.checked)
     difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
@@ -167,8 +174,6 @@ def _float_differences(workbook: Workbook, key: str, bound: Bound, left: A.Node,
                        ) -> Callable[[np.ndarray], np.ndarray]:
     """The same difference, one value of `key` at a time in floats (the one-row path): only
     the cells downstream of `key` are evaluated again; an error value is NaN, as in the frame."""
-    from supersheet.engine.compile.evaluate import affected_cells, evaluate_expression, literal_for
-    from supersheet.engine.compile.scalar import Unsupported, evaluate_cells
     checked = workbook.checked
     affected = affected_cells(checked, [key])
     values = dict(workbook.evaluate().values)
@@ -194,9 +199,6 @@ def _float_differences(workbook: Workbook, key: str, bound: Bound, left: A.Node,
 def bound_end(workbook: Workbook, key: str, given: Literal, span: Span | None) -> tuple[A.Node, float]:
     """One end of `between`, checked against the varied cell's type (E-UNIT as for --set),
     a number a float holds in base units; a problem is reported at `span`."""
-    from supersheet.engine.scenarios.axes import check_override
-    from supersheet.engine.workbook import OverrideError
-    from supersheet.units import UnitError
     text = given.text
     if given.infinite:   # YAML reads 1e400 as infinity
         raise AxisError("E-SHEET", "between: this end is not a finite number (beyond ±1.8e308)",
@@ -221,9 +223,7 @@ def bound_end(workbook: Workbook, key: str, given: Literal, span: Span | None) -
 
 def _fmt(value: float, unit: str | None) -> str:
     """A goal's difference at a bound; where it is no number (overflow, sqrt(-1)) it is the error value."""
-    import math
 
-    from supersheet.units import format_number
     if not math.isfinite(value):
         return "#NUM (no finite value)"
     return format_number(value) + (f" {unit}" if unit else "")
@@ -231,7 +231,6 @@ def _fmt(value: float, unit: str | None) -> str:
 
 def depends_on(workbook: Workbook, keys: tuple[str, ...], key: str) -> bool:
     """Whether any of `keys` is `key` or computed from it."""
-    from supersheet.engine.check.graph import dependents
     checked = workbook.checked
     downstream = set(dependents({key}, {k: c.deps for k, c in checked.cells.items()}, checked.order))
     return any(k == key or k in downstream for k in keys)
@@ -254,7 +253,6 @@ def named_block(blocks: Mapping[str, Any], kind: str, name: str) -> Any:
     """A sheet's block by name: E-NAME (with did-you-mean) if there is none, its first shape problem raised."""
     block = blocks.get(name)
     if block is None:
-        from supersheet.engine.base.diagnostics import did_you_mean
         raise AxisError("E-NAME", f"no {kind} named {name!r}", did_you_mean(name, blocks))
     if block.problems:
         raise AxisError.of(block.problems[0])

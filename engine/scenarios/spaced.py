@@ -31,7 +31,7 @@ class Spaced:
     decimals: int | None = None   # places of the written decimals an arithmetic range steps through
 
     def values(self) -> np.ndarray:
-        import numpy as np
+        import numpy as np   # deferred: numpy
         i = np.arange(self.count, dtype=np.float64)
         if self.kind == "step":
             written = self.start + i * self.by
@@ -90,7 +90,7 @@ def _on_decimals(values: np.ndarray, places: int) -> np.ndarray:
     """Values of an arithmetic range snapped to the written decimals, so that
     0.1 + 2 * 0.1 is stored as 0.3 (the number a user types) and not as
     0.30000000000000004. Only where scaling keeps whole numbers exact."""
-    import numpy as np
+    import numpy as np   # deferred: numpy
     scale = 10.0 ** places
     if not np.all(np.abs(values) * scale < 2.0 ** 52):
         return values

@@ -26,6 +26,9 @@ from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.grid import Grid, build_grid
 from supersheet.engine.scenarios.sweep_columns import Column, column_units, output_columns, shown_axes, with_statistics
 from supersheet.engine.workbook import Workbook
+from supersheet.engine.base.diagnostics import did_you_mean
+from supersheet.engine.base.span import Origin
+import json
 
 if TYPE_CHECKING:
     import polars as pl
@@ -68,7 +71,6 @@ def sweep_specs(workbook: Workbook) -> dict[str, SweepBlock]:
 def sweep_block(workbook: Workbook, name: str) -> SweepBlock:
     block = sweep_specs(workbook).get(name)
     if block is None:
-        from supersheet.engine.base.diagnostics import did_you_mean
         raise AxisError("E-NAME", f"no sweep named {name!r}", did_you_mean(name, sweep_specs(workbook)))
     return block
 
@@ -138,11 +140,10 @@ def _prepared(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
               ) -> tuple[Scenario, dict[str, np.ndarray] | None, dict | None, Bound | None]:
     """A plan's parts that need no Polars, each problem raised: the sheet's own scenario, the
     sample columns, `where` bound and typed, and each column's display unit."""
-    from supersheet.engine.base.span import Origin
     baseline = workbook.evaluate()
     draws, mapping = None, None
     if workbook.checked.distributions and sampling is not None:
-        from supersheet.engine.scenarios.uncertainty import SamplingError, draw_columns, sample_settings
+        from supersheet.engine.scenarios.uncertainty import SamplingError, draw_columns, sample_settings   # deferred: engine.scenarios.uncertainty (slow to import)
         try:
             count, seed = sample_settings(workbook, *sampling)
             draws, mapping = draw_columns(workbook, baseline, count, seed)
@@ -164,7 +165,7 @@ def _prepared(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
 
 def axis_source(axis: Axis) -> Source:
     """An axis as the compiler reads it: a column, with what its values are known to be."""
-    from supersheet.engine.compile.values import Source
+    from supersheet.engine.compile.values import Source   # deferred: polars
     finite, nonzero = axis.finite_nonzero()
     return Source(axis.key, False, finite=finite, nonzero=nonzero, bounds=axis.bounds())  # type: ignore[arg-type]
 
@@ -215,7 +216,7 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     chunk is evaluated again with its error columns only when a value is null.
     With random draws each row is evaluated once per sample (axes repeated,
     sample columns tiled) and reduced to the mean and percentiles."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     if plan.draws:
         return _evaluate_sampled_chunk(plan, grid, start, stop, display)
     axes = plan.program.frame(grid.chunk(start, stop, shown_axes(plan.columns) if display else None), stop - start)
@@ -245,7 +246,7 @@ def _has_error(column: pl.Series) -> bool:
     """Whether a column of the unmasked first pass holds an error: a null, or a number that
     is not finite. (A finite sum has every term finite: one pass, no mask; only a sum that
     overflows needs the exact look.)"""
-    import polars as pl
+    import polars as pl   # deferred: polars
     if column.null_count():
         return True
     if column.dtype != pl.Float64 or math.isfinite(column.sum()):
@@ -254,7 +255,7 @@ def _has_error(column: pl.Series) -> bool:
 
 
 def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool) -> pl.DataFrame:
-    import polars as pl
+    import polars as pl   # deferred: polars
     assert plan.draws is not None
     rows, samples = stop - start, plan.samples
     columns: dict[str, np.ndarray] = {k: np.repeat(v, samples) for k, v in
@@ -289,7 +290,7 @@ def _error_samples(values: tuple[str, ...]) -> pl.Expr:
     """A sampled cell's error column: how many of a row's samples hold an error value (a null
     in one of its value columns), in the words `run` uses; null when none do. The row's mean
     and percentiles are over the other samples: never shown as if every sample had a value."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     errors, count = pl.any_horizontal([pl.col(c).is_null() for c in values]).sum(), pl.len()
     text = pl.format("{} of {} samples are error values", errors, count)
     return pl.when(errors > 0).then(text).otherwise(pl.lit(None, pl.String))
@@ -312,7 +313,7 @@ def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUN
 
 
 def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:
-    import polars as pl
+    import polars as pl   # deferred: polars
     plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
     frames = list(iterate_chunks(plans, spec.grid))
     return drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()
@@ -326,7 +327,6 @@ def drop_clean_error_columns(frame: pl.DataFrame) -> pl.DataFrame:
 
 def units_metadata(plans: list[Plan]) -> dict[str, str]:
     """Per-column units for Parquet metadata: {"supersheet.units": json}."""
-    import json
     units = {}
     for column in plans[0].columns if plans else []:
         unit = split_header(column.header)[1]

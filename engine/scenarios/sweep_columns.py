@@ -40,9 +40,9 @@ class Column:
     shown: np.ndarray | None = None   # an axis's values in the display unit, one per value (`shown_axis`)
 
     def display(self, convert: bool = True) -> pl.Expr:
-        import polars as pl
+        import polars as pl   # deferred: polars
 
-        from supersheet.engine.compile.values import in_unit
+        from supersheet.engine.compile.values import in_unit   # deferred: polars
         if convert and self.shown is not None:   # the frame holds them per row (`Grid.chunk`'s `also`)
             return pl.col(shown_column(self.source)).alias(self.header)
         expr = self.value if self.value is not None else pl.col(self.source)
@@ -60,9 +60,9 @@ def shown_axis(values: np.ndarray, factor: float) -> np.ndarray:
     """An axis's values in the display unit, without conversion noise, as `in_unit` gives
     them (the same Polars operations, so the same doubles), computed once per value instead
     of once per row: a value typed in a unit is on every row of its block."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
-    from supersheet.engine.compile.values import in_unit
+    from supersheet.engine.compile.values import in_unit   # deferred: polars
     return pl.select(in_unit(pl.lit(pl.Series("v", values, pl.Float64)), factor)).to_series().to_numpy()
 
 
@@ -127,7 +127,7 @@ def column_units(workbook: Workbook, grid: Grid, show: list[str] | None, units: 
 def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[str] | None,
                    units: dict[str, str | None], baseline, picks: dict[str, int]) -> list[Column]:
     """The plan's columns, each in the unit `column_units` chose (into `units`)."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     columns: list[Column] = []
     for axis in grid.axes:
         if axis.is_import:

@@ -31,6 +31,8 @@ from supersheet.engine.base.targets import kind, shown
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sheetbundle import Materialized, SheetBundle
 from supersheet.engine.scenarios.sweep import Plan, evaluate_chunk, make_plan, partition_plan
+from supersheet.engine.scenarios.axes import AxisError
+from supersheet.engine.scenarios.output import write_parquet
 
 PART_GLOB = "part-*.parquet"
 
@@ -99,7 +101,6 @@ _compiled: dict[tuple[str, int], Plan] = {}
 def compiled_plan(job: SweepJob, index: int) -> Plan:
     key = (job.token, index)
     if key not in _compiled:
-        from supersheet.engine.scenarios.axes import AxisError
         with Materialized(job.bundle) as sheet:
             workbook = sheet.open()
             if not workbook.ok:
@@ -131,7 +132,6 @@ def chunks_of(job: SweepJob, plan: Plan, part: Part) -> Iterator[pl.DataFrame]:
 
 def write_part(job: SweepJob, part: Part, staging: str, count: int) -> PartDone:
     """Evaluate one part and write it into the staging directory (temp file, then rename)."""
-    from supersheet.engine.scenarios.output import write_parquet
     started, cpu = time.perf_counter(), time.process_time()
     if not os.path.isdir(staging):
         raise PartError(f"the output directory {os.path.dirname(staging)} is not visible on "

@@ -28,6 +28,7 @@ from supersheet.engine.compile.evaluate import (
 from supersheet.engine.formula.distributions import CONTINUOUS, Draw, DrawError, sample_discrete, stream, variates
 from supersheet.engine.scenarios.percentiles import percentiles
 from supersheet.engine.workbook import Workbook
+from supersheet.units import format_number
 
 if TYPE_CHECKING:   # loaded where samples are evaluated: `check` validates sampling settings without it
     import polars as pl
@@ -116,7 +117,6 @@ def check_memory(workbook: Workbook, count: int, limit: int | None) -> None:
 
 
 def _size(size: int) -> str:
-    from supersheet.units import format_number
     return f"{format_number(size / 1e9, 3)} GB" if size >= 1e9 else f"{format_number(size / 1e6, 3)} MB"
 
 
@@ -187,7 +187,7 @@ def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int |
                      elsewhere: Callable[[int, int], pl.DataFrame] | None = None) -> Sampled:
     """The sheet over its samples. `elsewhere(count, seed)`, when given, returns the evaluated
     samples instead (Ray tasks computing ranges of them with `sample_frame`), in order."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     count, seed = sample_settings(workbook, samples, seed, max_memory)
     if elsewhere is not None and workbook.checked.reduced:
         raise SamplingError("this sheet reduces over its samples (" + ", ".join(sorted(workbook.checked.reduced))
@@ -228,7 +228,7 @@ def sample_frame(workbook: Workbook, count: int, seed: int, fixed: dict | None, 
 
 
 def summarize(values: pl.Series) -> Summary:
-    import polars as pl
+    import polars as pl   # deferred: polars
     valid = values.drop_nulls()
     if not len(valid):
         return Summary(float("nan"), {q: float("nan") for q in PERCENTILES}, len(values), len(values))
@@ -273,7 +273,7 @@ def sensitivity(sampled: Sampled, key: str) -> list[Influence]:
 def rank_drivers(checked: Checked, frame: pl.DataFrame, column_of: Callable[[str], object], key: str) -> list[Influence]:
     """`sensitivity` over a frame of samples whose cells' columns `column_of` names
     (a frame that crossed from another process has no compiled program)."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     target = column_of(key)
     if not isinstance(target, str):
         return []

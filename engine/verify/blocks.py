@@ -12,6 +12,10 @@ from supersheet.engine.load.specs import ChoiceBlock, ExpectMap, FitBlock, Solve
 from supersheet.engine.present.headers import error_header
 from supersheet.engine.scenarios.axes import AxisError
 from supersheet.engine.verify.expectations import STATISTIC, TestReport, expectation_problems, written_problem
+from supersheet.engine.base.diagnostics import did_you_mean
+from supersheet.engine.expect.expect import Expectation, Outcome
+from supersheet.engine.compile.evaluate import ErrorValue
+from supersheet.engine.expect.expect import Outcome
 
 if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
@@ -69,10 +73,10 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
         return diagnostics
     # what running each block would refuse, found without building a Polars plan (check never
     # loads Polars): plans checked, not compiled; a goal seek evaluated in floats
-    from supersheet.engine.scenarios.grid import parse_vary
-    from supersheet.engine.scenarios.choice import bind_choice, choice_block
-    from supersheet.engine.scenarios.solve import SolveError, solve_entry
-    from supersheet.engine.scenarios.sweep import check_plan, checked_sweep, plans_for
+    from supersheet.engine.scenarios.grid import parse_vary   # deferred: numpy
+    from supersheet.engine.scenarios.choice import bind_choice, choice_block   # deferred: numpy
+    from supersheet.engine.scenarios.solve import SolveError, solve_entry   # deferred: numpy
+    from supersheet.engine.scenarios.sweep import check_plan, checked_sweep, plans_for   # deferred: numpy
     for kind, name, block in _blocks(workbook):
         try:
             if isinstance(block, SweepBlock):
@@ -110,7 +114,6 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
 def top_level_expectation_problems(workbook: "Workbook") -> list[Diagnostic]:
     """Top-level expectations that name no cell or cannot hold (`check` reports them, not
     only `test`, and the editor lists them), found without evaluating."""
-    from supersheet.engine.base.diagnostics import did_you_mean
     out = []
     for name, expected in workbook.model.root.expect.items():  # type: ignore[union-attr]
         statistic = STATISTIC.match(name)
@@ -151,7 +154,7 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
         return problem("E-SHEET", f"a {kind}'s 'expect' maps {shape}", expect.span)
     columns = None
     if kind == "sweep":
-        from supersheet.engine.scenarios.sweep_columns import shown_keys
+        from supersheet.engine.scenarios.sweep_columns import shown_keys   # deferred: numpy
         columns = {a.key for a in spec.grid.axes} | set(shown_keys(workbook, spec.grid, None))
     for expected in expect.entries:   # in order, stopping at the first problem, as `test` does
         target = expected.name
@@ -181,7 +184,7 @@ def _is_own(sheet, block: Block) -> bool:
 
 
 def _sweep(workbook, name: str, block: SweepBlock, report) -> None:
-    from supersheet.engine.scenarios.sweep import evaluate_chunk, load_sweep, plans_for
+    from supersheet.engine.scenarios.sweep import evaluate_chunk, load_sweep, plans_for   # deferred: numpy
     spec = load_sweep(workbook, name)
     if block.expect is None:
         return
@@ -204,7 +207,6 @@ def _sweep(workbook, name: str, block: SweepBlock, report) -> None:
                             span=expected.value.span)
         typ = workbook.checked.cells[key].type
         if len(expected.items) != len(actual):
-            from supersheet.engine.expect.expect import Expectation, Outcome
             count = len(expected.items)
             report.outcomes.append(Outcome(f"{name}.{target}", Expectation(f"{count} rows", expected.value.span,
                                                                            "error", ""),
@@ -213,7 +215,6 @@ def _sweep(workbook, name: str, block: SweepBlock, report) -> None:
             continue
         for i, value in enumerate(actual):
             written = expected.items[i]
-            from supersheet.engine.compile.evaluate import ErrorValue
             got = ErrorValue(errors[i] or ERROR) if value is None else value
             report.outcomes.append(check_expectation(f"{name}.{target}[{i}]",
                                                      parse_expectation(written.text, written.span), got, typ))
@@ -228,7 +229,7 @@ def _error_column(plans, frames, key: str) -> list[str | None]:
 
 
 def _solve(workbook, name: str, block: SolveBlock, report) -> None:
-    from supersheet.engine.scenarios.solve import SolveError, solve_entry
+    from supersheet.engine.scenarios.solve import SolveError, solve_entry   # deferred: numpy
     try:
         solution, _ = solve_entry(workbook, name)
     except SolveError as e:
@@ -263,7 +264,7 @@ def _fit(workbook, name: str, block: FitBlock, report) -> None:
 
 
 def _choice(workbook, name: str, block: ChoiceBlock, report) -> None:
-    from supersheet.engine.scenarios.choice import choice_entry
+    from supersheet.engine.scenarios.choice import choice_entry   # deferred: numpy
     choice, _ = choice_entry(workbook, name)
     if block.expect is None:
         return
@@ -276,7 +277,6 @@ def _choice(workbook, name: str, block: ChoiceBlock, report) -> None:
         target = expected.name
         expectation = parse_expectation(expected.value.text, expected.value.span)
         if scenario is None:
-            from supersheet.engine.expect.expect import Outcome
             report.outcomes.append(Outcome(f"{name}.{target}", expectation, False, "no feasible row",
                                            f"choice {name}: no row is feasible"))
             continue

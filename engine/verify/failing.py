@@ -22,7 +22,7 @@ def failing_expectations(workbook: Workbook, scenario: Scenario) -> dict[str, li
     """Cell key -> the outcomes of its top-level expectations that fail (an array's per element)."""
     if not workbook.ok or workbook.model.root is None:
         return {}
-    from supersheet.engine.verify.testing import check_top_level
+    from supersheet.engine.verify.testing import check_top_level   # deferred: engine.verify.testing (slow to import)
     failing: dict[str, list[Outcome]] = {}
     for outcome in check_top_level(workbook, scenario).outcomes:
         if outcome.passed:
@@ -40,7 +40,7 @@ def failing_over_samples(workbook: Workbook, sampled: Any) -> dict[str, list[Out
     (`failing_expectations` leaves these cells out: their shown value is every draw at its mean.)"""
     if not workbook.ok or workbook.model.root is None or sampled is None:
         return {}
-    from supersheet.engine.verify.testing import check_top_level
+    from supersheet.engine.verify.testing import check_top_level   # deferred: engine.verify.testing (slow to import)
     failing: dict[str, list[Outcome]] = {}
     for outcome in check_top_level(workbook, sampled.deterministic, sampled).outcomes:
         if outcome.passed:
@@ -60,7 +60,7 @@ def failing_in_blocks(workbook: Workbook) -> tuple[dict[str | None, list[Outcome
     root = workbook.model.root
     if not workbook.ok or root is None:
         return {}, []
-    from supersheet.engine.verify.blocks import test_blocks
+    from supersheet.engine.verify.blocks import test_blocks   # deferred: engine.verify.blocks (slow to import)
     report = test_blocks(workbook)
     blocks = sorted({*root.sweeps, *root.solve, *root.choose}, key=len, reverse=True)
     failing: dict[str | None, list[Outcome]] = {}

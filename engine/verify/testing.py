@@ -17,6 +17,8 @@ from supersheet.engine.load.specs import Expected
 from supersheet.engine.verify.blocks import test_blocks
 from supersheet.engine.verify.expectations import STATISTIC, TestReport
 from supersheet.engine.workbook import Workbook
+from supersheet.engine.compile.evaluate import ErrorValue
+from supersheet.engine.compile.errorcodes import NUM
 
 
 def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | None = None,
@@ -27,14 +29,14 @@ def test_workbook(workbook: Workbook, samples: int | None = None, seed: int | No
         return report
     sampled = None
     if workbook.checked.distributions:
-        from supersheet.engine.scenarios.uncertainty import SamplingError, evaluate_samples
+        from supersheet.engine.scenarios.uncertainty import SamplingError, evaluate_samples   # deferred: numpy
         try:
             sampled = evaluate_samples(workbook, samples, seed, max_memory=max_memory)
         except SamplingError as e:
             report.diagnostics.append(Diagnostic("E-TYPE", str(e), None))
             return report
     scenario = sampled.deterministic if sampled is not None else workbook.evaluate()
-    from supersheet.engine.expect.assume import diagnostics as outside_the_model
+    from supersheet.engine.expect.assume import diagnostics as outside_the_model   # deferred: engine.expect.assume (slow to import)
     report.diagnostics.extend(outside_the_model(workbook, scenario, sampled))
     report.extend(check_top_level(workbook, scenario, sampled))
     report.extend(test_blocks(workbook))  # sweeps, solves and choices
@@ -102,8 +104,6 @@ def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str
 def _statistic(value: float | None, cell: object) -> object:
     """A statistic over samples as the value an expectation checks: where no sample holds a
     number (NaN, or none at all) it is an error value, the cell's own if it holds one."""
-    from supersheet.engine.compile.evaluate import ErrorValue
-    from supersheet.engine.compile.errorcodes import NUM
     if value is not None and math.isfinite(value):
         return value
     return cell if isinstance(cell, ErrorValue) else ErrorValue(NUM)

@@ -231,7 +231,7 @@ class SweepView(Vertical):
         if result is None or result.frame is None or self.x is None or self.y is None:
             plot.refresh()
             return
-        import polars as pl
+        import polars as pl   # deferred: polars
         frame = result.frame
         others = [c for c in result.axes if c != self.x]
         groups = frame.partition_by(others, maintain_order=True, as_dict=True) if others else {(): frame}
@@ -279,7 +279,7 @@ class SweepView(Vertical):
 
 
 def _bool_dtype():
-    import polars as pl
+    import polars as pl   # deferred: polars
     return pl.Boolean
 
 
