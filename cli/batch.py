@@ -155,7 +155,7 @@ def solve(args: argparse.Namespace) -> int:
 
 
 def fit(args: argparse.Namespace) -> int:
-    from supersheet.fits import AxisError, SolveError, fit_named, fit_names
+    from supersheet.fits import AxisError, SolveError, fit_named, fit_names   # deferred: fits (slow to import)
     sheet = open_valid(args.sheet)
     if sheet is None:
         return EXIT_INVALID

@@ -12,6 +12,8 @@ from supersheet.errors import bounded
 from supersheet.loading import MAX_ROWS
 from supersheet.cli.support import sheet_argument
 from supersheet.cli.support import fixed_overrides, open_valid
+from supersheet.cli.batch import axis_error
+from supersheet.cli.support import EXIT_FINDING, fixed_overrides, open_valid, print_diagnostics
 
 
 def plot(args: argparse.Namespace) -> int:
@@ -56,10 +58,8 @@ def plot(args: argparse.Namespace) -> int:
 def _plot_fit(args: argparse.Namespace, output: Path) -> int:
     """A fit's data against its model: each target column and the cell that should equal it,
     against the fit's (first) input column, from the rows `supersheet fit` prints."""
-    from supersheet.cli.batch import axis_error
-    from supersheet.cli.support import EXIT_FINDING, fixed_overrides, open_valid, print_diagnostics
-    from supersheet.fits import AxisError, SolveError, fit_named
-    from supersheet.plots import PlotError, PlotRequest, chart, save
+    from supersheet.fits import AxisError, SolveError, fit_named   # deferred: fits (slow to import)
+    from supersheet.plots import PlotError, PlotRequest, chart, save   # deferred: plots (slow to import)
     if args.name or args.vary or args.where:
         raise UsageError("--fit NAME plots a fit: give no SWEEP, --vary or --where with it")
     sheet = open_valid(args.sheet)

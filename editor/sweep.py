@@ -16,6 +16,8 @@ from supersheet.engine.workbook import Workbook
 from supersheet.engine.present.present import show
 from supersheet.errors import RequestError
 from supersheet.engine.check.graph import dependents
+from supersheet.engine.base.problems import Problem
+from supersheet.units import format_number
 
 if TYPE_CHECKING:
     from supersheet.engine.scenarios.sweep import SweepSpec
@@ -110,9 +112,8 @@ def run_fit(workbook: Workbook, name: str) -> SweepRun:
     """The sheet's fit `name` on its current values, shown as the sweep view shows a sweep: the
     table's rows (each input column as the axis, then each target, the model beside it and its
     error), the fitted values with their standard errors, RMS and worst error in `note`."""
-    from supersheet.engine.base.problems import Problem
-    from supersheet.engine.scenarios.fit import run_fit as fit
-    from supersheet.fits import Fitted
+    from supersheet.engine.scenarios.fit import run_fit as fit   # deferred: numpy
+    from supersheet.fits import Fitted   # deferred: fits (slow to import)
     title = f"fit {name}"
     if not workbook.ok:
         return SweepRun(title, None, [], [], "the sheet has problems; fix them first (see the diagnostics)")
@@ -125,7 +126,6 @@ def run_fit(workbook: Workbook, name: str) -> SweepRun:
     frame = fitted.residuals()
     inputs = len(fitted.result.spec.inputs)
     summary = fitted.summary()
-    from supersheet.units import format_number
     note = "; ".join(f"{v.name} = {v.display}" for v in fitted.values) + \
         f"; rms {format_number(summary['rms'], 3)} {summary['unit']}, worst {format_number(summary['worst'], 3)} " \
         f"{summary['unit']}" + "".join(f"; ⚠ {w}" for w in fitted.warnings())

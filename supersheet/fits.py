@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import AxisError, SolveError
+from supersheet.engine.present.headers import header
 
 if TYPE_CHECKING:
     import polars as pl
@@ -42,7 +43,7 @@ class FittedValue:
 
     @property
     def display(self) -> str:
-        from supersheet.units import format_number
+        from supersheet.units import format_number   # deferred: units (slow to import)
         unit = f" {self.unit}" if self.unit else ""
         error = "± ?" if self.error != self.error else f"± {format_number(self.error, 2)}"
         return f"{format_number(self.value, 6)}{unit} {error}{unit if self.error == self.error else ''}"
@@ -57,7 +58,7 @@ class Fitted:
 
     @property
     def values(self) -> list[FittedValue]:
-        from supersheet.engine.present.present import display_unit, unit_factor
+        from supersheet.engine.present.present import display_unit, unit_factor   # deferred: ruamel
         out = []
         for key, value in self.result.values.items():
             unit = display_unit(self.workbook.checked, key, abs(value) or None)
@@ -113,9 +114,8 @@ class Fitted:
 
     def residuals(self) -> pl.DataFrame:
         """The rows as a Polars frame, headed `name [unit]` as a sweep's columns are."""
-        import polars as pl
+        import polars as pl   # deferred: polars
 
-        from supersheet.engine.present.headers import header
         return pl.DataFrame({header(name, unit): values for name, unit, values in self.columns()})
 
     def summary(self) -> dict[str, Any]:
@@ -147,7 +147,7 @@ class Fitted:
         return self.text()
 
     def text(self) -> str:
-        from supersheet.units import format_number
+        from supersheet.units import format_number   # deferred: units (slow to import)
         spec, s = self.result.spec, self.summary()
         cells = f"{len(spec.vary)} cell{'s' if len(spec.vary) != 1 else ''}"
         lines = [f"fit {self.name}: {cells} to {spec.rows:,} rows of {spec.table.name} "
@@ -171,7 +171,7 @@ class Fitted:
 
 
 def _quantity(value: float, unit: str | None) -> Any:
-    from .quantities import pint_unit
+    from .quantities import pint_unit   # deferred: ruamel
     return value * pint_unit(unit) if unit else value
 
 
@@ -181,13 +181,13 @@ def _no_nan(value: Any) -> Any:
 
 def fit_names(sheet: SheetHandle) -> list[str]:
     """The fits the sheet defines (for a message that lists them)."""
-    from supersheet.engine.scenarios.fit import fit_names as names
+    from supersheet.engine.scenarios.fit import fit_names as names   # deferred: numpy, ruamel
     return names(_workbook(sheet))
 
 
 def fit_named(sheet: SheetHandle, name: str) -> Fitted:
     """Run the sheet's fit `name`. SolveError (at the fit's name) when it cannot run or find an answer."""
-    from supersheet.engine.scenarios.fit import run_fit
+    from supersheet.engine.scenarios.fit import run_fit   # deferred: numpy, ruamel
     workbook = _workbook(sheet)
     try:
         result = run_fit(workbook, name)

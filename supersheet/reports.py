@@ -21,6 +21,8 @@ from supersheet.engine.workbook import Workbook, open_workbook
 from .errors import RequestError, SolveError
 from .inputs import Sampling, has_random_draws, sample, set_inputs, shown_inputs
 from .loading import checked_workbook
+from supersheet.engine.compile.evaluate import literal_for
+from supersheet.engine.present.present import show
 
 if TYPE_CHECKING:
     from supersheet.engine.expect.expect import Expectation
@@ -79,10 +81,8 @@ def run(path: str | Path, sets: Sequence[str] = (), format: str = "text",
 
 def _fitted(workbook, name: str, fixed) -> tuple[dict, dict]:
     """The fit's values as overrides (base-unit literals) and as the report shows them."""
-    from supersheet.engine.compile.evaluate import literal_for
-    from supersheet.engine.present.present import show
-    from supersheet.engine.present.report import SetOverride, formula_text
-    from supersheet.engine.scenarios.fit import FitError, run_fit
+    from supersheet.engine.present.report import SetOverride, formula_text   # deferred: engine.present.report (slow to import)
+    from supersheet.engine.scenarios.fit import FitError, run_fit   # deferred: numpy
     try:
         result = run_fit(workbook, name, fixed)
     except FitError as e:

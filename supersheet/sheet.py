@@ -275,7 +275,7 @@ class Sheet(Mapping[str, CellValue]):
         """Run the sheet's fit `name` (a `fit:` block): the varied cells' values and standard
         errors (`.quantities()`, `.errors()`, `.values`), the rows with the model beside them
         (`.residuals()`, a Polars frame), RMS and worst error (`.summary()`), as `supersheet fit`."""
-        from .fits import fit_named
+        from .fits import fit_named   # deferred: fits (slow to import)
         return fit_named(self, name)
 
     def choose(self, name: str, top: int | None = None, *, show: list[str] | None = None,

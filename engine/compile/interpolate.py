@@ -54,7 +54,7 @@ def _between(x: float, x0: float, x1: float, y0: float, y1: float, log: bool) ->
 
 def interpolate_column(kind: str, x: Any, xs: list[float], ys: list[float]) -> Any:
     """`interpolate` over a numpy array `x`: NaN where a row has no value."""
-    import numpy as np
+    import numpy as np   # deferred: numpy
     x = np.asarray(x, dtype=np.float64)
     out = np.full(x.shape, np.nan)
     n = len(xs)

@@ -22,6 +22,11 @@ from supersheet.engine.load.sheet_reader import read_inline_values
 from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
 from supersheet.engine.base.diagnostics import did_you_mean
 from ruamel.yaml.comments import CommentedMap as _Map
+from supersheet.engine.base.sheetroot import table_problem
+from supersheet.engine.base.vocabulary import NAME_RE
+from supersheet.engine.base.span import Origin
+from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.load.tables import read_table
 
 class _Loader:
     def __init__(self, import_overrides: dict[str, str] | None, root: SheetRoot) -> None:
@@ -45,7 +50,6 @@ class _Loader:
 
     def table(self, name: str, path: Path, entry: Span):
         """A table file read once per load, however many sheets name it."""
-        from supersheet.engine.load.tables import read_table
         key = (name, path.resolve())
         if key not in self.tables:
             self.tables[key] = read_table(name, path, entry)
@@ -338,9 +342,6 @@ def _flatten_tables(loader: _Loader, model: Model, merged: Merged, scope: Scope)
     """Each table of `merged` as a scope of array cells, one per column (`nccl.size`, in its unit),
     read within the sheet root like an import; the table itself goes into `model.tables` for fits.
     A table longer than an array may be (--max-array-length) has no cells: a fit reads its rows."""
-    from supersheet.engine.base.diagnostics import did_you_mean
-    from supersheet.engine.base.sheetroot import table_problem
-    from supersheet.engine.load.sheet_reader import NAME_RE
     for name, entry in merged.tables.items():
         if entry.problem is not None:
             model.diagnostics.append(entry.problem)
@@ -393,8 +394,6 @@ def _flatten_tables(loader: _Loader, model: Model, merged: Merged, scope: Scope)
 
 def table_cell(table, column: str) -> CellSpec:
     """A column of a table as an array input cell: its values as an array literal in its unit."""
-    from supersheet.engine.base.span import Origin
-    from supersheet.engine.formula.parser import ParseError, parse_formula
     data = table.columns[column]
     unit = "".join(data.unit.split())
     text = "[" + ", ".join(repr(float(v)) for v in data.values) + "]" + ("" if unit == "1" else " " + unit)

@@ -71,7 +71,7 @@ def read_table(name: str, path: Path, entry: Span) -> tuple[Table | None, list[D
 
 
 def _csv(name: str, path: Path, data: bytes, entry: Span) -> tuple[Table | None, list[Diagnostic]]:
-    import numpy as np
+    import numpy as np   # deferred: numpy
     file = str(path)
     try:
         text = data.decode("utf-8-sig")
@@ -175,9 +175,9 @@ def _field_starts(line: str, fields: list[str]) -> list[int]:
 
 
 def _parquet(name: str, path: Path, data: bytes, entry: Span) -> tuple[Table | None, list[Diagnostic]]:
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import numpy as np   # deferred: numpy
+    import pyarrow as pa   # deferred: numpy, pyarrow
+    import pyarrow.parquet as pq   # deferred: numpy, pyarrow
     try:
         arrow = pq.read_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError, ValueError) as e:

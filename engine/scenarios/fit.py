@@ -38,6 +38,7 @@ from supersheet.engine.load.tables import Table
 from supersheet.engine.scenarios.solve import bound_end, depends_on, named_block
 from supersheet.engine.workbook import Workbook
 from supersheet.units import describe, parse_unit
+from supersheet.engine.compile.evaluate import compile_program
 
 
 @dataclass(frozen=True)
@@ -219,7 +220,7 @@ def _end(workbook: Workbook, key: str, end: Written) -> float:
 def run_fit(workbook: Workbook, name: str, fixed: dict[str, Any] | None = None) -> FitResult:
     """Fit `name`: least squares over the table's rows, each evaluation one frame through the compiled
     sheet; `fixed` are literal overrides (`--set`) that hold throughout."""
-    from scipy.optimize import least_squares
+    from scipy.optimize import least_squares   # deferred: numpy, scipy
     spec = fit_spec(workbook, name)
     set_by_rows = set(spec.vary) | {key for _, key in spec.inputs}   # what the fit sets wins over a --set
     fixed = {k: v for k, v in (fixed or {}).items() if k not in set_by_rows}
@@ -311,10 +312,9 @@ def _residual_function(workbook: Workbook, spec: FitSpec, fixed: dict[str, Any])
     """The residuals (every target column's rows, in order) at values of the varied cells:
     one frame of the table's rows through the sheet compiled with the inputs and the varied
     cells as columns; also the model's values per target column, and the measured ones."""
-    import polars as pl
+    import polars as pl   # deferred: polars
 
-    from supersheet.engine.compile.evaluate import compile_program
-    from supersheet.engine.compile.values import Source
+    from supersheet.engine.compile.values import Source   # deferred: polars
     table = spec.table
     columns = {key: spec.column(column) * table.columns[column].factor for column, key in spec.inputs}
     inputs = {key: Source(key, False, finite=True) for key in [*columns, *spec.vary]}
@@ -353,7 +353,7 @@ def _residual_function(workbook: Workbook, spec: FitSpec, fixed: dict[str, Any])
 
 def _column_of(program, key: str):
     """A target cell's values as an expression: its column, or its value when it does not vary."""
-    import polars as pl
+    import polars as pl   # deferred: polars
     source = program.sources[key]
     if source.constant is not None:
         return pl.lit(float(source.constant))

@@ -92,7 +92,7 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
                 diagnostics.extend(_static_expectations(workbook, kind, name, block))
                 solve_entry(workbook, name, floats=True)
             elif isinstance(block, FitBlock):   # everything but the least squares: tables, units, bounds
-                from supersheet.engine.scenarios.fit import fit_spec
+                from supersheet.engine.scenarios.fit import fit_spec   # deferred: numpy
                 fit_spec(workbook, name)
                 diagnostics.extend(_static_expectations(workbook, kind, name, block))
             else:
@@ -244,7 +244,7 @@ def _solve(workbook, name: str, block: SolveBlock, report) -> None:
 
 
 def _fit(workbook, name: str, block: FitBlock, report) -> None:
-    from supersheet.engine.scenarios.fit import FitError, run_fit
+    from supersheet.engine.scenarios.fit import FitError, run_fit   # deferred: numpy
     try:
         result = run_fit(workbook, name)
     except FitError as e:
