@@ -118,8 +118,7 @@ def fit_spec(workbook: Workbook, name: str) -> FitSpec:
     for entry in block.vary:
         key = workbook.key_for(entry.name)
         if key is None:
-            raise AxisError("E-NAME", f"vary names unknown cell {entry.name!r}",
-                            workbook.name_hint(entry.name), span=entry.span)
+            raise AxisError.of(workbook.unknown_cell(entry.name, entry.span, by="vary"))
         _scalar_number(workbook, key, entry.name, entry.span)
         if key in {k for _, k in inputs}:
             raise AxisError("E-SHEET", f"{entry.name} is set by a column of the table and cannot be varied too",
@@ -185,7 +184,7 @@ def _column_cell(workbook: Workbook, table: Table, column: Written, cell: Writte
                         f"its columns are {', '.join(table.columns)}", span=column.span)
     key = workbook.key_for(cell.value)
     if key is None:
-        raise AxisError("E-NAME", f"unknown cell {cell.value!r}", workbook.name_hint(cell.value), span=cell.span)
+        raise AxisError.of(workbook.unknown_cell(cell.value, cell.span))
     typ = _scalar_number(workbook, key, cell.value, cell.span)
     dims = parse_unit(data.unit).dimensions
     if typ.dims != dims:

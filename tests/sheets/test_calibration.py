@@ -3,14 +3,13 @@ reproduce the constants they write, and `supersheet test` holds them."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from supersheet.engine.workbook import open_workbook
+from repo_paths import SHEETS
 
-ROOT = Path(__file__).resolve().parents[2] / "sheets"
-SHEET = ROOT / "calibration" / "allreduce-16xh100.yaml"
+SHEET = SHEETS / "calibration" / "allreduce-16xh100.yaml"
 
 
 def test_the_table_is_the_published_run():
