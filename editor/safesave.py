@@ -110,7 +110,7 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     save could take. Returns what was removed."""
     target = Path(os.path.realpath(path))
     pattern = _temporary_pattern(target)
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(target.parent))
     except OSError:

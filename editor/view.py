@@ -7,7 +7,7 @@ Python: no UI imports.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, TYPE_CHECKING, cast
 
 from supersheet.editor import places, sections as grouping, sweep as editsweep
 from supersheet.editor.places import Place
@@ -156,7 +156,7 @@ class SheetView:
         kind = type(value)
         if kind is not float and kind is not bool and kind is not ErrorValue:
             return show(self.workbook.checked, key, value)
-        tag = (key, kind, value.hex() if kind is float else value)   # (-0.0 == 0.0; nan != nan)
+        tag = (key, kind, cast(float, value).hex() if kind is float else value)   # (-0.0 == 0.0; nan != nan)
         found = memo[1].get(tag)
         if found is None:
             found = memo[1][tag] = show(self.workbook.checked, key, value)

@@ -6,7 +6,7 @@ so evaluation order and messages never depend on hashing.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from supersheet.engine.base.diagnostics import Diagnostic
 
@@ -80,7 +80,7 @@ def _post_order(keys: list[str], deps: dict[str, tuple[str, ...]]) -> tuple[list
     return order, cyclic
 
 
-def dependents(keys: set[str], deps: dict[str, tuple[str, ...]], order: list[str]) -> list[str]:
+def dependents(keys: set[str], deps: dict[str, tuple[str, ...]], order: Sequence[str]) -> list[str]:
     """Every cell downstream of `keys`, in evaluation order."""
     dirty = set(keys)
     result = []

@@ -73,12 +73,12 @@ def diff_workbooks(name: str, old: Workbook | None, new: Workbook | None, old_la
     result.status = "added" if old is None and new is not None else "removed" if new is None else "compared"
     old_scenario = _evaluate(old, result.old_problems)
     new_scenario = _evaluate(new, result.new_problems)
-    if result.status == "added" and new_scenario is not None:
-        result.added = [Change(k, new=_shown(new, new_scenario, k)) for k in new.model.cells  # type: ignore[union-attr]
-                        if not new.model.cells[k].scope.prefix]  # type: ignore[union-attr]
-    if result.status == "removed" and old_scenario is not None:
-        result.removed = [Change(k, old=_shown(old, old_scenario, k)) for k in old.model.cells  # type: ignore[union-attr]
-                          if not old.model.cells[k].scope.prefix]  # type: ignore[union-attr]
+    if result.status == "added" and new is not None and new_scenario is not None:
+        result.added = [Change(k, new=_shown(new, new_scenario, k)) for k in new.model.cells
+                        if not new.model.cells[k].scope.prefix]
+    if result.status == "removed" and old is not None and old_scenario is not None:
+        result.removed = [Change(k, old=_shown(old, old_scenario, k)) for k in old.model.cells
+                          if not old.model.cells[k].scope.prefix]
     if old_scenario is None or new_scenario is None:
         return result
     assert old is not None and new is not None

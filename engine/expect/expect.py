@@ -80,7 +80,7 @@ def _parse_expectation(text: str, span: Span) -> Expectation:
     value, unit, decimals = _quantity(parts[0])
     if len(parts) == 2:
         tol_text = parts[1].strip()
-        if tol_text.endswith("%") and _NUMBER.match(tol_text[:-1]) and not _NUMBER.match(tol_text[:-1]).group(2):
+        if tol_text.endswith("%") and (number := _NUMBER.match(tol_text[:-1])) and not number.group(2):
             return Expectation(raw, span, "number", value, unit, relative=float(tol_text[:-1].strip()) / 100)
         tol, tol_unit, _ = _quantity(tol_text)
         if unit is None and tol_unit is None:

@@ -146,7 +146,7 @@ class SheetGrid(RowsView, can_focus=True):
         """Show the sampled ranges (`pending`: dimmed, new samples are on their way)."""
         if samples is self.samples and pending == self.samples_pending:
             return
-        keys = set()
+        keys: set[str] = set()
         for known in (self.samples, samples):
             if known is not None and known.sampled is not None:
                 keys |= known.uncertain
