@@ -36,8 +36,9 @@ from supersheet.engine.formula import ast as A
 from supersheet.engine.workbook import Workbook, open_workbook
 from supersheet.units import DIMENSIONLESS, parse_unit
 
-from test_perturbed_inputs import SCENARIOS, ROOT, is_number, outside, perturb, scalar_inputs, shown
+from test_perturbed_inputs import SCENARIOS, is_number, outside, perturb, scalar_inputs, shown
 import property_coverage as coverage
+from repo_paths import SHEETS as ROOT
 
 TIME = parse_unit("s").dimensions
 BYTES = parse_unit("B").dimensions
