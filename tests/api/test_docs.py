@@ -17,12 +17,14 @@ def python_blocks() -> list[str]:
 def test_the_three_line_notebook_example_sweeps_the_running_example():
     block = python_blocks()[0]
     assert len(block.strip().splitlines()) == 3
-    probe = block + "print(df.height); print(df.columns); print(df['max_sessions'].to_list())\n"
+    probe = block + ("print(df.height); print(df.columns); print(df['max_sessions'].to_list()); "
+                     "print(df['outside [assumptions]'].to_list())\n")
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    height, columns, sessions = result.stdout.strip().splitlines()
+    height, columns, sessions, outside = result.stdout.strip().splitlines()
     assert height == "12"
-    assert columns == "['cards', 'context', 'max_sessions']"
+    assert columns == "['cards', 'context', 'max_sessions', 'outside [assumptions]']"
+    assert outside == str([None] * 12)   # 1 and 8 cards split attention by whole heads
     # one card cannot hold the 470 GB of weights: no session, never a negative count
     assert sessions == str([0.0] * 6 + [95.0, 47.0, 23.0, 11.0, 5.0, 2.0])
 

@@ -38,7 +38,9 @@ def test_sweep_has_the_cli_rows_columns_and_units(run_cli):
 def test_named_sweep_with_show_and_where():
     sheet = ss.load(RUNNING)
     table = sheet.sweep("per_card_table")
-    assert table.columns == ["cards", "weights_per_card", "kv_per_card", "workspace", "total_per_card"]
+    assert table.columns == ["cards", "weights_per_card", "kv_per_card", "workspace", "total_per_card",
+                             "outside [assumptions]"]
+    assert table.frame["outside [assumptions]"].to_list() == [None, None]   # 1 and 8 cards: whole heads
     assert table.units == {"weights_per_card": "GB", "kv_per_card": "GB", "workspace": "GiB", "total_per_card": "GB"}
     assert table.frame["weights_per_card"].round(2).to_list() == [470.19, 58.96]
     fits = sheet.sweep(cards=[1, 2, 4, 8], show=["max_sessions"], where="max_sessions > 0").frame
