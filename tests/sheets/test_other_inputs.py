@@ -264,6 +264,8 @@ def test_q4_monte_carlo_compares_with_the_closed_form_at_its_own_batch() -> None
     ("supernodes/6.5.1-tp16-two-servers.yaml", {"tp": "12"}, {"whole_heads"}),
     ("supernodes/6.7.1-instances-vs-tp.yaml", {"tp": "3"}, {"whole_heads"}),
     ("supernodes/6.2.2-qwen3-32b-decode-step.yaml", {"tp": "8", "model.kv_heads": "3"}, {"whole_heads"}),
+    *[("supernodes/6.1.2-running-example.yaml", {"cards": str(cards)}, {"whole_heads"}) for cards in (3, 5, 6, 7)],
+    ("supernodes/6.1.2-running-example-32k.yaml", {"cards": "3"}, {"whole_heads"}),
 ])
 def test_leaving_the_model_is_reported(sheet: str, inputs: dict[str, str], violated: set[str]) -> None:
     from supersheet.engine.expect.assume import violations
@@ -298,6 +300,29 @@ def test_tp_past_the_kv_heads_replicates_them(sheet: str, context_cell: str, tp:
     if "decode-step" in sheet:
         doubled = rest / (2 * tp) + (kv_proj + kv) / min(2 * tp, kv_heads)
         assert value(v, "saved_local", "ms") == pytest.approx((per_card - doubled) / 3350e9 * 1e3, rel=1e-9)
+
+
+def test_running_example_flags_a_card_count_that_splits_attention_heads() -> None:
+    """At 3 cards the sheet's kv_per_card is the mean card's (4 KV heads / 3), while the
+    busiest card holds 2 whole heads: the row is outside the model, never a silent number."""
+    import supersheet as ss
+    frame = ss.load(SHEETS / "supernodes/6.1.2-running-example.yaml").sweep(cards=[3, 4, 8], show=["kv_per_card"]).frame
+    assert frame["cards"].to_list() == [3.0, 4.0, 8.0]
+    assert frame["outside [assumptions]"].to_list() == ["whole_heads", None, None]
+
+
+@pytest.mark.parametrize("cards", [1, 2, 4, 8, 16])
+def test_running_example_kv_per_card_is_the_busiest_cards_whole_heads(cards: int) -> None:
+    """Qwen3-235B-A22B: 94 layers, 4 KV heads of 128 in BF16. Inside whole_heads a card
+    holds ceil(4 / cards) KV heads (one, shared, past four cards) for the 8192 tokens."""
+    from supersheet.engine.expect.assume import violations
+    workbook = open_workbook(SHEETS / "supernodes/6.1.2-running-example.yaml", cell_overrides={"cards": str(cards)})
+    assert not workbook.diagnostics, render_all(workbook.diagnostics)
+    v = workbook.evaluate()
+    assert violations(workbook, v) == []
+    heads_on_busiest_card = math.ceil(4 / cards)
+    kv_bytes = heads_on_busiest_card * 2 * 94 * 128 * 2 * 8192
+    assert value(v.values, "kv_per_card", "B") == pytest.approx(kv_bytes, rel=1e-12)
 
 
 @pytest.mark.parametrize("tp", [1, 2, 4, 8, 16, 32])
