@@ -36,7 +36,7 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
                     "cells (inputs and formulas), checked for dimensions and evaluated with Polars.",
         epilog="Exit codes: 0 ok, 1 a finding (error value, failed expectation, difference, nothing feasible), "
                "2 invalid sheet or usage, 70 a bug in supersheet, 130 interrupted. See README.md and docs/format.md.")
-    parser.add_argument("--version", action="version", version=f"supersheet {installed_version()}")
+    parser.add_argument("--version", action=VersionAction)
     add_manual_options(parser, lambda: build_parser(commands))   # completion and the man page, of every command
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in [command] if command is not None and command in commands else list(commands):
@@ -47,6 +47,20 @@ def build_parser(commands: Mapping[str, Command], command: str | None = None) ->
             loading_options(p)
         options(p)
     return parser
+
+
+class VersionAction(argparse.Action):
+    """`--version`, as argparse's own action prints it, but the installed version is read only when
+    asked: importlib.metadata (with the email package it parses METADATA with) and the search of the
+    installed distributions took ~25 ms of CPU from every command's start."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[no-untyped-def]
+        print(f"supersheet {installed_version()}")
+        parser.exit()
 
 
 def installed_version() -> str:
