@@ -213,7 +213,10 @@ def _end(workbook: Workbook, key: str, end: Written) -> float:
     try:
         return float(bound_end(workbook, key, end.literal, end.span)[1])
     except AxisError as e:
-        raise AxisError(e.code, e.message.replace("between: ", "bound: "), e.hint, span=e.span or end.span) from None
+        from supersheet.engine.present.present import display_unit
+        unit = display_unit(workbook.checked, key)
+        hint = e.hint or (f"a bound of {key} is a value of its kind, e.g. in {unit}" if unit else None)
+        raise AxisError(e.code, e.message.replace("between: ", "bound: "), hint, span=e.span or end.span) from None
 
 
 def run_fit(workbook: Workbook, name: str, fixed: dict[str, Any] | None = None) -> FitResult:
