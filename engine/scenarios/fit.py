@@ -35,6 +35,7 @@ from supersheet.engine.base.span import Span
 from supersheet.engine.compile.evaluate import Scenario, literal_for
 from supersheet.engine.load.specs import FitBlock, Written
 from supersheet.engine.load.tables import Table
+from supersheet.engine.present.present import display_unit
 from supersheet.engine.scenarios.solve import bound_end, depends_on, named_block
 from supersheet.engine.workbook import Workbook
 from supersheet.units import describe, parse_unit
@@ -213,7 +214,6 @@ def _end(workbook: Workbook, key: str, end: Written) -> float:
     try:
         return float(bound_end(workbook, key, end.literal, end.span)[1])
     except AxisError as e:
-        from supersheet.engine.present.present import display_unit
         unit = display_unit(workbook.checked, key)
         hint = e.hint or (f"a bound of {key} is a value of its kind, e.g. in {unit}" if unit else None)
         raise AxisError(e.code, e.message.replace("between: ", "bound: "), hint, span=e.span or end.span) from None
