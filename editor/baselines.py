@@ -29,7 +29,8 @@ HEAD = "HEAD"
 CURRENT = "unsaved"
 
 
-def workbook_from_text(path: Path, text: str, imported: Mapping[str, str] | None = None) -> Workbook:
+def workbook_from_text(path: Path, text: str, imported: Mapping[str, str] | Mapping[Path, str] | None = None
+                       ) -> Workbook:
     """The sheet `text` as if it were the file at `path` (its imports resolve from
     there; `imported` maps any of them to the text to read instead of its file)."""
     model = build_model(path, texts={**(imported or {}), path: text})

@@ -39,7 +39,7 @@ from supersheet.editor import importers
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.editor.cells import StructureError
 from supersheet.editor.cellwrite import Refused, node_at, scalar_path, set_at, write_cell
-from supersheet.editor.history import History, Step
+from supersheet.editor.history import FileEdit, History, Step
 from supersheet.editor.importedits import ImportEdits
 from supersheet.editor.library import library_dir, running_example
 from supersheet.editor.merge import three_way
@@ -50,6 +50,7 @@ from supersheet.editor.results import Change, EditResult, changes
 from supersheet.editor.roundtrip import SheetText, Unmergeable, detect_indent, scalar_for
 from supersheet.editor.safesave import ExternalChange, FileDeleted, SaveRefused, Unreadable, Written
 from supersheet.editor.sections import Section
+from supersheet.editor.shared import SharedEdits, importers, instance_file, library_refusal
 from supersheet.editor.structure import StructureEdits
 from supersheet.editor.sweep import SweepRun
 from supersheet.editor.view import SheetView
@@ -90,12 +91,14 @@ class Document(StructureEdits, ImportEdits, SheetView):
         # value (_apply_scalar) keeps it, so the UI redraws only the rows whose texts
         # changed instead of every row (tui/app.py's after_edit)
         self.layout: object = object()
+        self.shared = SharedEdits(type(self))   # imported files edited through a shared instance's cell
         self._read()
 
     # loading ------------------------------------------------------------------
     def _read(self) -> None:
         self.source = SheetText(self.path)
         self.history.clear()
+        self.shared.clear()
         self.workbook = workbook_from_text(self.path, self.source.original)
         self.scenario = self.workbook.evaluate()
         self.layout = object()
@@ -156,7 +159,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
     # state --------------------------------------------------------------------
     @property
     def dirty(self) -> bool:
-        return self.history.dirty
+        return self.history.dirty or bool(self.shared.pending())
 
     @property
     def can_undo(self) -> bool:
@@ -177,13 +180,11 @@ class Document(StructureEdits, ImportEdits, SheetView):
         table = self.workbook.model.tables.get(alias)
         if table is not None:
             return f"{key} is a column of table {alias}: edit {table.path} (the sheet reads it when it loads)"
-        others = self.workbook.model.sharers(alias) if alias else []
-        if others:
-            # format 10.3: a `set:` would make this import an instance of its own, which they would not follow
-            return (f"{key} is one instance shared with {', '.join(others)} (each imports "
-                    f"{Path(cell.spec.span.file).name} without set:); an override here would give {alias} a copy "
-                    f"of its own that they do not follow. Change it for all of them with --set {key}=… or a sweep, "
-                    f"or open {cell.spec.span.file}")
+        if self.shared_instance(key):
+            if cell.kind in ("check", "assume"):
+                return f"{key} is {'a check' if cell.kind == 'check' else 'an assumption'} of an imported sheet"
+            file = instance_file(cell)
+            return library_refusal(self.path, file) if file is not None else f"{key} has no file of its own"
         if cell.scope.prefix.count(".") > 1:
             outer = cell.scope.prefix.split(".")[0]
             return (f"{key} is imported by {outer}'s own import: `set:` can override only the cells of "
@@ -192,6 +193,23 @@ class Document(StructureEdits, ImportEdits, SheetView):
             what = "a check" if cell.kind == "check" else "an assumption"
             return f"{key} is {what} of an imported sheet; `set:` overrides cells only"
         return None
+
+    def shared_instance(self, key: str) -> list[str]:
+        """The aliases that reach the instance holding `key`, when more than one does (format
+        10.3: the file is imported without `set:` more than once): an edit of the cell is an
+        edit of that file, which all of them read. [] for any other cell."""
+        alias = self.cell(key).scope.prefix[:-1]
+        model = self.workbook.model
+        return [alias, *model.sharers(alias)] if alias and model.sharers(alias) else []
+
+    def importers_of(self, key: str) -> list[tuple[str, Path]]:
+        """Each alias of `key`'s shared instance with the sheet whose `use:` writes it."""
+        alias = self.cell(key).scope.prefix[:-1]
+        return [(i.alias, i.sheet) for i in importers(self.workbook.model, alias)] if alias else []
+
+    def imported_edit(self, key: str) -> Path | None:
+        """The imported file when `key`'s value here is an unsaved edit of it (not what the file says)."""
+        return self.shared.unsaved(self.cell(key)) if self.shared.files else None
 
     # editing ------------------------------------------------------------------
     def apply(self, key: str, text: str) -> EditResult:
@@ -203,8 +221,8 @@ class Document(StructureEdits, ImportEdits, SheetView):
         if not text:
             return EditResult(False, key, text, message="a cell needs a value or a formula")
         text, note = self._keep_unit(key, text)
-        result = self._apply(key, text)
-        result.note = note if result.ok else ""
+        result = self._apply_shared(key, text) if self.shared_instance(key) else self._apply(key, text)
+        result.note = "; ".join(n for n in (note, result.note) if n) if result.ok else ""
         return result
 
     def _keep_unit(self, key: str, text: str) -> tuple[str, str]:
@@ -240,6 +258,39 @@ class Document(StructureEdits, ImportEdits, SheetView):
             self.history.push(step)
         return result
 
+    def _apply_shared(self, key: str, text: str) -> EditResult:
+        """An edit of a shared instance's cell: written into the imported file (checked as that
+        file by a document of its own), then this sheet built again with that text, so that
+        every importer of the instance follows. The file is written only on save."""
+        cell = self.cell(key)
+        before = self.raw_text(key)
+        if text == before:
+            return EditResult(True, key, text)
+        path = instance_file(cell)
+        assert path is not None
+        imported = self.shared.document(path)
+        text_before = imported.text()
+        done = imported.apply(cell.name, text)
+        if not done.ok:
+            return EditResult(False, key, text, diagnostics=done.diagnostics, rendered=done.rendered,
+                              message=f"{path.name}: {done.message}" if done.message else "")
+        edit = FileEdit(path, text_before, imported.text())
+        result = self.rebuild(key, text, self.text(), check_new=True)
+        if not result.ok:
+            self.shared.restore(edit, backwards=True)
+            return result
+        self.history.push(Step(key, before, text, text_before=self.text(), text_after=self.text(), imported=edit))
+        result.note = self.shared_note(key)
+        return result
+
+    def shared_note(self, key: str) -> str:
+        """What the status line says of a shared instance's cell edited here."""
+        file = self.imported_edit(key)
+        if file is None:
+            return ""
+        return (f"{key} is an unsaved edit of {file.name}, which {', '.join(self.shared_instance(key))} share "
+                "(every importer follows; Ctrl+S asks before writing the file)")
+
     def undo(self) -> EditResult | None:
         step = self.history.back()
         return self._replay(step, backwards=True) if step is not None else None
@@ -255,8 +306,12 @@ class Document(StructureEdits, ImportEdits, SheetView):
             return self._apply_scalar(step, step.old_node if backwards else step.new_node, text, node)
         target = step.text_before if backwards else step.text_after
         assert target is not None
+        if step.imported is not None:
+            self.shared.restore(step.imported, backwards)
         self.source.restore(target)
         result = self.rebuild(step.key, text, target)
+        if step.imported is not None:
+            result.note = self.shared_note(step.key) or f"{step.key} is as {step.imported.path.name} says again"
         if step.files:      # the other sheets the step wrote (a rename's importers): on disk, at once
             written, skipped = importers.rewrite(step.files, backwards)
             result.note = "; ".join(([f"wrote {', '.join(p.name for p in written)} back"] if written else [])
@@ -367,7 +422,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
 
     def rebuild(self, key: str, text: str, new_text: str, check_new: bool = False) -> EditResult:
         old_wb, old = self.workbook, self.scenario
-        wb = workbook_from_text(self.path, new_text)
+        wb = workbook_from_text(self.path, new_text, self.shared.texts())
         if check_new:
             problems = new_problems(old_wb.diagnostics, wb.diagnostics)
             if problems:
@@ -398,3 +453,8 @@ class Document(StructureEdits, ImportEdits, SheetView):
         written = self.source.save(force)
         self.history.mark_saved()
         return written
+
+    def save_imported(self, force: bool = False) -> list[tuple[Path, Written | None]]:
+        """Write the imported files edited through a shared instance's cell (`shared.pending()`):
+        raises as `save` does, for the first that cannot be written (those before it are written)."""
+        return self.shared.save(force)

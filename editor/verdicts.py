@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from supersheet.editor.baselines import workbook_from_text
 from supersheet.engine.base.diagnostics import Diagnostic
@@ -49,10 +49,11 @@ def has_block_expectations(model: Model) -> bool:
                for blocks in (root.sweeps, root.solve, root.choose) for block in blocks.values())
 
 
-def block_verdicts(path: Path, text: str) -> list[Verdict]:
+def block_verdicts(path: Path, text: str, imported: Mapping[Path, str] | None = None) -> list[Verdict]:
     """The failing expectations of the sheet's sweeps, solves and choices on
-    the unsaved `text`, and what stopped a block from being checked."""
-    workbook = workbook_from_text(Path(path), text)
+    the unsaved `text` (and the unsaved texts of imported files edited here,
+    `imported`), and what stopped a block from being checked."""
+    workbook = workbook_from_text(Path(path), text, imported)
     if not workbook.ok or not has_block_expectations(workbook.model):
         return []
     try:

@@ -236,7 +236,12 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         cell = document.cell(key)
         text = initial if initial is not None else document.raw_text(key)
         self.editor.open(key, Text("✎ " + key, style="bold"), text)
-        where = " (imported: saved as a `use: … set:` override in this sheet)" if cell.scope.prefix else ""
+        shared = document.shared_instance(key)
+        if shared:       # format 10.3: an edit of the imported file, which every alias of it reads
+            where = (f" (one instance shared by {', '.join(shared)}: an edit of {Path(cell.scope.path).name} for "
+                     "all of them; Ctrl+S asks before writing that file)")
+        else:
+            where = " (imported: saved as a `use: … set:` override in this sheet)" if cell.scope.prefix else ""
         self.set_status(f"editing {key}{where} · Enter commits · Esc cancels · Ctrl+Z undoes typing")
         self.completions = None
         if initial is not None:        # typed on the grid: what it may complete is offered at once

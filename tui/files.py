@@ -21,7 +21,10 @@ class FileActions:
     def action_save(self) -> None:
         self.save()
 
-    def save(self, force: bool = False, then=None) -> None:
+    def save(self, force: bool = False, then=None, imported: str | None = None) -> None:
+        """Write the sheet. An imported file edited through a shared instance's cell
+        (editor/shared.py) is written only when the user says so (`imported`: "write" or
+        "keep"; None asks first, naming each file and the sheets that import it)."""
         document = self.document
         if document is None:
             return
@@ -29,12 +32,17 @@ class FileActions:
             self.set_status(Text("not saved: the edit in the editor does not check (fix it, or Esc)",
                                  style="bold red"))
             return
+        if imported is None and document.shared.pending():
+            self.ask_about_imported(force, then)
+            return
+        if imported == "write" and not self.save_imported():
+            return
         try:
             wrote = document.save(force=force)
         except FileDeleted:
             def recreate(choice: str | None) -> None:
                 if choice == "recreate":
-                    self.save(force=True, then=then)
+                    self.save(force=True, then=then, imported="keep")
             self.push_screen(ChoiceScreen(
                 "The file was deleted",
                 f"{document.path} was deleted since it was opened.\n"
@@ -53,7 +61,9 @@ class FileActions:
         self._warned_disk = False
         self.drop_recovery()
         self.update_title()
-        self.set_status(f"saved {document.path}" if wrote else f"{document.path} is unchanged")
+        pending = document.shared.pending()
+        kept = f"; not written (this session only): {', '.join(p.name for p in pending)}" if pending else ""
+        self.set_status((f"saved {document.path}" if wrote else f"{document.path} is unchanged") + kept)
         if wrote and wrote.kept:
             self.notify(f"another program wrote {document.path.name} while it was being saved: your version is "
                         f"saved, theirs is kept as {wrote.kept}", title="both versions kept", severity="warning",
@@ -63,6 +73,40 @@ class FileActions:
         self.refresh_diff()
         if then is not None:
             then()
+
+    def ask_about_imported(self, force: bool, then) -> None:
+        """Edits of imported files are pending: write them too, save the sheet only, or cancel."""
+        document = self.document
+        assert document is not None
+        names = ", ".join(p.name for p in document.shared.pending())
+
+        def answer(choice: str | None) -> None:
+            if choice in ("write", "keep"):
+                self.save(force=force, then=then, imported=choice)
+        self.push_screen(ChoiceScreen(
+            f"Write {names} too?",
+            "Cells of a shared import were edited; each importer of it follows:\n"
+            f"{document.shared.describe(document.workbook.model)}\n"
+            f"Writing {names} changes it for every sheet that imports it, in this project too. "
+            "Saving this sheet only keeps those edits in this session (lost when you quit).",
+            [("cancel", "Cancel"), ("write", f"Write {names} and this sheet"),
+             ("keep", f"Save this sheet only; {names} stays as it is on disk")]), answer)
+
+    def save_imported(self) -> bool:
+        """Write the imported files edited here; False (nothing more saved) when one cannot be."""
+        document = self.document
+        assert document is not None
+        try:
+            written = document.save_imported()
+        except (ExternalChange, FileDeleted, SaveRefused, OSError) as e:
+            self.notify(f"not saved: {e}. Nothing else was written; your edits are still here.", severity="error",
+                        timeout=15)
+            return False
+        for path, wrote in written:
+            if wrote and wrote.kept:
+                self.notify(f"another program wrote {path.name} while it was being saved: your version is "
+                            f"saved, theirs is kept as {wrote.kept}", severity="warning", timeout=30)
+        return True
 
     def ask_about_disk(self, then=None) -> None:
         """The file changed on disk since it was read: ask, Cancel first."""
@@ -75,7 +119,7 @@ class FileActions:
             elif choice == "reload":
                 self.take_disk(keep_mine=False)
             elif choice == "overwrite":
-                self.save(force=True, then=then)
+                self.save(force=True, then=then, imported="keep")
         self.push_screen(ChoiceScreen(
             "The file changed on disk",
             f"{document.path} was changed by another program since it was opened. "

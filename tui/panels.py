@@ -265,8 +265,8 @@ class PanelActions:
             if self.block_verdicts or self.blocks_stale:
                 self.show_block_verdicts([])
             return
-        path, text = document.path, document.text()
-        self.in_background("blocks", lambda: block_verdicts(path, text), self.show_block_verdicts)
+        path, text, imported = document.path, document.text(), document.shared.texts()
+        self.in_background("blocks", lambda: block_verdicts(path, text, imported), self.show_block_verdicts)
 
     def show_block_verdicts(self, verdicts: list[Verdict]) -> None:
         self.block_verdicts = verdicts

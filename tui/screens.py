@@ -57,7 +57,9 @@ Formulas start with '=' (= weights / cards -> GB); inputs are numbers or
 quantities (80 GB, 8192 token). An edit that does not check is not applied:
 its diagnostic is shown under the editor and the values stay as they were.
 Editing a cell of an imported sheet records a `use: … set:` override in this
-sheet; the imported file is never changed. With random draws (uniform, normal,
+sheet; the imported file is not changed. A cell of an import shared by other
+imports (one instance) is edited in its file, which all of them follow;
+Ctrl+S asks before writing that file. With random draws (uniform, normal,
 …) a cell's value has every draw at its mean; beside it, its sampled mean and
 p5 … p95, and in the inspector a histogram and the draws that drive it."""
 

@@ -355,19 +355,68 @@ def test_a_missing_library_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp
     assert "bundled running example is not installed" in capsys.readouterr().err
 
 
-def test_a_shared_instance_is_not_split_by_an_edit(tmp_path: Path) -> None:
-    # format 10.3: hw is one instance for top, mid and big; a `set:` on top's hw would give top
-    # a copy of its own that mid and big do not follow, so the edit is refused and says how
-    (tmp_path / "hw.yaml").write_text("cells:\n  bw: 100 GB/s\n", encoding="utf-8")
-    (tmp_path / "gpu.yaml").write_text("cells:\n  cards: 8\n", encoding="utf-8")
-    (tmp_path / "mid.yaml").write_text("use:\n  hw: hw.yaml\ncells:\n  t: = 1 GB / hw.bw -> ms\n", encoding="utf-8")
-    sheet = tmp_path / "top.yaml"
+def shared_project(folder: Path) -> Path:
+    """top imports hw directly and through mid (one instance, format 10.3), gpu once."""
+    (folder / "hw.yaml").write_text("cells:\n  bw: 100 GB/s   # the link\n", encoding="utf-8")
+    (folder / "gpu.yaml").write_text("cells:\n  cards: 8\n", encoding="utf-8")
+    (folder / "mid.yaml").write_text("use:\n  hw: hw.yaml\ncells:\n  t: = 1 GB / hw.bw -> ms\n", encoding="utf-8")
+    sheet = folder / "top.yaml"
     sheet.write_text("use:\n  hw: hw.yaml\n  gpu: gpu.yaml\n  mid: mid.yaml\n"
                      "cells:\n  direct: = 1 GB / hw.bw -> ms\n  n: = gpu.cards\n  via_mid: = mid.t\n", encoding="utf-8")
+    return sheet
+
+
+def test_an_edit_of_a_shared_instance_changes_it_for_every_importer(tmp_path: Path) -> None:
+    # format 10.3: hw is one instance for top and mid. A `set:` on top's hw would give top a copy
+    # of its own that mid does not follow; the edit is an edit of hw.yaml, held until saved
+    sheet = shared_project(tmp_path)
+    hw, text = tmp_path / "hw.yaml", sheet.read_text(encoding="utf-8")
     document = Document(sheet)
-    text = document.text()
+    assert document.shared_instance("hw.bw") == ["hw", "mid.hw"] and document.editable("hw.bw") is None
+    assert document.importers_of("hw.bw") == [("hw", sheet), ("mid.hw", tmp_path / "mid.yaml")]
     result = document.apply("hw.bw", "200 GB/s")
-    assert not result.ok and "shared with mid.hw" in result.message and "--set hw.bw=" in result.message
-    assert document.text() == text
+    assert result.ok and "unsaved edit of hw.yaml" in result.note
+    assert document.value("direct") == document.value("via_mid")          # mid follows: one instance
+    assert document.shown("via_mid", document.value("via_mid")).text == "5 ms"
+    assert {"direct", "via_mid", "mid.t"} <= set(result.changes)
+    assert document.text() == text and "set:" not in document.text()      # never a `set:` that splits it
+    assert hw.read_text(encoding="utf-8") == "cells:\n  bw: 100 GB/s   # the link\n"   # not written yet
+    assert document.dirty and document.imported_edit("hw.bw") == hw.resolve()
+    assert document.imported_edit("direct") is None and document.imported_edit("gpu.cards") is None
+    assert "hw.yaml (bw: 100 GB/s -> 200 GB/s), imported by top.yaml as hw, mid.yaml as mid.hw" in \
+        document.shared.describe(document.workbook.model).replace(str(tmp_path) + "/", "")
+    document.undo()
+    assert document.shown("via_mid", document.value("via_mid")).text == "10 ms" and not document.dirty
+    assert document.imported_edit("hw.bw") is None
+    document.redo()
+    assert document.shown("direct", document.value("direct")).text == "5 ms" and document.dirty
+    document.save()                           # the sheet only: hw.yaml's edit stays in the session
+    assert document.dirty and document.shared.pending() == [hw.resolve()]
+    assert [p for p, _ in document.save_imported()] == [hw.resolve()]
+    assert hw.read_text(encoding="utf-8") == "cells:\n  bw: 200 GB/s   # the link\n"   # one line, comment kept
+    assert not document.dirty and sheet.read_text(encoding="utf-8") == text
+    assert Document(sheet).shown("via_mid", Document(sheet).value("via_mid")).text == "5 ms"
     assert document.editable("gpu.cards") is None          # imported once: a `set:` changes nothing else
-    assert document.apply("gpu.cards", "4").ok
+    assert document.apply("gpu.cards", "4").ok and "set:" in document.text()
+
+
+def test_an_edit_of_a_shared_instance_that_does_not_check_is_refused(tmp_path: Path) -> None:
+    sheet = shared_project(tmp_path)
+    document = Document(sheet)
+    result = document.apply("hw.bw", "200 GB")        # another dimension: mid.t would not check
+    assert not result.ok and document.imported_edit("hw.bw") is None and not document.dirty
+    assert document.shown("direct", document.value("direct")).text == "10 ms"
+
+
+def test_a_library_file_is_never_edited_through_a_shared_instance(tmp_path: Path) -> None:
+    (tmp_path / "mid.yaml").write_text("use:\n  lat: supersheet:hardware/latencies.yaml\n"
+                                       "cells:\n  t: = 2 * lat.nvlink_latency -> us\n", encoding="utf-8")
+    sheet = tmp_path / "top.yaml"
+    sheet.write_text("use:\n  lat: supersheet:hardware/latencies.yaml\n  mid: mid.yaml\n"
+                     "cells:\n  t: = lat.nvlink_latency -> us\n", encoding="utf-8")
+    document = Document(sheet)
+    assert document.shared_instance("lat.nvlink_latency") == ["lat", "mid.lat"]
+    reason = document.editable("lat.nvlink_latency")
+    assert reason and "supersheet:hardware/latencies.yaml is a file of the library supersheet:" in reason
+    result = document.apply("lat.nvlink_latency", "0.65 us")
+    assert not result.ok and not document.shared.files and not document.dirty

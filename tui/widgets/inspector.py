@@ -92,6 +92,11 @@ class Inspector(Vertical):
         text.append(key, style="bold")
         kind = cell.kind + (" · set by this sheet" if cell.set_by is not None else "")
         kind += " · imported" if cell.scope.prefix else ""
+        shared = document.shared_instance(key) if cell.scope.prefix else []
+        if shared:
+            edited = document.imported_edit(key)
+            kind += f" · one instance shared by {', '.join(shared)}"
+            kind += f" · unsaved edit of {edited.name} (not what the file says)" if edited is not None else ""
         text.append(f"  {kind}\n", style="dim")
         text.append_text(value_text(document, key))
         if document.is_uncertain(key):

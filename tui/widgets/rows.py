@@ -186,7 +186,10 @@ def cell_texts(document: Document, key: str, change: Change | None, bad: bool, m
         name.append(cell.scope.prefix, style="dim")
     name.append(cell.name, style="bold red" if bad or failing else "")
     raw = document.raw_text(key)
-    if cell.set_by is not None:
+    imported = document.imported_edit(key) if cell.scope.prefix else None
+    if imported is not None:     # an unsaved edit of the shared imported file, not what the file says
+        written = Text(f"{imported.name}*: ", style="italic yellow") + Text(raw)
+    elif cell.set_by is not None:
         written = Text("set: ", style="italic magenta") + Text(raw)
     else:
         written = Text(raw, style="cyan" if cell.kind == "input" else "")
