@@ -60,13 +60,15 @@ class Baselines:
         self._lock = threading.Lock()
         self._cache: dict[tuple, tuple[tuple, _Baseline]] = {}   # (side, sheet) -> (version, baseline)
 
-    def compare(self, path: Path, text: str, against: str = SAVED) -> Comparison:
-        """The sheet `text` (unsaved, at `path`) against the saved file or a revision."""
+    def compare(self, path: Path, text: str, against: str = SAVED,
+                imported: Mapping[Path, str] | None = None) -> Comparison:
+        """The sheet `text` (unsaved, at `path`, with the unsaved texts of the imported files
+        edited with it, `imported`) against the saved file or a revision."""
         path = Path(path)
         baseline = self.saved(path) if against == SAVED else self.revision(path, against)
         if baseline.workbook is None:
             return Comparison(against, baseline.label, None, baseline.message)
-        current = workbook_from_text(path, text)
+        current = workbook_from_text(path, text, imported)
         diff = diff_workbooks(_shown_path(path), baseline.workbook, current, baseline.label, CURRENT)
         sources = SourceCache({sheet.file: sheet.text.splitlines()
                                for wb in (baseline.workbook, current) for sheet in wb.model.files.values()})

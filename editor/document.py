@@ -288,8 +288,8 @@ class Document(StructureEdits, ImportEdits, SheetView):
         file = self.imported_edit(key)
         if file is None:
             return ""
-        return (f"{key} is an unsaved edit of {file.name}, which {', '.join(self.shared_instance(key))} share "
-                "(every importer follows; Ctrl+S asks before writing the file)")
+        return (f"an unsaved edit of {file.name}, which {', '.join(self.shared_instance(key))} share "
+                "(every importer follows; Ctrl+S asks before writing it)")
 
     def undo(self) -> EditResult | None:
         step = self.history.back()

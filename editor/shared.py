@@ -116,8 +116,8 @@ class SharedEdits:
         lines = []
         for path in self.pending():
             cells = "; ".join(f"{name}: {old} -> {new}" for name, old, new in self.changed_cells(path))
-            seen = [f"{shown_path(i.sheet)} as {i.alias}" for i in _importers_of_file(model, path)]
-            lines.append(f"{shown_path(path)} ({cells}), imported by {', '.join(seen) or 'this sheet'}")
+            seen = [f"{_shown(i.sheet)} as {i.alias}" for i in _importers_of_file(model, path)]
+            lines.append(f"{_shown(path)} ({cells}), imported by {', '.join(seen) or 'this sheet'}")
         return "\n".join(lines)
 
     def restore(self, edit: FileEdit, backwards: bool) -> None:
@@ -139,6 +139,14 @@ class SharedEdits:
     def clear(self) -> None:
         self.files.clear()
         self._saved.clear()
+
+
+def _shown(path: Path) -> str:
+    """A file as a question names it: a library's by its name, one under the current folder relative to it."""
+    shown = shown_path(path)
+    if Path(shown).is_absolute() and Path(shown).is_relative_to(Path.cwd()):
+        return str(Path(shown).relative_to(Path.cwd()))
+    return shown
 
 
 def _importers_of_file(model: Model, path: Path) -> list[Importer]:

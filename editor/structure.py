@@ -33,6 +33,7 @@ class StructureEdits:
     workbook: Workbook
     source: SheetText
     history: History
+    shared_instance: Callable[[str], list[str]]
 
     def own_line(self, key: str) -> int:
         """The line of a cell written in this sheet's `cells:`; StructureError for any other."""
@@ -167,6 +168,10 @@ class StructureEdits:
         """Where this sheet writes a value it gives a cell of another sheet: a `set:` of
         its import, or (inherited with `extends`) a cell of its own of the same name."""
         cell = self.workbook.model.cells[key]
+        shared = self.shared_instance(key)
+        if shared and cell.scope.path is not None:     # format 10.3: never a `set:` that splits the instance
+            return (f"an edit of {cell.scope.path.name} itself, which {', '.join(shared)} share "
+                    "(Ctrl+S asks before writing it)")
         if cell.scope.prefix:
             return f"`use: {cell.scope.prefix[:-1]} … set: {cell.name}`"
         return f"`cells: {cell.name}`, which replaces the base's"

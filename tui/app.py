@@ -267,7 +267,8 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
             self.set_status(Text(f"{key}: not applied — the values are unchanged", style="bold red"))
             return False
         self.editor.close(document.raw_text(key))
-        self.after_edit(result, f"edited {key}")
+        imported = document.imported_edit(key)     # a shared instance's cell: its file, not this sheet
+        self.after_edit(result, f"edited {key} in {imported.name}" if imported else f"edited {key}")
         # focus returns to the grid after the new values are painted: moving focus
         # repaints the whole screen, which would delay showing them by a frame or two
         # (a key typed meanwhile moves it at once: tui/keys.py)

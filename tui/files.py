@@ -35,7 +35,8 @@ class FileActions:
         if imported is None and document.shared.pending():
             self.ask_about_imported(force, then)
             return
-        if imported == "write" and not self.save_imported():
+        written_too = [p.name for p in document.shared.pending()] if imported == "write" else []
+        if written_too and not self.save_imported():
             return
         try:
             wrote = document.save(force=force)
@@ -63,7 +64,8 @@ class FileActions:
         self.update_title()
         pending = document.shared.pending()
         kept = f"; not written (this session only): {', '.join(p.name for p in pending)}" if pending else ""
-        self.set_status((f"saved {document.path}" if wrote else f"{document.path} is unchanged") + kept)
+        also = f" (and wrote {', '.join(written_too)}, which every importer now reads)" if written_too else ""
+        self.set_status((f"saved {document.path}" if wrote else f"{document.path} is unchanged") + also + kept)
         if wrote and wrote.kept:
             self.notify(f"another program wrote {document.path.name} while it was being saved: your version is "
                         f"saved, theirs is kept as {wrote.kept}", title="both versions kept", severity="warning",

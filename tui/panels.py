@@ -205,10 +205,11 @@ class PanelActions:
         if document is None or not view.display:
             return
         path, text, against = document.path, document.text(), view.against
+        imported = document.shared.texts()     # imported files edited here (shared instances), unsaved too
 
         def compare() -> Comparison:
             try:
-                return self.baselines.compare(path, text, against)
+                return self.baselines.compare(path, text, against, imported)
             except Exception as e:  # noqa: BLE001 - a failed comparison is shown, never fatal to the editor
                 return Comparison(against, against, None, f"cannot compare: {type(e).__name__}: {e}")
         view.pending()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from supersheet.editor.baselines import SAVED, Baselines
 from supersheet.editor.document import Document, ExternalChange, detect_indent, running_example
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.parser import parse_formula
@@ -385,6 +386,10 @@ def test_an_edit_of_a_shared_instance_changes_it_for_every_importer(tmp_path: Pa
     assert document.imported_edit("direct") is None and document.imported_edit("gpu.cards") is None
     assert "hw.yaml (bw: 100 GB/s -> 200 GB/s), imported by top.yaml as hw, mid.yaml as mid.hw" in \
         document.shared.describe(document.workbook.model).replace(str(tmp_path) + "/", "")
+    # the diff against the saved files and a sweep's variant read the edited text too
+    compared = Baselines().compare(sheet, document.text(), SAVED, document.shared.texts())
+    assert {"direct", "via_mid"} <= {c.name for c in compared.diff.results}
+    assert "200 GB/s" in document.workbook.model.files[hw.resolve()].text
     document.undo()
     assert document.shown("via_mid", document.value("via_mid")).text == "10 ms" and not document.dirty
     assert document.imported_edit("hw.bw") is None

@@ -67,10 +67,13 @@ async def test_the_comparator_follows_an_edit_of_the_shared_latency(library: Pat
         # every dependent on screen follows, the comparator's too: 5.147 -> 4.839 ms
         assert value(app, "tp8_step") == "4.839 ms"
         assert ms(app, "tp8_step") == pytest.approx(chapter.tp_step(8, at_065) / 1e-3, rel=1e-9)
-        assert value(app, "step") == "4.977 ms"
+        tp16 = chapter.tp16_local(at_065) + chapter.REDUCTIONS * chapter.ring(16, at_065)   # Eq. 6-9 over NVLink
+        assert ms(app, "step") == pytest.approx(tp16 / 1e-3, rel=1e-9)
+        assert app.document.value("faster_than_tp8") is (tp16 < chapter.tp_step(8, at_065))
         # the value says what it is: an unsaved edit of the imported file, not what the file says
         assert app.grid.texts("lat.nvlink_latency")[3].plain.startswith("latencies.yaml*: 0.65 us")
-        assert "unsaved edit of latencies.yaml, which lat, tp8.lat share" in status(app)
+        assert status(app).startswith("edited lat.nvlink_latency in latencies.yaml: ")
+        assert "an unsaved edit of latencies.yaml, which lat, tp8.lat share" in status(app)
         assert app.document.text() == sheet_text                      # no `set:` splits the instance
         assert latencies.read_text(encoding="utf-8") == latencies_text   # nothing written before Ctrl+S
         await pilot.press("ctrl+z")
@@ -97,6 +100,7 @@ async def test_the_comparator_follows_an_edit_of_the_shared_latency(library: Pat
         await pilot.click("#answer-write")
         await pilot.pause()
         assert not isinstance(app.screen, ChoiceScreen) and not app.document.dirty
+        assert "(and wrote latencies.yaml, which every importer now reads)" in status(app)
     written = latencies.read_text(encoding="utf-8")
     changed = [(a, b) for a, b in zip(latencies_text.splitlines(), written.splitlines()) if a != b]
     assert len(changed) == 1 and "0.65 us" in changed[0][1] and "0.822 us" in changed[0][0]
