@@ -13,6 +13,7 @@ step (history.FileEdit). Pure Python: no UI imports.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -36,7 +37,12 @@ class Importer:
 
 def instance_file(cell: Cell) -> Path | None:
     """The file whose instance holds `cell` (the imported file, not a base it extends)."""
-    return cell.scope.path.resolve() if cell.scope.path is not None else None
+    return _resolved(cell.scope.path) if cell.scope.path is not None else None
+
+
+@lru_cache(maxsize=1024)
+def _resolved(path: Path) -> Path:   # asked for each imported row the grid draws: one stat walk per file
+    return path.resolve()
 
 
 def importers(model: Model, alias: str) -> list[Importer]:
