@@ -202,7 +202,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
         model = self.workbook.model
         return [alias, *model.sharers(alias)] if alias and model.sharers(alias) else []
 
-    def importers_of(self, key: str) -> list[tuple[str, Path]]:
+    def instance_importers(self, key: str) -> list[tuple[str, Path]]:
         """Each alias of `key`'s shared instance with the sheet whose `use:` writes it."""
         alias = self.cell(key).scope.prefix[:-1]
         return [(i.alias, i.sheet) for i in importers(self.workbook.model, alias)] if alias else []

@@ -374,7 +374,7 @@ def test_an_edit_of_a_shared_instance_changes_it_for_every_importer(tmp_path: Pa
     hw, text = tmp_path / "hw.yaml", sheet.read_text(encoding="utf-8")
     document = Document(sheet)
     assert document.shared_instance("hw.bw") == ["hw", "mid.hw"] and document.editable("hw.bw") is None
-    assert document.importers_of("hw.bw") == [("hw", sheet), ("mid.hw", tmp_path / "mid.yaml")]
+    assert document.instance_importers("hw.bw") == [("hw", sheet), ("mid.hw", tmp_path / "mid.yaml")]
     result = document.apply("hw.bw", "200 GB/s")
     assert result.ok and "unsaved edit of hw.yaml" in result.note
     assert document.value("direct") == document.value("via_mid")          # mid follows: one instance
