@@ -50,7 +50,7 @@ from supersheet.editor.results import Change, EditResult, changes
 from supersheet.editor.roundtrip import SheetText, Unmergeable, detect_indent, scalar_for
 from supersheet.editor.safesave import ExternalChange, FileDeleted, SaveRefused, Unreadable, Written
 from supersheet.editor.sections import Section
-from supersheet.editor.shared import SharedEdits, importers, instance_file, library_refusal
+from supersheet.editor.shared import SharedEdits, instance_file, library_refusal, sharing_importers
 from supersheet.editor.structure import StructureEdits
 from supersheet.editor.sweep import SweepRun
 from supersheet.editor.view import SheetView
@@ -205,7 +205,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
     def instance_importers(self, key: str) -> list[tuple[str, Path]]:
         """Each alias of `key`'s shared instance with the sheet whose `use:` writes it."""
         alias = self.cell(key).scope.prefix[:-1]
-        return [(i.alias, i.sheet) for i in importers(self.workbook.model, alias)] if alias else []
+        return [(i.alias, i.sheet) for i in sharing_importers(self.workbook.model, alias)] if alias else []
 
     def imported_edit(self, key: str) -> Path | None:
         """The imported file when `key`'s value here is an unsaved edit of it (not what the file says)."""

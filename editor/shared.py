@@ -45,7 +45,7 @@ def _resolved(path: Path) -> Path:   # asked for each imported row the grid draw
     return path.resolve()
 
 
-def importers(model: Model, alias: str) -> list[Importer]:
+def sharing_importers(model: Model, alias: str) -> list[Importer]:
     """Every alias of the instance keyed under `alias` (itself first), with the sheet that imports it."""
     found = []
     for name in [alias, *model.sharers(alias)]:
@@ -161,6 +161,6 @@ def _importers_of_file(model: Model, path: Path) -> list[Importer]:
                if cell.scope.prefix and instance_file(cell) == path}
     found: dict[str, Importer] = {}
     for alias in sorted(aliases):
-        for importer in importers(model, alias):
+        for importer in sharing_importers(model, alias):
             found.setdefault(importer.alias, importer)
     return list(found.values())

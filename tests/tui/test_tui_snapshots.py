@@ -250,7 +250,7 @@ def test_stale_marks_after_an_edit(snap_compare, monkeypatch) -> None:
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        monkeypatch.setattr(panels, "block_verdicts", lambda path, text: (gate.wait(5), check(path, text))[1])
+        monkeypatch.setattr(panels, "block_verdicts", lambda path, text, imported=None: (gate.wait(5), check(path, text, imported))[1])
         app.go_to("tp")
         await pilot.press("enter")
         app.query_one("#editor-input", Input).value = "4"

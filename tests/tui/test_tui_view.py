@@ -189,9 +189,9 @@ async def test_marks_from_before_an_edit_are_stale_until_checked_again(
     gate = threading.Event()
     check = panels.block_verdicts
 
-    def held(path, text):
+    def held(path, text, imported=None):
         gate.wait(10)
-        return check(path, text)
+        return check(path, text, imported)
     app = SupersheetApp(library / "supernodes" / "6.2.2-long-context-capacity.yaml", watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: not any(w.is_running for w in app.workers))
