@@ -74,6 +74,12 @@ async def test_the_comparator_follows_an_edit_of_the_shared_latency(library: Pat
         assert app.grid.texts("lat.nvlink_latency")[3].plain.startswith("latencies.yaml*: 0.65 us")
         assert status(app).startswith("edited lat.nvlink_latency in latencies.yaml: ")
         assert "an unsaved edit of latencies.yaml, which lat, tp8.lat share" in status(app)
+        await pilot.press("f2")
+        await pilot.pause()
+        inspector = str(app.inspector.query_one("#inspector-body").render())
+        assert "one instance shared by lat, tp8.lat · unsaved edit of latencies.yaml (not what the file says)" \
+            in " ".join(inspector.split())
+        await pilot.press("f2")
         assert app.document.text() == sheet_text                      # no `set:` splits the instance
         assert latencies.read_text(encoding="utf-8") == latencies_text   # nothing written before Ctrl+S
         await pilot.press("ctrl+z")
