@@ -454,6 +454,11 @@ class Document(StructureEdits, ImportEdits, SheetView):
         self.history.mark_saved()
         return written
 
+    def imported_edits(self) -> str:
+        """The imported files a save would also write: each with its cells old -> new and the
+        sheets of this graph that import it (what the question before writing them says)."""
+        return self.shared.describe(self.workbook.model)
+
     def save_imported(self, force: bool = False) -> list[tuple[Path, Written | None]]:
         """Write the imported files edited through a shared instance's cell (`shared.pending()`):
         raises as `save` does, for the first that cannot be written (those before it are written)."""

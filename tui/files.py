@@ -88,7 +88,7 @@ class FileActions:
         self.push_screen(ChoiceScreen(
             f"Write {names} too?",
             "Cells of a shared import were edited; each importer of it follows:\n"
-            f"{document.shared.describe(document.workbook.model)}\n"
+            f"{document.imported_edits()}\n"
             f"Writing {names} changes it for every sheet that imports it, in this project too. "
             "Saving this sheet only keeps those edits in this session (lost when you quit).",
             [("cancel", "Cancel"), ("write", f"Write {names} and this sheet"),
