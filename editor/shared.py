@@ -15,16 +15,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from supersheet.engine.base.project import shown_path
 from supersheet.engine.base.sheetroot import root_for
 from supersheet.engine.load.model import Cell, Model
 
 if TYPE_CHECKING:
-    from supersheet.editor.document import Document
     from supersheet.editor.history import FileEdit
+    from supersheet.editor.results import EditResult
+    from supersheet.editor.roundtrip import SheetText
     from supersheet.editor.safesave import Written
+    from supersheet.engine.workbook import Workbook
+
+
+class EditedFile(Protocol):
+    """What this module asks of the editor `Document` of an imported file (never imported
+    here: the document imports this module)."""
+
+    source: SheetText
+    workbook: Workbook
+
+    def text(self) -> str: ...
+    def raw_text(self, key: str) -> str: ...
+    def apply(self, key: str, text: str) -> EditResult: ...
+    def rebuild(self, key: str, text: str, new_text: str, check_new: bool = False) -> EditResult: ...
+    def save(self, force: bool = False) -> Written | None: ...
 
 
 @dataclass(frozen=True)
@@ -78,16 +94,16 @@ class SharedEdits:
     """The imported files edited in this session (each an editor `Document` of its own,
     which checks an edit as that file) and what saving them would write."""
 
-    def __init__(self, opener: Callable[[Path], Document]) -> None:
+    def __init__(self, opener: Callable[[Path], EditedFile]) -> None:
         self._open = opener
-        self.files: dict[Path, Document] = {}
+        self.files: dict[Path, EditedFile] = {}
         self._saved: dict[Path, dict[str, str]] = {}    # each file's cells as written on disk
 
     def _remember_saved(self, path: Path) -> None:
         doc = self.files[path]
         self._saved[path] = {key: doc.raw_text(key) for key in doc.workbook.model.cells}
 
-    def document(self, path: Path) -> Document:
+    def document(self, path: Path) -> EditedFile:
         path = path.resolve()
         if path not in self.files:
             self.files[path] = self._open(path)
