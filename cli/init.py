@@ -111,7 +111,7 @@ def _append_line(path: Path, line: str) -> None:
 
 
 def _git_top(folder: Path) -> Path | None:
-    import subprocess   # here: only `init` runs git, and every other command's start skips the import (~3-6 ms)
+    import subprocess   # deferred: subprocess (only `init` runs git; every other command's start skips it, ~3-6 ms)
     try:
         result = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True, text=True)
     except FileNotFoundError:
@@ -120,7 +120,7 @@ def _git_top(folder: Path) -> Path | None:
 
 
 def _git(args: list[str], cwd: Path) -> None:
-    import subprocess   # as in _git_top
+    import subprocess   # deferred: subprocess (as in _git_top)
     result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
     if result.returncode != 0:
         raise UsageError(f"git {' '.join(args[:2])} failed: {result.stderr.strip() or result.returncode}")
