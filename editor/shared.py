@@ -122,7 +122,8 @@ class SharedEdits:
         """The file when `cell` is a cell of an edited file whose text here is not the saved one."""
         path = instance_file(cell)
         doc = self.files.get(path) if path is not None else None
-        if doc is None or doc.text() == doc.source.original or cell.name not in doc.workbook.model.cells:
+        if path is None or doc is None or doc.text() == doc.source.original \
+                or cell.name not in doc.workbook.model.cells:
             return None
         return path if self._saved[path].get(cell.name) != doc.raw_text(cell.name) else None
 
