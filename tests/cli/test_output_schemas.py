@@ -119,6 +119,7 @@ def test_an_error_column_exists_for_every_cell_that_can_hold_one_whatever_the_ro
 
 
 PARTITION = REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"
+CALIBRATION = REPO / "sheets/calibration/allreduce-16xh100.yaml"
 
 
 @pytest.mark.parametrize(("schema", "args"), [
@@ -130,15 +131,17 @@ PARTITION = REPO / "sheets/supernodes/6.7.3-choosing-a-partitioning.yaml"
     ("choose", ["choose", str(PARTITION), "one_session_128k_50ms", "--top", "1"]),
     ("diff", ["diff", "--base", str(REPO / "sheets/supernodes/6.4.2-ring-vs-tree-alpha-halved.yaml")]),
     ("diff", ["diff", str(RUNNING), str(REPO / "sheets/supernodes/6.1.2-running-example-32k.yaml")]),
+    ("fit", ["fit", str(CALIBRATION), "latency"]),
+    ("fit", ["fit", str(CALIBRATION), "both"]),
 ])
 def test_every_json_output_names_its_schema_and_validates_against_it(run_cli, schema, args):
-    """solve, choose and diff name their schema as run and sweep do, and the package ships it."""
+    """solve, choose, diff and fit name their schema as run and sweep do, and the package ships it."""
     result = run_cli(*args, "--format", "json")
     assert result.code in (0, 1), result.err
     document = json.loads(result.out)
     validator(schema).validate(document)
     assert document["schema"] == f"supersheet-{schema}/1"
-    assert document.get("cells") or document.get("ranked") or document.get("sheets")
+    assert document.get("cells") or document.get("ranked") or document.get("sheets") or document.get("rows")
 
 
 def test_the_schemas_refuse_what_they_do_not_describe(run_cli):
@@ -154,5 +157,9 @@ def test_the_schemas_refuse_what_they_do_not_describe(run_cli):
     chosen["direction"] = "best"
     with pytest.raises(jsonschema.ValidationError):
         validator("choose").validate(chosen)
-    assert sorted(p.name for p in SCHEMAS.glob("*.json")) == ["choose-1.json", "diff-1.json", "run-1.json",
-                                                             "solve-1.json", "sweep-1.json"]
+    fitted = json.loads(run_cli("fit", str(CALIBRATION), "latency", "--format", "json").out)
+    fitted["values"][0]["error"] = "0.1 us"
+    with pytest.raises(jsonschema.ValidationError):
+        validator("fit").validate(fitted)
+    assert sorted(p.name for p in SCHEMAS.glob("*.json")) == ["choose-1.json", "diff-1.json", "fit-1.json",
+                                                             "run-1.json", "solve-1.json", "sweep-1.json"]
