@@ -75,6 +75,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
         self._problems_shown = False   # the status line's problem count is on screen
         self._problems_count: tuple | None = None   # ... and what it says, in which style
+        self._status_shown: object = None            # what the status line says (not drawn again when the same)
         self._widgets: dict[type, Widget] = {}       # the main screen's panels (_one)
         self._problem_at = -1          # the last problem F8 went to
         self.sheet_stack: list[tuple[Path, str]] = []   # where F12 came from: (sheet, cell), for Ctrl+B
@@ -205,6 +206,10 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self._problems_shown, self._problems_count = bool(said), (count.plain, count.style)
 
     def set_status(self, text: str | Text) -> None:
+        shown = (text.plain, text.style, tuple(text.spans)) if isinstance(text, Text) else text
+        if shown == self._status_shown:
+            return    # the same text (most edits' "edited x: n values changed"): not drawn again
+        self._status_shown = shown
         self.query_one("#status", Static).update(text, layout=False)
 
     def show_selected(self, key: str | None) -> None:

@@ -77,10 +77,23 @@ class RowsView(ScrollView):
 
     def repaint_rows(self, keys) -> None:
         """Draw these rows again (those on screen), from their cached strips."""
+        self._forget_painted_repaints()
         top, bottom = self._rows_on_screen()
         lines = [index + 1 for index in map(self.index_of, keys) if index is not None and top <= index < bottom]
         for line in lines:
             self.refresh_line(line)   # (line 0 is the column titles)
+
+    def _forget_painted_repaints(self) -> None:
+        """Drop a whole-widget repaint Textual kept after painting it. A frame that
+        repaints the whole screen (opening the cell editor moves the focus: the grid's
+        refresh on blur, then the screen's) clears the screen's dirty widgets without
+        taking their regions, so the grid's whole rectangle stayed pending until its next
+        repaint: the edit's frame then re-rendered every widget overlapping it (header
+        to status line) to show a few changed rows. Only when every line of the grid
+        has been rendered since (no dirty line in its styles cache) is that region
+        already on screen; otherwise it is kept."""
+        if self._repaint_regions and not self._styles_cache._dirty_lines:
+            self._exchange_repaint_regions()
 
     def on_screen(self, index: int | None) -> bool:
         """Whether the row at `index` in `rows` is on screen now."""
