@@ -308,3 +308,38 @@ async def test_a_change_of_a_negative_value_has_one_sign(tmp_path: Path) -> None
         await settle(pilot, lambda: app.document.value("a") == -100.0 and not app.editor.editing)
         assert app.grid.texts("a")[2].plain == "↓ 19% was -84"
         assert app.grid.texts("b")[2].plain == "↓ 19% was -168"
+
+
+LONG_FORMULA = "= base * 2 + base * 3 + base * 4 + base * 5 + base * 6 + base * 7 + base * 8 + base * 9"
+
+
+def _bar(app: SupersheetApp) -> str:
+    return "".join(segment.text for segment in app.editor.input.render_line(0))
+
+
+async def test_80x24_the_formula_bar_shows_a_long_formula_from_its_start_with_an_ellipsis(tmp_path: Path) -> None:
+    """Issue 31: not editing, the formula bar shows a long formula's start cut with …,
+    also right after a commit (the Input had scrolled to its end); editing, it is the
+    Input's own line, scrolled to the cursor, with no … ."""
+    path = tmp_path / "long.yaml"
+    path.write_text(f"cells:\n  base: 1 GB\n  total: {LONG_FORMULA}\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.go_to("total")
+        await pilot.pause()
+        shown = _bar(app).rstrip()
+        assert shown.startswith("= base * 2 + base * 3") and shown.endswith("…")
+        assert len(shown) < len(LONG_FORMULA)
+        await pilot.press("enter", "end")
+        await pilot.pause()
+        editing = _bar(app)
+        assert "…" not in editing and "base * 9" in editing and not editing.startswith("= base * 2")
+        await pilot.press(*" + 0 GB", "enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.editor.editing and app.document.raw_text("total").endswith("+ 0 GB")
+        shown = _bar(app).rstrip()
+        assert shown.startswith("= base * 2 + base * 3") and shown.endswith("…")
+        app.go_to("base")
+        await pilot.pause()
+        assert _bar(app).rstrip() == "1 GB"

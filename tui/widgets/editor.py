@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import Reactive
+from textual.strip import Strip
 from textual.widgets import Input, Label, Static
 
 from ..keytable import EDITOR_KEYS
@@ -39,6 +40,20 @@ class FixedField(Input):
     reads the virtual size directly, so repainting the field is enough."""
 
     virtual_size = Reactive(Size(0, 0), layout=False)
+
+    def render_line(self, y: int) -> Strip:
+        """Not editing (the field cannot take focus), show the text from its start,
+        cut with … when it is wider than the field: the Input would show it from
+        where the last edit's cursor left it (a committed formula's end) and cut it
+        without a mark. Editing, it is the Input's own line (scrolled to the cursor)."""
+        if y != 0 or self.can_focus or not self.value:
+            return super().render_line(y)
+        width = self.scrollable_content_region.width + 1     # as the Input: one cell more, for its cursor
+        text = self._value.copy()
+        text.end = ""
+        text.truncate(width, overflow="ellipsis")
+        strip = Strip(self.app.console.render(text, self.app.console_options.update_width(width)))
+        return strip.extend_cell_length(width).apply_style(self.rich_style)
 
 
 class CellEditor(Vertical):
@@ -135,6 +150,7 @@ class CellEditor(Vertical):
         self.call_after_refresh(self._restyle)
         field = self.input
         field.can_focus = False
+        field.refresh()     # drawn from its start again (render_line), even when the text stays
         if text is not None:
             with self.prevent(Input.Changed):
                 field.value = text
