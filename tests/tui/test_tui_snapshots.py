@@ -2,6 +2,8 @@
 example. Update deliberately: pytest tests/tui --snapshot-update, then review the SVGs."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import Input
 
 from supersheet.tui.app import SupersheetApp
@@ -357,6 +359,58 @@ def test_80x24_help_screen(snap_compare) -> None:
     async def run_before(pilot) -> None:
         await _steady(pilot)
         await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+MONTE_CARLO = Path("sheets") / "questions" / "q4-ep-skew-monte-carlo.yaml"   # relative to REPO, as RUNNING_EXAMPLE
+
+
+async def _sampled(pilot) -> None:
+    """Wait until the sheet's draws are sampled and their ranges shown."""
+    app = pilot.app
+    for _ in range(600):
+        samples = app.grid.samples
+        if samples is not None and samples.sampled is not None and not app.grid.samples_pending:
+            break
+        await pilot.pause(0.05)
+    else:
+        raise AssertionError("the samples never came")
+    await app.workers.wait_for_complete()
+    await _steady(pilot)
+
+
+def test_80x24_monte_carlo_sheet_keeps_its_formula_column(snap_compare) -> None:
+    """Issue 31: at 80x24 a sheet with draws keeps a formula column of at least 12
+    characters; the sampled ranges (and long values) are cut with … instead."""
+    from supersheet.tui.widgets.rows import FORMULA, RANGE
+
+    async def run_before(pilot) -> None:
+        await _sampled(pilot)
+        app = pilot.app
+        app.go_to("mc_skew_clustered")
+        await pilot.pause()
+        grid = app.grid
+        widths = dict(zip(grid.columns, grid.widths))
+        assert widths[FORMULA] >= 12 and widths[RANGE] >= 12
+        assert sum(w + 2 for w in grid.widths if w) <= grid.scrollable_content_region.width
+        line = "".join(s.text for s in grid.render_line(1 + grid.cursor - grid.scroll_offset.y))
+        assert "≈ 4.836 (4.752" in line and "4.927" not in line      # the range: cut at its p95
+        assert "= max(norma…" in line                                  # the formula: its start, cut
+
+    assert snap_compare(SupersheetApp(MONTE_CARLO, watch_seconds=0), terminal_size=(80, 24),
+                        run_before=run_before)
+
+
+def test_80x24_formula_bar_shows_a_long_formula_from_its_start(snap_compare) -> None:
+    """Issue 31: after a commit the formula bar shows the long formula's start, cut with …"""
+    async def run_before(pilot) -> None:
+        await _steady(pilot)
+        app = pilot.app
+        app.go_to("weights_per_card")
+        await pilot.press("enter", "end", *" + 0 GB", "enter")
+        await app.workers.wait_for_complete()
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=(80, 24), run_before=run_before)

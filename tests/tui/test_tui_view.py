@@ -11,7 +11,7 @@ from test_tui_input import burst, settle
 
 from supersheet.tui import panels
 from supersheet.tui.app import SupersheetApp
-from supersheet.tui.widgets.rows import CHANGE, FORMULA, NAME, VALUE, Preferred, fit
+from supersheet.tui.widgets.rows import CHANGE, FORMULA, NAME, RANGE, VALUE, Preferred, fit
 
 SIZE = (120, 36)
 
@@ -122,6 +122,24 @@ def test_spare_width_goes_to_the_formula_then_the_change_column() -> None:
             assert formula == 260 - 30 - 20 - 35 - 8         # then the formulas again, to the edge
     # formulas narrower than 40: the change column grows as soon as they have their room
     assert fit(columns, Preferred(name=30, value=20, least_name=20, change=35, formula=24), 116)[2:] == [34, 24]
+
+
+def test_beside_sampled_ranges_the_formula_column_keeps_12_characters() -> None:
+    """Issue 31: on a sheet with draws at 80 columns the ranges, then long values, then
+    names give way (cut with …) before the formula column goes; only a terminal too
+    narrow for that gives the formulas up."""
+    columns = (NAME, VALUE, RANGE, CHANGE, FORMULA)
+    want = Preferred(name=34, value=24, least_name=24, range=24, change=39, formula=80)
+    assert fit(columns, want, 76) == [24, 16, 16, 0, 12]          # an 80-column terminal's grid
+    assert fit(columns, want, 96) == [34, 24, 18, 0, 12]          # the ranges only
+    checked = 0
+    for inner in range(70, 140):
+        name, value, range_, change, formula = fit(columns, want, inner)
+        assert sum(w + 2 for w in (name, value, range_, change, formula) if w) <= inner
+        if inner >= 74:
+            assert formula >= 12 and range_ >= 16 and value >= 16 and name >= 18
+            checked += 1
+    assert checked == 66
 
 
 async def test_a_wide_grid_shows_whole_changes_and_formulas(example: Path) -> None:
@@ -314,7 +332,9 @@ LONG_FORMULA = "= base * 2 + base * 3 + base * 4 + base * 5 + base * 6 + base * 
 
 
 def _bar(app: SupersheetApp) -> str:
-    return "".join(segment.text for segment in app.editor.input.render_line(0))
+    """The formula bar's text as it is on screen (the Input draws a cell more than it shows)."""
+    field = app.editor.input
+    return "".join(segment.text for segment in field.render_line(0).crop(0, field.size.width))
 
 
 async def test_80x24_the_formula_bar_shows_a_long_formula_from_its_start_with_an_ellipsis(tmp_path: Path) -> None:

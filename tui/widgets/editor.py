@@ -48,7 +48,7 @@ class FixedField(Input):
         without a mark. Editing, it is the Input's own line (scrolled to the cursor)."""
         if y != 0 or self.can_focus or not self.value:
             return super().render_line(y)
-        width = self.scrollable_content_region.width + 1     # as the Input: one cell more, for its cursor
+        width = self.scrollable_content_region.width     # the cells on screen (the Input draws one more, clipped)
         text = self._value.copy()
         text.end = ""
         text.truncate(width, overflow="ellipsis")

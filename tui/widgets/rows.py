@@ -46,6 +46,9 @@ NARROW_CHANGE = 8     # the change column at its narrowest beside formulas: its 
 FORMULA_FIRST = 40    # the formula column's room before the change column grows past CHANGE_WIDTH
 MIN_CHANGE = 12
 MIN_NAME = 8
+MIN_RANGE = 16        # a sampled range cut to its mean and p5 ("1.234 GB (1.1 …"), beside formulas at 80 columns
+NARROW_VALUE = 16     # what long values (lists) shrink to (cut with …) so that formulas keep MIN_FORMULA beside ranges
+NARROW_NAME = 18      # and the names, last
 PAD = 1
 
 
@@ -129,6 +132,10 @@ def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     cut = min(short, name - want.least_name)
     name = name - cut
     formula = inner - name - fixed - change - pads
+    if formula < MIN_FORMULA and RANGE in columns:
+        narrow = _ranges_give_way(columns, want, inner)
+        if narrow is not None:
+            return narrow
     if formula < MIN_FORMULA:
         # no room for formulas (the inspector shows them): the change column takes
         # the rest; with too little for it too, it goes and the names shrink, so
@@ -148,6 +155,26 @@ def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     over = sum(widths[c] + 2 * PAD for c in columns if widths[c] > 0) - inner
     if over > 0:   # the last resort: long values are cut (with an ellipsis), never hidden
         widths[VALUE] = max(MIN_NAME, value - over)
+    return [widths[c] for c in columns]
+
+
+def _ranges_give_way(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int] | None:
+    """Widths on a narrow terminal for a sheet with random draws, where the ranges
+    would leave formulas no room (an 80-column terminal): the change column goes,
+    the ranges shrink to MIN_RANGE, then the values to NARROW_VALUE, then the names
+    to NARROW_NAME (each cut with …), so that the formula column keeps MIN_FORMULA and takes the rest. None when
+    even that leaves formulas too little (the caller then gives them up)."""
+    name, value, range_ = want.name, want.value, want.range
+    formula = inner - name - value - range_ - 2 * PAD * (len(columns) - 1)
+    cut = min(max(0, MIN_FORMULA - formula), max(0, range_ - MIN_RANGE))
+    range_, formula = range_ - cut, formula + cut
+    cut = min(max(0, MIN_FORMULA - formula), max(0, value - NARROW_VALUE))
+    value, formula = value - cut, formula + cut
+    cut = min(max(0, MIN_FORMULA - formula), max(0, name - NARROW_NAME))
+    name, formula = name - cut, formula + cut
+    if formula < MIN_FORMULA:
+        return None
+    widths = {NAME: name, VALUE: value, RANGE: range_, CHANGE: 0, FORMULA: formula}
     return [widths[c] for c in columns]
 
 
