@@ -135,6 +135,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
     def on_mount(self) -> None:
         for widget in (self.query_one("#filter"), self.inspector, self.sweep, self.diagnostics_panel, self.diff_view):
             widget.display = False
+        self.grid.formulas_shown_by = self.inspector    # beside the grid, when open: ranges keep their width
         if self.new:
             self.create_sheet()
         else:

@@ -140,6 +140,8 @@ def test_beside_sampled_ranges_the_formula_column_keeps_12_characters() -> None:
             assert formula >= 12 and range_ >= 16 and value >= 16 and name >= 18
             checked += 1
     assert checked == 66
+    # with the inspector open beside the grid (it shows the formula) the ranges keep their width
+    assert fit(columns, want, 76, formulas_elsewhere=True)[2:] == [24, 0, 0]
 
 
 async def test_a_wide_grid_shows_whole_changes_and_formulas(example: Path) -> None:

@@ -113,7 +113,7 @@ class Measures:
         return self._ranges[1]
 
 
-def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
+def fit(columns: tuple[Column, ...], want: Preferred, inner: int, formulas_elsewhere: bool = False) -> list[int]:
     """Column widths for `inner` cells of width: the formula column takes what
     is left; when that is less than NARROW_FORMULA, the change column and then
     the names give way (an 80-column terminal shows 20 characters of formula); with no room for formulas at all (the inspector shows them), the
@@ -121,7 +121,9 @@ def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     Spare width goes to the change and formula columns, in turn: the formula
     column first up to FORMULA_FIRST (or its content, when narrower), then the
     change column up to its content (the widest old value after "↑ 300% was"),
-    then the formula column again, to the edge."""
+    then the formula column again, to the edge. On a sheet with draws, the ranges
+    and values give way to keep formulas (`_ranges_give_way`), unless a panel
+    beside the grid shows the formula (`formulas_elsewhere`)."""
     fixed = want.value + (want.range if RANGE in columns else 0)
     name, change = want.name, CHANGE_WIDTH
     pads = 2 * PAD * len(columns)
@@ -132,7 +134,7 @@ def fit(columns: tuple[Column, ...], want: Preferred, inner: int) -> list[int]:
     cut = min(short, name - want.least_name)
     name = name - cut
     formula = inner - name - fixed - change - pads
-    if formula < MIN_FORMULA and RANGE in columns:
+    if formula < MIN_FORMULA and RANGE in columns and not formulas_elsewhere:
         narrow = _ranges_give_way(columns, want, inner)
         if narrow is not None:
             return narrow

@@ -18,6 +18,7 @@ from textual import events
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from supersheet.editor.document import Section
 
@@ -50,6 +51,7 @@ class RowsView(ScrollView):
         self._style = Style()
         self._cursor_bg = None          # the cursor's background (per repaint: focused or not)
         self._line_width = 0            # the width rows are cropped to (per repaint)
+        self.formulas_shown_by: Widget | None = None   # a panel that, when shown, shows the cell's formula
 
     def row_texts(self, key: str) -> tuple[Text, ...]:
         """The texts of the row `key` (a cell, or HEADER + a section's id)."""
@@ -121,7 +123,13 @@ class RowsView(ScrollView):
     # layout --------------------------------------------------------------------------
     def _fit(self) -> list[int]:
         inner = self.scrollable_content_region.width or (self.app.size.width - 4)
-        return fit(self.columns, self._preferred, inner)
+        return fit(self.columns, self._preferred, inner, self.formulas_elsewhere)
+
+    @property
+    def formulas_elsewhere(self) -> bool:
+        """Whether a panel beside the rows shows the selected cell's formula."""
+        panel = self.formulas_shown_by
+        return panel is not None and panel.display
 
     def relayout(self) -> bool:
         """Fit the columns to the width again; True when they changed."""
