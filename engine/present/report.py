@@ -233,13 +233,21 @@ def _value_stop(text: str) -> int:
     return (len(text) + 2 + _VALUE_TAB - 1) // _VALUE_TAB * _VALUE_TAB
 
 
+_WIDE_ARRAY = 40   # characters: a longer array runs past the value column on its own line
+
+
+def _overflows(record: dict[str, Any]) -> bool:
+    """A long array (a table's column, a formula over one) does not set the value column's width,
+    which would push every other line's formula off the screen."""
+    return isinstance(record.get("value"), list) and len(record["display"]) > _WIDE_ARRAY
+
+
 def _text_table(workbook: Workbook, records: list[dict[str, Any]], stable_columns: bool = False) -> str:
     title = workbook.model.title
     lines = [title] if title else []
     groups = [_group(r) for r in records]
     width = max((len(r["name"]) for r in records), default=4) + 2
-    tables = workbook.model.tables   # a table's columns are long arrays: they do not set the value column's width
-    value_width = max((len(r["display"]) for r, g in zip(records, groups) if g not in tables), default=5) + 2
+    value_width = max((len(r["display"]) for r in records if not _overflows(r)), default=5) + 2
     if stable_columns:   # each section's names set its name column; a value's own width its value column
         widths = {g: max(len(r["name"]) for r, h in zip(records, groups) if h == g) + 2 for g in groups}
     section = None

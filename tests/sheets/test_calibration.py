@@ -49,3 +49,13 @@ def test_by_library_name_from_anywhere(tmp_path, write_sheet, run_cli):
     assert "31" in run_cli("run", str(sheet)).out
     result = run_cli("fit", "supersheet:calibration/allreduce-16xh100.yaml", "bandwidth")
     assert result.code == 0 and "fit bandwidth: 1 cell to 5 rows" in result.out, result.output
+
+
+def test_run_keeps_each_scalar_formula_beside_its_value(run_cli):
+    """The table's columns and the arrays computed over them are long: they run past the value
+    column on their own lines instead of pushing every other line's formula ~200 columns right."""
+    lines = run_cli("run", str(SHEET)).out.splitlines()
+    predicted = next(line for line in lines if line.lstrip().startswith("predicted "))
+    assert predicted.index("= 2 * (ranks - 1)") < 60, predicted
+    assert any(len(line) > 200 for line in lines if line.lstrip().startswith("model_times ")), \
+        "the long array should still be shown whole on its own line"
