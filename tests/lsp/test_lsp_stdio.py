@@ -221,10 +221,10 @@ def test_an_edit_in_an_open_import_moves_the_importers_values(project: Path) -> 
             await client.change(hw_uri, 2, bandwidth, start, start + 4, "6700")   # unsaved, in the other buffer
             await asyncio.sleep(0)
             for _ in range(50):            # the importer is analysed after the import: its refresh comes second
+                client.refreshed.clear()   # before asking, so a refresh that lands while we ask is not lost
                 after = await client.hints(plan_uri)
                 if after != before:
                     return before, after
-                client.refreshed.clear()
                 await asyncio.wait_for(client.refreshed.wait(), WAIT)
             return before, after
         finally:
