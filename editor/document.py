@@ -46,6 +46,7 @@ from supersheet.editor.merge import three_way
 from supersheet.editor.places import Place
 from supersheet.editor.properties import PROPERTIES, set_property
 from supersheet.editor.recheck import evaluate_dependents, new_problems, type_note
+from supersheet.editor.recovery import Edited
 from supersheet.editor.results import Change, EditResult, changes
 from supersheet.editor.roundtrip import SheetText, Unmergeable, detect_indent, scalar_for
 from supersheet.editor.safesave import ExternalChange, FileDeleted, SaveRefused, Unreadable, Written
@@ -140,21 +141,48 @@ class Document(StructureEdits, ImportEdits, SheetView):
                 self.history.mark_saved()
         return result
 
-    def recover(self, text: str, base: str) -> EditResult:
+    def recover(self, text: str, base: str, imported: dict[Path, Edited] | None = None) -> EditResult:
         """Put a recovery file's unsaved `text`, edited from `base`, in the
         editor as one step Ctrl+Z takes back (saving writes it). When the file
         changed on disk since `base`, the edits are merged on top of it, so
         recovering never reverts those changes; when they touch the same
-        lines, the recovered text is taken whole (the offer's diff shows it)."""
+        lines, the recovered text is taken whole (the offer's diff shows it).
+        The unsaved edits of `imported` files (a shared instance's cells,
+        shared.py) come back into the session the same way, in the same step;
+        a file this sheet no longer shares, or may not edit, is left out and named."""
         before = self.text()
-        target = text
-        if base != before:
-            merged = three_way(base, text, before)
-            target = merged if merged is not None else text
-        self.source.restore(target)
-        result = self.rebuild(FILE, "the recovered edits", target)
-        self.history.push(Step(FILE, "the file on disk", "the recovered edits", text_before=before, text_after=target))
+        self.source.restore(_merged(base, text, before))
+        self.rebuild(FILE, "the recovered edits", self.text())
+        edits, left_out = [], []
+        for path, edited in (imported or {}).items():
+            if not self._shares_file(path):
+                left_out.append(path.name)
+                continue
+            current = self.shared.document(path).text()
+            edits.append(FileEdit(path, current, _merged(edited.base, edited.text, current)))
+            self.shared.restore(edits[-1], backwards=False)
+        result = self.rebuild(FILE, "the recovered edits", self.text())
+        if self.text() != before or edits:      # else nothing came back: no step to undo
+            self.history.push(Step(FILE, "the file on disk", "the recovered edits", text_before=before,
+                                   text_after=self.text(), imported=tuple(edits)))
+        result.note = "; ".join(
+            ([f"unsaved edits of {', '.join(e.path.name for e in edits)} too (Ctrl+S asks before writing them)"]
+             if edits else [])
+            + ([f"left out the edits of {', '.join(left_out)}: this sheet does not share it any more, "
+                "or may not edit it"] if left_out else []))
         return result
+
+    def _shares_file(self, path: Path) -> bool:
+        """Whether `path` holds a shared instance of this sheet's graph that may be edited here."""
+        return any(instance_file(cell) == path and self.shared_instance(key)
+                   and library_refusal(self.path, path) is None
+                   for key, cell in self.workbook.model.cells.items())
+
+    def unsaved_imports(self) -> dict[Path, Edited]:
+        """The imported files edited here and not written, with the text each was read as
+        (what a recovery file keeps beside this sheet's text)."""
+        return {path: Edited(self.shared.files[path].text(), self.shared.files[path].source.original)
+                for path in self.shared.pending()}
 
     # state --------------------------------------------------------------------
     @property
@@ -279,7 +307,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
         if not result.ok:
             self.shared.restore(edit, backwards=True)
             return result
-        self.history.push(Step(key, before, text, text_before=self.text(), text_after=self.text(), imported=edit))
+        self.history.push(Step(key, before, text, text_before=self.text(), text_after=self.text(), imported=(edit,)))
         result.note = self.shared_note(key)
         return result
 
@@ -306,12 +334,15 @@ class Document(StructureEdits, ImportEdits, SheetView):
             return self._apply_scalar(step, step.old_node if backwards else step.new_node, text, node)
         target = step.text_before if backwards else step.text_after
         assert target is not None
-        if step.imported is not None:
-            self.shared.restore(step.imported, backwards)
+        for edit in reversed(step.imported) if backwards else step.imported:
+            self.shared.restore(edit, backwards)
         self.source.restore(target)
         result = self.rebuild(step.key, text, target)
-        if step.imported is not None:
-            result.note = self.shared_note(step.key) or f"{step.key} is as {step.imported.path.name} says again"
+        if step.imported and step.key == FILE:     # a recovery's step
+            names = ", ".join(edit.path.name for edit in step.imported)
+            result.note = f"the unsaved edits of {names} {'taken back' if backwards else 'put back'}"
+        elif step.imported:
+            result.note = self.shared_note(step.key) or f"{step.key} is as {step.imported[0].path.name} says again"
         if step.files:      # the other sheets the step wrote (a rename's importers): on disk, at once
             written, skipped = importers.rewrite(step.files, backwards)
             result.note = "; ".join(([f"wrote {', '.join(p.name for p in written)} back"] if written else [])
@@ -463,3 +494,12 @@ class Document(StructureEdits, ImportEdits, SheetView):
         """Write the imported files edited through a shared instance's cell (`shared.pending()`):
         raises as `save` does, for the first that cannot be written (those before it are written)."""
         return self.shared.save(force)
+
+
+def _merged(base: str, text: str, now: str) -> str:
+    """`text` (edited from `base`) on top of `now`: merged when `now` moved on from `base`,
+    taken whole when both touch the same lines."""
+    if base == now:
+        return text
+    merged = three_way(base, text, now)
+    return merged if merged is not None else text

@@ -36,7 +36,7 @@ class Step:
     text_before: str | None = None  # ... or the whole document before and after
     text_after: str | None = None
     files: tuple[FileEdit, ...] = ()   # other sheets it wrote on disk (rename.py's importers)
-    imported: FileEdit | None = None   # an imported file it edited in the session (shared.py), saved on Ctrl+S
+    imported: tuple[FileEdit, ...] = ()   # imported files it edited in the session (shared.py), saved on Ctrl+S
     id: int = field(default_factory=_ids.__next__)
 
 

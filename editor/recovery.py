@@ -8,7 +8,9 @@ when it is not set), private to the user (0700, files 0600) — named by a hash
 of the sheet's real path: never beside the sheet, so never in its folder's
 `git status` or a sheet's diff. It holds the sheet's path, the unsaved text,
 the text it was edited from (so recovering onto a file that changed since
-merges), when and by which process it was written. Written atomically
+merges), the same two texts of each imported file edited through a shared
+instance's cell and not yet written (editor/shared.py), when and by which
+process it was written. Written atomically
 (temporary file, rename); removed when the sheet is saved, when the edits are
 discarded or undone, and when the user discards it on the next open. Pure
 Python: no UI imports.
@@ -21,7 +23,7 @@ import os
 import socket
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from supersheet.editor.safesave import atomic_write
@@ -32,8 +34,17 @@ VERSION = 1
 
 
 @dataclass(frozen=True)
+class Edited:
+    """A file's unsaved `text`, edited from `base` (what the file said when it was read)."""
+
+    text: str
+    base: str
+
+
+@dataclass(frozen=True)
 class Recovery:
-    """A recovery file as read: the unsaved text of `sheet`, edited from `base`."""
+    """A recovery file as read: the unsaved text of `sheet`, edited from `base`, and the
+    unsaved texts of the imported files edited through a shared instance's cell."""
 
     sheet: Path
     text: str
@@ -42,6 +53,7 @@ class Recovery:
     pid: int
     host: str
     file: Path
+    imported: dict[Path, Edited] = field(default_factory=dict)
 
     def writer_running(self) -> bool:
         """Whether the editor that wrote it still runs (on this machine; not this process)."""
@@ -69,16 +81,18 @@ def file_for(sheet: Path) -> Path:
     return folder() / (hashlib.sha256(sheet_key(sheet).encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".json")
 
 
-def write(sheet: Path, text: str, base: str) -> Path:
-    """Keep `text`, the unsaved edits of `sheet` made on `base`. Raises
-    OSError when there is no private place for it."""
+def write(sheet: Path, text: str, base: str, imported: dict[Path, Edited] | None = None) -> Path:
+    """Keep `text`, the unsaved edits of `sheet` made on `base`, and those of the
+    `imported` files. Raises OSError when there is no private place for it."""
     where = folder()
     where.mkdir(mode=0o700, parents=True, exist_ok=True)
     if not private_folder(where):
         raise PermissionError(f"{where} is not a folder private to you: no recovery file")
     target = file_for(sheet)
     record = {"version": VERSION, "sheet": sheet_key(sheet), "text": text, "base": base,
-              "written": time.time(), "pid": os.getpid(), "host": socket.gethostname()}
+              "written": time.time(), "pid": os.getpid(), "host": socket.gethostname(),
+              "imported": [{"path": str(path), "text": edited.text, "base": edited.base}
+                           for path, edited in (imported or {}).items()]}
     atomic_write(target, json.dumps(record).encode("ascii"), mode=0o600)
     return target
 
@@ -103,8 +117,10 @@ def find(sheet: Path) -> Recovery | None:
     try:
         if record.get("version") != VERSION or record["sheet"] != sheet_key(sheet):
             return None
+        imported = {Path(str(entry["path"])): Edited(str(entry["text"]), str(entry["base"]))
+                    for entry in record.get("imported", [])}     # absent in files written before it was kept
         return Recovery(Path(record["sheet"]), str(record["text"]), str(record["base"]), float(record["written"]),
-                        int(record["pid"]), str(record["host"]), path)
+                        int(record["pid"]), str(record["host"]), path, imported)
     except (AttributeError, KeyError, TypeError, ValueError):
         return None
 

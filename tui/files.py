@@ -60,7 +60,10 @@ class FileActions:
             self.notify(f"cannot save: {e}", severity="error")
             return
         self._warned_disk = False
-        self.drop_recovery()
+        if document.dirty:        # "Save this sheet only": the imported files' edits are still unsaved
+            self.write_recovery()
+        else:
+            self.drop_recovery()
         self.update_title()
         pending = document.shared.pending()
         kept = f"; not written (this session only): {', '.join(p.name for p in pending)}" if pending else ""

@@ -21,6 +21,7 @@ RECOVER_AFTER = 2.0      # seconds after the last edit: typing does not write on
 SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 DIFF_LINES = 10          # of the offer's diff (the dialog fits a 30-row terminal); the rest is counted
 DIFF_WIDTH = 64          # the dialog's width inside its border
+IMPORT_DIFF_LINES = 6    # of each imported file's diff
 
 
 class RecoveryActions:
@@ -46,7 +47,7 @@ class RecoveryActions:
             if not document.dirty:
                 recovery.remove(document.path)
                 return
-            recovery.write(document.path, document.text(), document.source.original)
+            recovery.write(document.path, document.text(), document.source.original, document.unsaved_imports())
         except OSError as e:
             if not self._recovery_warned:
                 self._recovery_warned = True
@@ -100,13 +101,13 @@ class RecoveryActions:
         found = recovery.find(document.path)
         if found is None:
             return
-        if found.text == document.text():
+        if found.text == document.text() and not found.imported:
             recovery.remove(document.path)      # nothing it would bring back
             return
 
         def answer(choice: str | None) -> None:
             if choice == "recover" and self.document is document:
-                result = document.recover(found.text, found.base)
+                result = document.recover(found.text, found.base, found.imported)
                 self.after_edit(result, "recovered the unsaved edits (Ctrl+Z takes them back; Ctrl+S saves them)")
             elif choice == "discard":
                 recovery.remove(document.path)
@@ -121,16 +122,19 @@ def recovery_message(document, found: recovery.Recovery) -> Text:
                 + (", still running: another editor has it open" if found.writer_running() else "")
                 + "). Esc decides later; the next edit replaces them.\n\n")
     text.append_text(diff_text(document.text(), found.text))
+    for path, edited in found.imported.items():
+        text.append(f"\nand of {path.name}, imported and shared (written only when you save and say so):\n")
+        text.append_text(diff_text(edited.base, edited.text, IMPORT_DIFF_LINES))
     return text
 
 
-def diff_text(disk: str, recovered: str) -> Text:
+def diff_text(disk: str, recovered: str, most: int = DIFF_LINES) -> Text:
     lines = list(difflib.unified_diff(disk.splitlines(), recovered.splitlines(), "file on disk", "recovered",
                                       n=1, lineterm=""))
     text = Text()
-    for line in lines[:DIFF_LINES]:
+    for line in lines[:most]:
         style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
         text.append((line if len(line) <= DIFF_WIDTH else line[:DIFF_WIDTH - 1] + "…") + "\n", style=style)
-    if len(lines) > DIFF_LINES:
-        text.append(f"… {len(lines) - DIFF_LINES} more lines\n", style="dim")
+    if len(lines) > most:
+        text.append(f"… {len(lines) - most} more lines\n", style="dim")
     return text

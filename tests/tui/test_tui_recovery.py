@@ -137,6 +137,66 @@ async def test_an_internal_error_keeps_the_unsaved_edits(sheet: Path, state: Pat
     assert "a: 6 GB" in recovery.find(sheet).text
 
 
+async def test_an_unsaved_edit_of_a_shared_import_is_recovered_too(library: Path, state: Path) -> None:
+    """An edit of a shared instance's cell is an unsaved edit of the imported file, held in
+    the session (editor/shared.py): a crash used to lose it, the recovery file kept only
+    the open sheet's text. It keeps the imported file's text too, and "Save this sheet
+    only" keeps it there instead of removing the recovery file."""
+    sheet = library / "supernodes" / "6.5.3-tp16-nvlink-domain.yaml"
+    latencies = (library / "hardware" / "latencies.yaml").resolve()
+    sheet_text, latencies_text = sheet.read_text(encoding="utf-8"), latencies.read_text(encoding="utf-8")
+    app = SupersheetApp(sheet, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "lat.nvlink_latency", "0.65 us")
+        assert value(app, "tp8_step") == "4.839 ms" and app.document.text() == sheet_text
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.click("#answer-keep")          # the sheet is saved (unchanged); the import stays unsaved
+        await pilot.pause()
+        kept = recovery.find(sheet)
+        assert kept is not None and kept.text == sheet_text and list(kept.imported) == [latencies]
+        assert "0.65 us" in kept.imported[latencies].text and kept.imported[latencies].base == latencies_text
+    assert latencies.read_text(encoding="utf-8") == latencies_text          # quit unsaved: nothing written
+    app = SupersheetApp(sheet, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        message = str(app.screen.message)
+        assert "and of latencies.yaml, imported and shared" in message and "0.65 us" in message
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert value(app, "tp8_step") == "4.839 ms" and app.document.dirty
+        assert app.grid.texts("lat.nvlink_latency")[3].plain.startswith("latencies.yaml*: 0.65 us")
+        assert latencies.read_text(encoding="utf-8") == latencies_text          # still only in the session
+        await pilot.press("ctrl+z")                                             # one step takes it all back
+        await pilot.pause()
+        assert value(app, "tp8_step") == "5.147 ms" and not app.document.dirty
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert value(app, "tp8_step") == "4.839 ms" and app.document.dirty
+
+
+def test_a_recovered_import_the_sheet_no_longer_shares_is_left_out(library: Path) -> None:
+    from supersheet.editor.document import Document
+    sheet = library / "supernodes" / "6.5.3-tp16-nvlink-domain.yaml"
+    stray = (library / "hardware" / "h100-sxm.yaml").resolve()      # imported, but not a shared instance here
+    document = Document(sheet)
+    result = document.recover(document.text(), document.text(),
+                              {stray: recovery.Edited(stray.read_text().replace("3350", "6700"), stray.read_text())})
+    assert "left out the edits of h100-sxm.yaml" in result.note
+    assert not document.shared.pending() and not document.dirty
+
+
+def test_a_recovery_file_written_before_imports_were_kept_still_reads(sheet: Path, state: Path) -> None:
+    import json
+    recovery.write(sheet, SHEET.replace("a: 2 GB", "a: 5 GB"), SHEET)
+    record = json.loads(recovery.file_for(sheet).read_text())
+    del record["imported"]
+    recovery.file_for(sheet).write_text(json.dumps(record))
+    found = recovery.find(sheet)
+    assert found is not None and "a: 5 GB" in found.text and found.imported == {}
+
+
 # -- a real terminal, real signals --------------------------------------------------
 class Editor:
     """`supersheet edit SHEET` on a pseudo-terminal, its output drained."""
