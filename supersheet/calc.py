@@ -46,7 +46,6 @@ def calc_workbook(expression: str) -> tuple[Workbook | None, list[Diagnostic]]:
     text, offset = formula_body(expression)
     text = text.rstrip()
     origin = Origin(CALC_FILE, 1, 1 + offset)
-    model = Model(path=Path(CALC_FILE), root=None)
     try:
         formula = parse_formula(text)
     except ParseError as e:
@@ -54,6 +53,7 @@ def calc_workbook(expression: str) -> tuple[Workbook | None, list[Diagnostic]]:
     scope = Scope("")
     spec = CellSpec("result", "formula", "= " + text, formula, origin, origin.span(0, len(text)))
     scope.names["result"] = "result"
-    model.cells["result"] = Cell("result", "result", spec, formula, scope, "formula")
+    model = Model(path=Path(CALC_FILE), root=None,
+                  cells={"result": Cell("result", "result", spec, formula, scope, "formula")})
     workbook = Workbook(model, check_model(model))
     return workbook, workbook.diagnostics

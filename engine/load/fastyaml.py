@@ -37,6 +37,7 @@ once more.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ruamel.yaml import nodes as rnodes
@@ -139,7 +140,7 @@ class _Converter:
         self.max_nodes = max_nodes       # 0: no limit
         self.nodes = 0                   # nodes met so far, in document order
         self.done: dict[int, Any] = {}   # an alias is the same node object: keep it one
-        self.by_first: dict[str, list] = {}   # plain_text's resolvers by a scalar's first character
+        self.by_first: dict[str, list[Callable[[str], object]]] = {}   # plain_text's resolvers by a scalar's first character
 
     def convert(self, root: Any, depth: int = 1) -> Any:
         out = self._shallow(root)
@@ -155,7 +156,7 @@ class _Converter:
                 continue
             children = [part for pair in node.value for part in pair] \
                 if isinstance(node, _pyyaml.MappingNode) else node.value
-            fresh = []
+            fresh: list[tuple[Any, Any, int]] = []   # (libyaml node, its converted node, depth) to fill in
             converted = [self._child(child, depth, fresh) for child in children]
             if isinstance(node, _pyyaml.MappingNode):
                 target.value.extend(zip(converted[::2], converted[1::2]))
@@ -164,7 +165,7 @@ class _Converter:
             stack.extend(reversed(fresh))
         return out
 
-    def _child(self, node: Any, depth: int, fresh: list) -> Any:
+    def _child(self, node: Any, depth: int, fresh: list[tuple[Any, Any, int]]) -> Any:
         """The converted node, made (and queued in `fresh` to fill in) the first time it is met."""
         known = self.done.get(id(node))
         if known is not None:
@@ -200,6 +201,7 @@ class _Converter:
         first = value[0] if value else ""
         resolvers = self.by_first.get(first)
         if resolvers is None:   # the resolvers a first character can meet, listed once
+            assert self.table is not None, "only _Direct asks, and load_fast gives it a converter with a table"
             # each pattern's own match (ruamel's table holds them behind a lazy proxy: a Python call a look)
             resolvers = self.by_first[first] = [regexp.match for _tag, regexp in self.table.get(first, []) + self.anywhere]
         for match in resolvers:

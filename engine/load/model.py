@@ -74,9 +74,9 @@ class Merged:
     title: str
     doc: str
     use: dict[str, ImportSpec]
-    cells: dict[str, CellSpec]
-    checks: dict[str, CellSpec]
-    assume: dict[str, CellSpec]
+    cells: Mapping[str, CellSpec]    # these three: read-only `Patched` views after an edit (Model.with_text)
+    checks: Mapping[str, CellSpec]
+    assume: Mapping[str, CellSpec]
     sweeps: dict[str, SweepBlock]
     solve: dict[str, SolveBlock]
     choose: dict[str, ChoiceBlock]
@@ -97,7 +97,8 @@ class Model:
     """A sheet with its imports resolved: one namespace of cells keyed `alias.name`."""
     path: Path
     root: Merged | None
-    cells: dict[str, Cell] = field(default_factory=dict)   # after an edit (with_text) a read-only `Patched` view
+    # a dict as built (build_model fills it); after an edit (with_text) a read-only `Patched` view
+    cells: Mapping[str, Cell] = field(default_factory=dict)
     scope: Scope = field(default_factory=lambda: Scope(""))
     files: dict[Path, SheetFile] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -142,11 +143,17 @@ class Model:
         cell = self.cells[key]
         old = cell.set_by or cell.spec
         spec = replace(old, text=text, formula=formula)
-        edited = replace(cell, formula=formula, **({"set_by": spec} if cell.set_by is not None else {"spec": spec}))
+        edited = replace(cell, formula=formula, set_by=spec) if cell.set_by is not None \
+            else replace(cell, formula=formula, spec=spec)
         root = self.root
         if root is not None and cell.set_by is None and not cell.scope.prefix:
-            root = replace(root, **_listing(root, cell.name, old, spec))
-            root.file = replace(root.file, **_listing(root.file, cell.name, old, spec))
+            root = replace(root, cells=_relisted(root.cells, cell.name, old, spec),
+                           checks=_relisted(root.checks, cell.name, old, spec),
+                           assume=_relisted(root.assume, cell.name, old, spec))
+            file = root.file
+            root.file = replace(file, cells=_relisted(file.cells, cell.name, old, spec),
+                                checks=_relisted(file.checks, cell.name, old, spec),
+                                assume=_relisted(file.assume, cell.name, old, spec))
         return replace(self, root=root, cells=Patched.of(self.cells, key, edited))
 
 
@@ -156,7 +163,6 @@ def _prefixes(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
 
 
-def _listing(sheet, name: str, old: CellSpec, new: CellSpec) -> dict[str, Mapping[str, CellSpec]]:
-    """The spec tables of `sheet` (cells, checks, assume) that list `old`, with `new` in its place."""
-    return {table: Patched.of(specs, name, new) for table in ("cells", "checks", "assume")
-            if (specs := getattr(sheet, table)).get(name) is old}
+def _relisted(specs: Mapping[str, CellSpec], name: str, old: CellSpec, new: CellSpec) -> Mapping[str, CellSpec]:
+    """A spec table of a sheet (cells, checks, assume) with `new` in place of `old`, if it lists `old`."""
+    return Patched.of(specs, name, new) if specs.get(name) is old else specs

@@ -6,6 +6,7 @@ replaces.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -189,7 +190,7 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def _overlay(base: dict[str, CellSpec], own: dict[str, CellSpec]) -> dict[str, CellSpec]:
+def _overlay(base: Mapping[str, CellSpec], own: Mapping[str, CellSpec]) -> dict[str, CellSpec]:
     merged = dict(base)
     merged.update(own)
     return merged
@@ -237,7 +238,7 @@ def _build_model(path: Path, root_of_sheet: SheetRoot, import_overrides: dict[st
     root = loader.merged(path, ())
     model.root = root
     own = len(root.cells) + len(root.checks) if root is not None else 0
-    if own > loader.limits.max_cells:      # refused before the cells are resolved and checked
+    if root is not None and own > loader.limits.max_cells:      # refused before the cells are resolved and checked
         model.diagnostics.append(Diagnostic(
             "E-SHEET", f"the sheet has {own:,} cells, over the limit of {loader.limits.max_cells:,} cells",
             _first_cell_span(root), hint="raise the limit with --max-cells N"))
@@ -261,12 +262,19 @@ def _build_model(path: Path, root_of_sheet: SheetRoot, import_overrides: dict[st
     return model
 
 
+def _building(model: Model) -> dict[str, Cell]:
+    """The cell table `build_model` fills: a dict (only an edit's copy holds a read-only view)."""
+    assert isinstance(model.cells, dict)
+    return model.cells
+
+
 def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: dict[str, CellSpec],
              set_scope: Scope, chain: tuple[Path, ...], overrides: dict[str, str] | None = None) -> None:
     """Add `merged`'s cells under `scope`; `sets` replace some of them and are read in `set_scope`
     (the importing sheet, format 9.1). An import without `set:` of a file already flattened is
     that file's one instance (format 10.3): its alias is another name for the same scope."""
     scope.path = merged.file.path
+    cells = _building(model)
     for name, spec in list(merged.cells.items()) + list(merged.checks.items()) + list(merged.assume.items()):
         key = scope.key(name)
         scope.names[name] = key
@@ -279,11 +287,11 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
                 formula = copy_tree(formula)
             loader.formulas_used.add(formula)
         kind = ("input" if replaced.kind == "input" else "formula") if replaced is not None else spec.kind
-        model.cells[key] = Cell(key, name, spec, formula, scope, kind, replaced, set_scope)
-    for name, entry in sets.items():
+        cells[key] = Cell(key, name, spec, formula, scope, kind, replaced, set_scope)
+    for name, given in sets.items():
         if name not in merged.cells:
             model.diagnostics.append(Diagnostic("E-NAME", f"'set' names {name!r}, which is not a cell of the imported sheet",
-                                                entry.span, hint=did_you_mean(name, merged.cells)))
+                                                given.span, hint=did_you_mean(name, merged.cells)))
     _flatten_tables(loader, model, merged, scope)
     twins: dict[tuple, Scope] = {}    # (file, set:) -> the scope of its first import by this sheet
     for alias, entry in merged.use.items():
@@ -389,7 +397,7 @@ def _flatten_tables(loader: _Loader, model: Model, merged: Merged, scope: Scope)
                 continue
             key = child.key(column.name)
             child.names[column.name] = key
-            model.cells[key] = Cell(key, column.name, spec, spec.formula, child, "input")
+            _building(model)[key] = Cell(key, column.name, spec, spec.formula, child, "input")
 
 
 def table_cell(table, column: str) -> CellSpec:
@@ -444,7 +452,7 @@ def _set_imported(model: Model, sets: dict[str, CellSpec]) -> None:
                                                 hint=model.twin_hint(name) or did_you_mean(key, model.cells)))
             continue
         kind = "input" if spec.kind == "input" else "formula"
-        model.cells[key] = Cell(key, cell.name, cell.spec, spec.formula, cell.scope, kind, spec, model.scope)
+        _building(model)[key] = Cell(key, cell.name, cell.spec, spec.formula, cell.scope, kind, spec, model.scope)
 
 
 def _set_signature(sets: dict[str, CellSpec]) -> tuple:

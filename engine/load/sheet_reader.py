@@ -146,9 +146,9 @@ class SheetReader(Positions):
                 "E-SHEET", f"import {name!r} must be a path or {{sheet: path, set: {{...}}}}", span),))
         set_node = value.get("set")
         if isinstance(set_node, CommentedMap):
-            sets, problems = read_inline_values(self.sheet, set_node, self.lines)
+            sets, set_problems = read_inline_values(self.sheet, set_node, self.lines)
             return ImportSpec(name, span, value["sheet"], MappingProxyType(sets),
-                              tuple((str(k), set_node[k]) for k in set_node), tuple(problems))
+                              tuple((str(k), set_node[k]) for k in set_node), tuple(set_problems))
         problems = () if set_node is None else (
             Diagnostic("E-SHEET", "'set' must be a mapping of cell: value", span),)
         return ImportSpec(name, span, value["sheet"], problems=problems)
@@ -160,13 +160,15 @@ class SheetReader(Positions):
         if not isinstance(cells, CommentedMap):
             self.error("E-SHEET", "'cells' must be a mapping of name: value", self.key_span(document, "cells"))
             return
+        read: dict[str, CellSpec] = {}
         for name in cells:
             span = self.key_span(cells, name)
             if not self.valid_name(name, span):
                 continue
             spec = self.read_cell(cells, str(name), span)
             if spec is not None:
-                self.sheet.cells[str(name)] = spec
+                read[str(name)] = spec
+        self.sheet.cells = read
 
     def read_conditions(self, document: CommentedMap, block: str) -> None:
         """`checks:` (findings) or `assume:` (the model's boundaries): name -> condition."""
@@ -177,7 +179,7 @@ class SheetReader(Positions):
         if not isinstance(conditions, CommentedMap):
             self.error("E-SHEET", f"{block!r} must be a mapping of name: condition", self.key_span(document, block))
             return
-        target = self.sheet.checks if kind == "check" else self.sheet.assume
+        target: dict[str, CellSpec] = {}
         for name in conditions:
             span = self.key_span(conditions, name)
             if not self.valid_name(name, span):
@@ -198,6 +200,10 @@ class SheetReader(Positions):
             origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
             formula = self.parse(body, origin)
             target[str(name)] = CellSpec(str(name), kind, text, formula, origin, span)
+        if kind == "check":
+            self.sheet.checks = target
+        else:
+            self.sheet.assume = target
 
     def valid_name(self, name: Any, span: Span) -> bool:
         if not isinstance(name, str) or not NAME_RE.match(name):
@@ -239,8 +245,9 @@ class SheetReader(Positions):
         return CellSpec(name, "input", text, formula, origin, span)
 
     def read_list_input(self, container: Any, key: Any, name: str, value: CommentedSeq, span: Span) -> CellSpec | None:
-        items = [scalar_text(v) for v in value]
-        if any(i is None for i in items) or not items:
+        texts = [scalar_text(v) for v in value]
+        items = [t for t in texts if t is not None]
+        if len(items) < len(texts) or not items:
             self.error("E-SHEET", f"array input {name!r} must be a non-empty list of numbers or quantities", span)
             return None
         line, col = self.value_pos(container, key)

@@ -59,9 +59,9 @@ class SheetFile:
     doc: str = ""
     extends: ImportSpec | None = None
     use: dict[str, ImportSpec] = field(default_factory=dict)
-    cells: dict[str, CellSpec] = field(default_factory=dict)
-    checks: dict[str, CellSpec] = field(default_factory=dict)
-    assume: dict[str, CellSpec] = field(default_factory=dict)   # assumptions: the model's boundaries (format 9.2)
+    cells: Mapping[str, CellSpec] = field(default_factory=dict)    # dicts as read; read-only views after an edit
+    checks: Mapping[str, CellSpec] = field(default_factory=dict)
+    assume: Mapping[str, CellSpec] = field(default_factory=dict)   # assumptions: the model's boundaries (format 9.2)
     sweeps: dict[str, SweepBlock] = field(default_factory=dict)   # these five as typed specs (specs.py)
     solve: dict[str, SolveBlock] = field(default_factory=dict)
     choose: dict[str, ChoiceBlock] = field(default_factory=dict)

@@ -88,13 +88,13 @@ def _csv(name: str, path: Path, data: bytes, entry: Span) -> tuple[Table | None,
     columns: list[tuple[str, str, Span]] = []
     for i, cell in enumerate(header):
         span = Span(file, 1, starts[i], starts[i] + max(1, len(cell)))
-        column = _header_column(cell, span, problems)
-        if column is None:
+        named = _header_column(cell, span, problems)
+        if named is None:
             continue
-        if any(c[0] == column[0] for c in columns):
-            problems.append(Diagnostic("E-SHEET", f"table {name!r} has two columns named {column[0]!r}", span))
+        if any(c[0] == named[0] for c in columns):
+            problems.append(Diagnostic("E-SHEET", f"table {name!r} has two columns named {named[0]!r}", span))
             continue
-        columns.append(column + (span,))
+        columns.append(named + (span,))
     if problems:
         return None, problems
     limit = current_limits().max_data_rows
@@ -119,11 +119,14 @@ def _csv(name: str, path: Path, data: bytes, entry: Span) -> tuple[Table | None,
             values = np.array([float(row[index]) for row in rows], dtype=np.float64)
         except ValueError:
             values = None
-        bad = None if values is None else np.flatnonzero(~np.isfinite(values))
-        if values is None or len(bad):   # find the first value that is not a finite number, to point at it
-            at = next(r for r, row in enumerate(rows) if not _finite(row[index])) if values is None else int(bad[0])
-            line = lines[numbers[at] - 1]
-            col = _field_starts(line, rows[at])[index]
+        at: int | None   # the first row whose value is not a finite number, to point at it
+        if values is None:
+            at = next(r for r, row in enumerate(rows) if not _finite(row[index]))
+        else:
+            bad = np.flatnonzero(~np.isfinite(values))
+            at = int(bad[0]) if len(bad) else None
+        if at is not None:
+            col = _field_starts(lines[numbers[at] - 1], rows[at])[index]
             return None, [Diagnostic("E-PARSE", f"{rows[at][index].strip() or 'an empty value'} in column "
                                                 f"{column!r} is not a finite number",
                                      Span(file, numbers[at], col, col + max(1, len(rows[at][index]))),

@@ -103,9 +103,15 @@ class _CountingComposer(Composer):
         return node
 
 
-def guarded_loader(limits: Limits) -> YAML:
+class GuardedYAML(YAML):
+    """ruamel's loader carrying the limits its scanner and composer read (`self.loader.max_…`)."""
+    max_yaml_nodes: int
+    max_cells: int
+
+
+def guarded_loader(limits: Limits) -> GuardedYAML:
     """A round-trip loader that refuses documents past the limits."""
-    yaml = YAML(typ="rt")
+    yaml = GuardedYAML(typ="rt")
     assert yaml.Scanner is RoundTripScanner, "ruamel's round-trip scanner changed: review _DepthScanner"
     yaml.Scanner = _DepthScanner
     yaml.Composer = _CountingComposer
