@@ -8,13 +8,14 @@ E-TYPE). Results are kept per node so the compiler never has to look anything up
 from __future__ import annotations
 
 import dataclasses
-from collections import ChainMap
+from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.limits import current_limits
-from supersheet.engine.check.checked import NODE_TABLES, Checked, CheckedCell, Draft, Layered, scratch_draft
+from supersheet.engine.check.checked import NODE_TABLES, Checked, CheckedCell, Draft, Layered, layer_over, scratch_draft
 from supersheet.engine.check.graph import order_cells, topological
 from supersheet.engine.check.names import resolve_deps, resolve_name
 from supersheet.engine.check.typer import Typer
@@ -25,7 +26,8 @@ from supersheet.engine.load.model import Cell, Model
 
 @without_cycle_collection
 def check_model(model: Model) -> Checked:
-    checked = Draft(model)
+    cells: dict[str, CheckedCell] = {}
+    checked = Draft(model, cells)
     deps: dict[str, tuple[str, ...]] = {}
     for key, cell in model.cells.items():
         deps[key] = resolve_deps(checked, cell) if cell.formula is not None else ()
@@ -37,11 +39,11 @@ def check_model(model: Model) -> Checked:
     # Cells without precedents first (still a topological order), so that a mismatch's
     # did-you-mean hint can name any input, not only those that precede the formula.
     for key in sorted(typing, key=lambda k: bool(deps[k] or written.get(k))):
-        checked.cells[key] = typer.check_cell(model.cells[key], deps[key])
-    checked.cells = {key: checked.cells[key] for key in order}
+        cells[key] = typer.check_cell(model.cells[key], deps[key])
+    checked.cells = ordered = {key: cells[key] for key in order}
     for key in model.cells:
-        if key not in checked.cells:
-            checked.cells[key] = CheckedCell(None, deps[key], ok=False)
+        if key not in ordered:
+            ordered[key] = CheckedCell(None, deps[key], ok=False)
     _bound_array_elements(checked)
     return checked.freeze()
 
@@ -68,7 +70,7 @@ def with_literal(checked: Checked, model: Model, key: str) -> Checked:
     tables = vars(checked).get(NODE_TABLES)
     if tables is None:   # a result laid over another (Draft.over): its tables copied
         tables = (checked.bindings, checked.node_types, checked.constants)
-    layers = []
+    layers: list[tuple[Mapping[A.Node, Any], dict[A.Node, Any], set[A.Node]]] = []   # one a table, of its own values
     for table in tables:
         base, extra, hidden = (table.base, dict(table.extra), set(table.hidden)) if isinstance(table, Layered) \
             else (table, {}, set())
@@ -78,8 +80,10 @@ def with_literal(checked: Checked, model: Model, key: str) -> Checked:
             elif node in base:
                 hidden.add(node)
         layers.append((base, extra, hidden))
-    draft = Draft(model, checked.cells, checked.order, *(ChainMap(extra, base) for base, extra, _ in layers),
-                  set(checked.structural_inputs), list(checked.distributions),   # type: ignore[arg-type]
+    (bindings, own_bindings, _), (node_types, own_types, _), (constants, own_constants, _) = layers
+    draft = Draft(model, checked.cells, checked.order, layer_over(own_bindings, bindings),
+                  layer_over(own_types, node_types), layer_over(own_constants, constants),
+                  set(checked.structural_inputs), list(checked.distributions),
                   set(checked.uncertain), set(checked.reduced), list(checked.diagnostics))
     typer = Typer(draft)
     spec = new.set_by or new.spec

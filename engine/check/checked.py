@@ -18,12 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
+from typing import TypeVar
 
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
 from supersheet.engine.base.types import Type
 from supersheet.engine.formula.ast import Node
 from supersheet.engine.formula.distributions import Draw
 from supersheet.engine.load.model import Model
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)   # one a cell: slots, ~1/3 of the memory of a __dict__
@@ -79,9 +83,9 @@ class Draft:
     model: Model
     cells: dict[str, CheckedCell] | Mapping[str, CheckedCell] = field(default_factory=dict)
     order: list[str] | tuple[str, ...] = field(default_factory=list)
-    bindings: dict[Node, str] | ChainMap = field(default_factory=dict)
-    node_types: dict[Node, Type] | ChainMap = field(default_factory=dict)
-    constants: dict[Node, float] | ChainMap = field(default_factory=dict)
+    bindings: dict[Node, str] | ChainMap[Node, str] = field(default_factory=dict)
+    node_types: dict[Node, Type] | ChainMap[Node, Type] = field(default_factory=dict)
+    constants: dict[Node, float] | ChainMap[Node, float] = field(default_factory=dict)
     structural_inputs: set[str] = field(default_factory=set)
     distributions: list[Draw] = field(default_factory=list)
     uncertain: set[str] = field(default_factory=set)
@@ -92,8 +96,8 @@ class Draft:
     def over(cls, checked: Checked) -> Draft:
         """A draft for more formulas of a checked sheet: it reads the sheet's
         result and writes only its own tables (the sheet's stays as it was)."""
-        return cls(checked.model, checked.cells, checked.order, ChainMap({}, checked.bindings),
-                   ChainMap({}, checked.node_types), ChainMap({}, checked.constants),
+        return cls(checked.model, checked.cells, checked.order, layer_over({}, checked.bindings),
+                   layer_over({}, checked.node_types), layer_over({}, checked.constants),
                    set(checked.structural_inputs), list(checked.distributions), set(checked.uncertain),
                    set(checked.reduced), [])
 
@@ -161,5 +165,12 @@ class Layered(Mapping):
 
 def scratch_draft(checked: Draft) -> Draft:
     """A draft over `checked` whose own tables are thrown away: for typing a formula that is never evaluated."""
-    return Draft(checked.model, checked.cells, checked.order, ChainMap({}, checked.bindings),
-                 ChainMap({}, checked.node_types), ChainMap({}, checked.constants))
+    return Draft(checked.model, checked.cells, checked.order, layer_over({}, checked.bindings),
+                 layer_over({}, checked.node_types), layer_over({}, checked.constants))
+
+
+def layer_over(own: dict[K, V], base: Mapping[K, V]) -> ChainMap[K, V]:
+    """`own` seen over `base`: what is written goes into `own`, `base` is only read."""
+    # ChainMap writes only to its first map; typeshed asks every map to be mutable, and
+    # `base` is a result's read-only view (MappingProxyType), which this never writes.
+    return ChainMap(own, base)  # type: ignore[arg-type]

@@ -15,9 +15,9 @@ if TYPE_CHECKING:
 
 
 def order_cells(model: "Model", deps: dict[str, tuple[str, ...]]) -> tuple[list[str], list[Diagnostic]]:
-    order, cyclic = _post_order(list(model.cells), deps)
-    if not cyclic:   # the common case: one walk gives the order, and no cycle needs finding
-        return order, []
+    walked, has_cycle = _post_order(list(model.cells), deps)
+    if not has_cycle:   # the common case: one walk gives the order, and no cycle needs finding
+        return walked, []
     position = {key: i for i, key in enumerate(model.cells)}
     components = _strongly_connected(list(model.cells), deps)
     cyclic: set[str] = set()

@@ -41,6 +41,7 @@ def resolve_name(checked: Draft, node: A.Name, scope: Scope, origin: Origin,
 
     `imported` is the sheet a `use: … set:` formula sets a cell of: its cells
     are not in `scope` unqualified, and the hint spells them with the alias."""
+    hint: str | None
     if node.alias is None:
         key = scope.names.get(node.name)
         if key is None:

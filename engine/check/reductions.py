@@ -20,7 +20,7 @@ from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import DISTRIBUTIONS
 
 if TYPE_CHECKING:
-    from supersheet.engine.check.checked import Checked
+    from supersheet.engine.check.checked import Checked, Draft
 
 QUANTILES: dict[str, float] = {"p5": 5.0, "p50": 50.0, "p95": 95.0}
 REDUCTIONS = frozenset({*QUANTILES, "percentile", "expected", "prob"})
@@ -43,13 +43,13 @@ def outside_reductions(expr: A.Node) -> tuple[list[A.Name], bool]:
     return names, draws
 
 
-def varies_over_samples(node: A.Node, checked: Checked) -> bool:
+def varies_over_samples(node: A.Node, checked: Checked | Draft) -> bool:
     """Whether a (sub)formula differs from sample to sample."""
     names, draws = outside_reductions(node)
     return draws or any(checked.bindings.get(n) in checked.uncertain for n in names)
 
 
-def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Checked, sampling_calls: bool = True) -> None:
+def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Draft, sampling_calls: bool = True) -> None:
     """Record a checked cell as varying over samples (uncertain), or as a
     deterministic result of reductions over them (reduced), or neither.
     `sampling_calls` False: the formula calls no draw and no reduction (its typing
@@ -67,12 +67,12 @@ def classify(key: str, expr: A.Node, deps: tuple[str, ...], checked: Checked, sa
         checked.reduced.add(key)
 
 
-def uses_reductions(expr: A.Node, deps: tuple[str, ...], checked: Checked) -> bool:
+def uses_reductions(expr: A.Node, deps: tuple[str, ...], checked: Checked | Draft) -> bool:
     """Whether a formula reduces over samples, itself or through the cells it reads."""
     return any(d in checked.reduced for d in deps) or _reduces_samples(expr, checked)
 
 
-def _reduces_samples(expr: A.Node, checked: Checked) -> bool:
+def _reduces_samples(expr: A.Node, checked: Checked | Draft) -> bool:
     stack = [expr]
     while stack:
         node = stack.pop()
