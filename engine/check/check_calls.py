@@ -3,7 +3,7 @@
 constant folding those need. A mixin of check.Typer."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, ClassVar
+from typing import TYPE_CHECKING, Callable, ClassVar, NoReturn
 
 from supersheet.engine.base.diagnostics import did_you_mean
 from supersheet.engine.base.limits import current_limits
@@ -15,11 +15,29 @@ from supersheet.engine.formula.functions import FUNCTIONS
 from supersheet.units import DIMENSIONLESS, describe, parse_unit, power
 
 if TYPE_CHECKING:
-    from supersheet.engine.check.checked import Checked
+    from supersheet.engine.base.diagnostics import Label
+    from supersheet.engine.check.checked import Checked, Draft
 
 
 class CallRules:
-    """Typing of calls; relies on Typer's helpers (type_of, fail, need_number, …)."""
+    """Typing of calls; relies on Typer's state and helpers (type_of, fail, need_number, …),
+    declared here for the type checker."""
+
+    checked: Draft
+    key: str | None
+    draws: int
+    sampling_calls: int
+
+    if TYPE_CHECKING:   # Typer's helpers the rules call (Typer defines them)
+        def type_of(self, node: A.Node) -> Type: ...
+        def fail(self, code: str, message: str, span: tuple[int, int], hint: str | None = None,
+                 labels: tuple[Label, ...] = ()) -> NoReturn: ...
+        def need_number(self, typ: Type, node: A.Node, op: str) -> None: ...
+        def need_bool(self, typ: Type, node: A.Node, op: str) -> None: ...
+        def broadcast(self, types: list[Type], nodes: list[A.Node]) -> int | None: ...
+        def mismatch(self, verb: str, node: A.Node, left: A.Node, right: A.Node, lt: Type, rt: Type) -> NoReturn: ...
+        def unit_word(self, node: A.Node, typ: Type) -> str: ...
+        def constant(self, node: A.Node, lookup_cells: bool = False) -> float | None: ...
 
     def call_type(self, node: A.Call) -> Type:
         if node.func in REDUCTIONS or node.func in DISTRIBUTIONS:
@@ -175,7 +193,7 @@ class CallRules:
         if not (isinstance(node, A.Call) and node.func == "count" and len(node.args) == 1):
             return None
         typ = self.checked.node_types.get(node.args[0])
-        if typ is None or not typ.is_array or typ.is_bool:
+        if typ is None or typ.length is None or typ.is_bool:   # not a (numeric) array
             return None
         return float(typ.length)
 
@@ -253,7 +271,7 @@ class CallRules:
 
 
 
-def fold_constant(node: A.Node, checked: Checked | None, overrides: dict[str, float] | None = None,
+def fold_constant(node: A.Node, checked: Checked | Draft | None, overrides: dict[str, float] | None = None,
                   depth: int = 0, visited: set[str] | None = None) -> float | None:
     """The value of a dimensionless expression of literals (and, with `checked`,
     input cells), or None when it depends on anything else."""

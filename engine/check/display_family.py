@@ -18,12 +18,12 @@ from supersheet.engine.formula import ast as A
 from supersheet.units.parse import prefix_family
 
 if TYPE_CHECKING:
-    from supersheet.engine.check.checked import Checked
+    from supersheet.engine.check.checked import Checked, Draft
 
 _SHARES = ("%", "‰")
 
 
-def formula_family(formula: A.Formula, unit: str | None, checked: Checked) -> str | None:
+def formula_family(formula: A.Formula, unit: str | None, checked: Checked | Draft) -> str | None:
     """"binary", "decimal", "mixed" or None: the unit a cell is shown in when its
     sheet names one (`-> GiB`, `unit:`), else the prefix families of its operands."""
     chosen = formula.display_unit or unit
@@ -55,7 +55,7 @@ def formula_family(formula: A.Formula, unit: str | None, checked: Checked) -> st
     return "mixed" if len(found) > 1 else next(iter(found))
 
 
-def share_unit(expr: A.Node, checked: Checked) -> str | None:
+def share_unit(expr: A.Node, checked: Checked | Draft) -> str | None:
     """`%` (or `‰`) when the formula is a sum or difference of values shown in it."""
     if not (isinstance(expr, A.Binary) and expr.op in ("+", "-")):
         return None
@@ -75,7 +75,7 @@ def share_unit(expr: A.Node, checked: Checked) -> str | None:
     return units.pop() if len(units) == 1 else "%"
 
 
-def _shown_in(node: A.Node, checked: Checked) -> str | None:
+def _shown_in(node: A.Node, checked: Checked | Draft) -> str | None:
     if isinstance(node, A.Number):
         return node.unit
     if isinstance(node, A.Name):
