@@ -133,7 +133,7 @@ class Compiler(CallCompiler):
             items.append(self.compile(item))
             self.sites.mark(start, i)
         factor = parse_unit(node.unit).factor if node.unit else 1.0
-        exprs = [i.expr * factor if factor != 1.0 else i.expr for i in items]  # type: ignore[operator]
+        exprs = [i.scalar_expr() * factor if factor != 1.0 else i.scalar_expr() for i in items]   # (never nested)
         raw = [i.all_raw() for i in items]
         return Val(exprs, any(i.nullable for i in items), raw=raw if any(raw) else NO_RAW)
 

@@ -3,7 +3,7 @@ Polars expressions. A mixin of compile.Compiler (it uses its `divide`,
 `sites`, `samples` and `checked`)."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import polars as pl
 
@@ -24,8 +24,23 @@ from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import DISCRETE, mean_of, transform
 from supersheet.units import parse_unit
 
+if TYPE_CHECKING:
+    from polars.expr.whenthen import ChainedThen, Then
+
+    from supersheet.engine.check.checked import Checked
+    from supersheet.engine.compile.values import Sites, Source
+
 
 class CallCompiler:
+    # the Compiler's state these use, declared for the type checker (Compiler.__init__ sets it)
+    checked: Checked
+    sources: dict[str, Source]
+    sites: Sites
+    samples: dict[A.Node, str | list[str]]
+
+    if TYPE_CHECKING:
+        def divide(self, left: Val, right: Val, safe: bool) -> Val: ...
+
     def draw(self, node: A.Call, args: list[Val]) -> Val:
         """A sample column (transformed, for continuous draws), or the mean without samples."""
         name = node.func
@@ -34,7 +49,7 @@ class CallCompiler:
             if columns is not None:
                 return Val([pl.col(c) for c in columns])
             ranks = int(self.checked.node_types[node].length or 1)
-            share = args[0].expr * args[1].expr / ranks  # type: ignore[operator]
+            share = args[0].scalar_expr() * args[1].scalar_expr() / ranks   # routing_loads() takes scalars
             return Val([share] * ranks, args[0].nullable or args[1].nullable)
         if name in DISCRETE:
             if columns is not None:
@@ -69,7 +84,7 @@ class CallCompiler:
         first if it is NaN, else the extreme of the numbers. Built from one
         horizontal reduction, so its size grows linearly with the arguments."""
         if len(args) == 1 and args[0].is_array:
-            items = [Val(e, args[0].nullable, raw=args[0].raw_at(i)) for i, e in enumerate(args[0].expr)]
+            items = [Val(e, args[0].nullable, raw=args[0].raw_at(i)) for i, e in enumerate(args[0].element_exprs())]
         else:
             items = args
         if len(items) == 1:
@@ -95,7 +110,7 @@ class CallCompiler:
     def fn_mean(self, args, types, node) -> Val:
         total = self.fn_sum(args, types, node)
         n = types[0].length or 1
-        return Val(total.expr / n, total.nullable, raw=total.raw)  # type: ignore[operator]
+        return Val(total.scalar_expr() / n, total.nullable, raw=total.raw)
 
     def fn_count(self, args, types, node) -> Val:
         if types[0].is_bool:
@@ -186,8 +201,8 @@ class CallCompiler:
                 self.sites.append(pl.when(value.is_nan()).then(pl.lit(NUM)))
                 return pl.when(value.is_nan()).then(None).otherwise(value)
             return elementwise(at, x, nullable=True, sites=self.sites)
-        points = (guarded(args[1]).expr, guarded(args[2]).expr)
-        return elementwise(lambda column: self.segments(kind, column, *points), x, nullable=True, sites=self.sites)
+        xs_at, ys_at = guarded(args[1]).element_exprs(), guarded(args[2]).element_exprs()
+        return elementwise(lambda column: self.segments(kind, column, xs_at, ys_at), x, nullable=True, sites=self.sites)
 
     def segments(self, kind: str, x: pl.Expr, xs: list[pl.Expr], ys: list[pl.Expr]) -> pl.Expr:
         """interpolate.interpolate as one expression over points that are columns (rows may differ)."""
@@ -196,6 +211,7 @@ class CallCompiler:
         log = kind.startswith("log")
         if log:
             invalid = invalid | (x <= 0) | (xs[0] <= 0) | pl.any_horizontal([y <= 0 for y in ys])
+        chain: Then | ChainedThen
         if kind == "lookup":
             chain = pl.when(x == xs[0]).then(ys[0])
             for a, b in zip(xs[1:], ys[1:]):

@@ -127,7 +127,7 @@ MORSEL_ROWS = 100_000   # the rows of a morsel in Polars' streaming engine, unle
 
 def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
                     fixed: dict[str, A.Node] | None = None, baseline: "Scenario | None" = None,
-                    samples: dict[int, str | list[str]] | None = None, sample_group: str | None = None) -> Program:
+                    samples: dict[A.Node, str | list[str]] | None = None, sample_group: str | None = None) -> Program:
     """Compile every evaluable cell. `inputs` are cells read from frame columns
     (sweep axes); `fixed` replaces a cell's formula by a literal (--set).
 
@@ -154,7 +154,8 @@ def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,
         if baseline is not None and key not in fixed and key not in varying \
                 and not any(d in varying for d in checked.cells[key].deps):
             value = baseline.values.get(key)
-            if value is not None and not _is_error(value):
+            # (isinstance narrows a scalar error for mypy; _is_error finds an error among an array's elements)
+            if value is not None and not isinstance(value, ErrorValue) and not _is_error(value):
                 sources[key] = Source(key if not isinstance(value, list) else
                                       [element_column(key, i) for i in range(len(value))], False, constant=value)
                 continue

@@ -295,15 +295,16 @@ def _length(walker: Walker, node: A.Call) -> int:
     return walker.checked.node_types[node.args[0]].length or 1
 
 
-def _mean(name: str) -> Callable[..., Any]:
+def _mean(name: str) -> Callable[..., float]:
     """The deterministic view of a random draw: its mean."""
     def lognormal(lo: float, hi: float) -> float:
         mu = (_ln_any(lo) + _ln_any(hi)) / 2
         sigma = (_ln_any(hi) - _ln_any(lo)) / (2 * Z_95)
         return _exp(mu + sigma * sigma / 2)
-    return {"uniform": lambda a, b: (a + b) / 2, "normal": lambda m, sd: m, "poisson": lambda m: m,
+    means: dict[str, Callable[..., float]] = {"uniform": lambda a, b: (a + b) / 2, "normal": lambda m, sd: m, "poisson": lambda m: m,
             "lognormal": lognormal, "triangular": lambda a, m, b: (a + m + b) / 3,
-            "binomial": lambda n, p: n * p}[name]
+            "binomial": lambda n, p: n * p}
+    return means[name]
 
 
 def _routing_loads(walker: Walker, node: A.Call, args: list[Any]) -> Any:

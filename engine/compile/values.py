@@ -51,6 +51,16 @@ class Val:
     def all_raw(self) -> frozenset[str]:
         return frozenset().union(*self.raw) if isinstance(self.raw, list) else self.raw
 
+    def scalar_expr(self) -> pl.Expr:
+        """The one expression of a scalar (the checker's types say which values are arrays)."""
+        assert not isinstance(self.expr, list)
+        return self.expr
+
+    def element_exprs(self) -> list[pl.Expr]:
+        """The expressions of an array, one per element."""
+        assert isinstance(self.expr, list)
+        return self.expr
+
 
 @dataclass
 class Source:
