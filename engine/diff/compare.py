@@ -47,9 +47,9 @@ class Revisions:
 def open_side(spec: str, revisions: Revisions, as_path: str | None = None) -> tuple[Workbook | None, str]:
     """A workbook for a path or a `REV:path` spec (None when the file is absent)."""
     if is_revision_spec(spec):
-        revision, _, path = spec.partition(":")
+        revision, _, written = spec.partition(":")
         snap = revisions.get(revision)
-        relative = repo_path(revisions.cwd / path, snap.root) if path.startswith(("./", "../")) else path
+        relative = repo_path(revisions.cwd / written, snap.root) if written.startswith(("./", "../")) else written
         target = snap.path_of(relative)
         return (open_workbook(target) if target.exists() else None), spec
     path = Path(spec)

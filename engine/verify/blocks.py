@@ -132,7 +132,8 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
     """What `test` would refuse in a block's `expect` before comparing a value
     (an unknown cell, the wrong shape, a number of the wrong dimension), found
     without evaluating so that `check` reports it too."""
-    if block.expect is None or not _is_own(workbook.model.root.file, block):
+    root = workbook.model.root
+    if block.expect is None or root is None or not _is_own(root.file, block):
         return []
 
     def problem(code: str, message: str, where, hint: str | None = None) -> list[Diagnostic]:
@@ -163,7 +164,7 @@ def _static_expectations(workbook: "Workbook", kind: str, name: str, block: Bloc
             unknown = workbook.unknown_cell(target, expected.span, by="expectation")
             return problem(unknown.code, unknown.message, unknown.span, unknown.hint)
         typ = workbook.checked.cells[key].type
-        if kind == "fit" and not any(workbook.key_for(v.name) == key for v in block.vary):   # type: ignore[union-attr]
+        if isinstance(block, FitBlock) and not any(workbook.key_for(v.name) == key for v in block.vary):
             return problem("E-NAME", f"{target!r} is not a cell this fit varies", expected.span,
                            f"a fit's expect checks its varied cells: {', '.join(v.name for v in block.vary)}")
         if columns is None:
@@ -280,7 +281,7 @@ def _choice(workbook, name: str, block: ChoiceBlock, report) -> None:
             report.outcomes.append(Outcome(f"{name}.{target}", expectation, False, "no feasible row",
                                            f"choice {name}: no row is feasible"))
             continue
-        key = scenario.checked.model.cells.get(target) and target
+        key = target if target in scenario.checked.model.cells else None
         if key is None:
             raise AxisError.of(workbook.unknown_cell(target, expected.span, by="expectation"))
         report.outcomes.append(check_expectation(f"{name}.{target}", expectation, scenario.values[key],

@@ -17,7 +17,7 @@ from supersheet.engine.load.specs import Expected
 from supersheet.engine.verify.blocks import test_blocks
 from supersheet.engine.verify.expectations import STATISTIC, TestReport
 from supersheet.engine.workbook import Workbook
-from supersheet.engine.compile.evaluate import ErrorValue
+from supersheet.engine.compile.evaluate import ErrorValue, Value
 from supersheet.engine.compile.errorcodes import NUM
 
 
@@ -101,7 +101,7 @@ def _check_statistic(workbook: Workbook, sampled: Any, name: str, statistic: str
     return report
 
 
-def _statistic(value: float | None, cell: object) -> object:
+def _statistic(value: float | None, cell: Value) -> float | ErrorValue:
     """A statistic over samples as the value an expectation checks: where no sample holds a
     number (NaN, or none at all) it is an error value, the cell's own if it holds one."""
     if value is not None and math.isfinite(value):
