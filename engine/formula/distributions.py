@@ -22,6 +22,8 @@ if TYPE_CHECKING:   # imported where samples are drawn: checking a sheet needs n
     import numpy as np
     import polars as pl
 
+    from supersheet.engine.formula.ast import Call
+
 Z_95 = 1.6448536269514722   # the standard normal's 95th percentile: lognormal(lo, hi) is a 90% interval
 
 DISTRIBUTIONS: dict[str, Function] = {f.name: f for f in (
@@ -47,11 +49,11 @@ class Draw:
 
     key: str
     occurrence: int
-    node: object   # the ast.Call
+    node: Call
 
     @property
     def name(self) -> str:
-        return self.node.func  # type: ignore[attr-defined]
+        return self.node.func
 
     def column(self, i: int | None = None) -> str:
         base = f"{self.key}~draw{self.occurrence}"

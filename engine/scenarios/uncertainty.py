@@ -25,6 +25,7 @@ from supersheet.engine.compile.evaluate import (
     evaluate_expression,
     read_value,
 )
+from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import CONTINUOUS, Draw, DrawError, sample_discrete, stream, variates
 from supersheet.engine.scenarios.percentiles import percentiles
 from supersheet.engine.workbook import Workbook
@@ -80,7 +81,7 @@ class Sampled:
         if not isinstance(column, str) or column not in self.frame.columns:
             return None
         values = self.frame[column].drop_nulls()
-        return float(values.quantile(q / 100, "linear")) if len(values) else None
+        return _quantile(values, q) if len(values) else None
 
 
 class SamplingError(Exception):
@@ -140,12 +141,12 @@ def sample_settings(workbook: Workbook, samples: int | None, seed: int | None,
 
 
 def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: int, start: int = 0,
-                 stop: int | None = None) -> tuple[dict[str, np.ndarray], dict[int, str | list[str]]]:
+                 stop: int | None = None) -> tuple[dict[str, np.ndarray], dict[A.Node, str | list[str]]]:
     """Sample columns for every draw (samples [start, stop) of `count`), and the map the compiler reads them through."""
     checked = workbook.checked
     stop = count if stop is None else stop
     columns: dict[str, np.ndarray] = {}
-    mapping: dict[int, str | list[str]] = {}
+    mapping: dict[A.Node, str | list[str]] = {}
     for draw in checked.distributions:
         node = draw.node
         if draw.name in CONTINUOUS:
@@ -176,7 +177,7 @@ def draw_columns(workbook: Workbook, deterministic: Scenario, count: int, seed: 
 
 def _parameters(workbook: Workbook, deterministic: Scenario, draw: Draw) -> list[float]:
     """The values of a discrete draw's parameters (they depend on no draw)."""
-    values = [evaluate_expression(deterministic, arg) for arg in draw.node.args]  # type: ignore[attr-defined]
+    values = [evaluate_expression(deterministic, arg) for arg in draw.node.args]
     if any(error_code(v) is not None or not isinstance(v, (float, int)) for v in values):
         raise SamplingError(f"{draw.key}: a parameter of {draw.name}() is an error value")
     return [float(v) for v in values]  # type: ignore[arg-type]
@@ -240,8 +241,15 @@ def summarize(values: pl.Series) -> Summary:
     mean = float(contiguous.mean())   # type: ignore[arg-type]
     if math.isfinite(mean):   # every value finite: a non-finite one makes the sum inf or NaN
         return Summary(mean, percentiles(array, PERCENTILES), len(values) - len(valid), len(values))
-    return Summary(finite_mean(contiguous), {q: float(contiguous.quantile(q / 100, "linear")) for q in PERCENTILES},
+    return Summary(finite_mean(contiguous), {q: _quantile(contiguous, q) for q in PERCENTILES},
                    len(values) - len(valid), len(values))
+
+
+def _quantile(values: pl.Series, q: float) -> float:
+    """The q-th percentile (0-100) of a series without nulls that holds a value (Polars gives None for none)."""
+    found = values.quantile(q / 100, "linear")
+    assert found is not None
+    return float(found)
 
 
 def finite_mean(values: pl.Series) -> float:
