@@ -21,6 +21,7 @@ raises `Unsupported`, and the caller evaluates the sheet with Polars instead.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -61,7 +62,7 @@ def error_code(value: Value) -> str | None:
 
 
 def evaluate_cells(checked: Any, keys: Iterable[str], values: dict[str, Value],
-                   fixed: dict[str, A.Node | None] | None = None) -> list[str]:
+                   fixed: Mapping[str, A.Node | None] | None = None) -> list[str]:
     """Compute `keys` (in dependency order) into `values`, reading the other
     cells from it. `fixed` replaces a cell's formula (None: its own formula);
     returns the keys computed. Cells that cannot be evaluated get None."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,12 @@ class Axis:
         return self.paths is not None
 
     @property
+    def cell_key(self) -> str:
+        """The key of the cell a value axis sets (an import axis sets none)."""
+        assert self.key is not None, f"{self.name} is an import axis"
+        return self.key
+
+    @property
     def structural(self) -> bool:
         """Import and length axes change the compiled sheet, not just a column."""
         return self.is_import or self.shapes
@@ -145,7 +152,7 @@ def _fits(name: str, expected: Type | None, typ: Type, text: str) -> None:
                         f"{name} is {expected.describe()}, but {text!r} is {typ.describe()}")
 
 
-def value_axis(workbook: Workbook, name: str, values: list[Literal | Any], spans: list[Span] | None = None) -> Axis:
+def value_axis(workbook: Workbook, name: str, values: Sequence[Literal | Any], spans: list[Span] | None = None) -> Axis:
     """An axis of listed values, as read (`Literal`s; text or a typed number is read here);
     a problem of one is located at its span, when given."""
     key, expected, shapes = axis_cell(workbook, name)

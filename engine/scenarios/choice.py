@@ -83,7 +83,7 @@ def choose(workbook: Workbook, name: str, grid: Grid, require: Sequence[Expressi
 
     def shown(row: ChoiceRow) -> ChoiceRow:
         values = {k: v for k, v in row.values.items() if k != EXCLUDED_HEADER}
-        for alias in grid.import_axes and [a.name for a in grid.import_axes]:   # paths as the user types them
+        for alias in [a.name for a in grid.import_axes]:   # paths as the user types them
             if isinstance(values.get(alias), str):
                 values[alias] = _relative(values[alias])
         values[objective_header] = None if row.objective is None else row.objective / factor

@@ -55,7 +55,7 @@ def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bou
                stop: int, minimize: bool, top: int | None) -> Tally:
     """Rows [start, stop) of one plan, classified and ranked."""
     def compiled(bound: Bound) -> pl.Expr:
-        return plan.program.compiler(bound.checked).compile_expression(bound.formula.expr)[0].expr  # type: ignore[union-attr]
+        return plan.program.compiler(bound.checked).compile_expression(bound.formula.expr)[0].scalar_expr()
 
     checks = [compiled(r).alias(f"__req{i}") for i, r in enumerate(requirements)]
     objective = compiled(goal).alias(OBJECTIVE)
@@ -63,8 +63,8 @@ def tally_rows(plan: Plan, plan_index: int, requirements: list[Bound], goal: Bou
     tags = [pl.lit(plan_index).alias(PLAN), (pl.int_range(0, pl.len()) + start).alias(INDEX)]
     lazy = plan.program.apply(plan.program.frame(grid.chunk(start, stop, shown_axes(plan.columns)),
                                                  stop - start)).with_columns(checks)
-    frame = lazy.with_columns(objective).select(shown + [c.meta.output_name() for c in checks]
-                                               + [OBJECTIVE] + tags).collect()
+    frame = lazy.with_columns(objective).select([*shown, *(c.meta.output_name() for c in checks),
+                                                 OBJECTIVE, *tags]).collect()
     reason: Any = pl
     if OUTSIDE_HEADER in frame.columns:   # a row outside the model's assumptions (format 9.2) is excluded first
         outside = pl.col(OUTSIDE_HEADER)

@@ -144,6 +144,13 @@ def _reason(error: Exception) -> str:
     return " ".join(text.split()) or type(error).__name__
 
 
+def _folder_of(package: str) -> Path:
+    """The folder of one of our own packages, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    assert spec is not None and spec.origin is not None, f"{package} is part of this installation"
+    return Path(spec.origin).parent
+
+
 def package_folder() -> str:
     """A folder holding the `supersheet` package a task needs (its engine and
     units), to ship to a cluster.
@@ -153,10 +160,10 @@ def package_folder() -> str:
     folders that pyproject.toml maps into it, so it is staged in a temporary folder."""
     import tempfile   # deferred: tempfile (slow to import)
     engine = Path(__file__).resolve().parents[1]
-    home = Path(importlib.util.find_spec("supersheet").origin).parent   # located, not imported from here
+    home = _folder_of("supersheet")   # located, not imported from here
     if engine.parent == home:
         return str(home)
-    units = Path(importlib.util.find_spec("supersheet.units").origin).parent
+    units = _folder_of("supersheet.units")
     staged = Path(tempfile.mkdtemp(prefix="supersheet-ray-")) / "supersheet"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(home, staged, ignore=ignore)

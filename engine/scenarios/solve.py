@@ -126,10 +126,10 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
         dfac = unit_factor(diff_unit)
         low_text, high_text = (between[0], between[1]) if lo_node is not None else (format_number(lo / factor),
                                                                                     format_number(hi / factor))
-        ends = (f"{_fmt(fs[0] / dfac, diff_unit)} at {vary} = {low_text}",
-                f"{_fmt(fs[-1] / dfac, diff_unit)} at {vary} = {high_text}")
+        differences = (f"{_fmt(fs[0] / dfac, diff_unit)} at {vary} = {low_text}",
+                       f"{_fmt(fs[-1] / dfac, diff_unit)} at {vary} = {high_text}")
         raise SolveError(f"no solution of {goal} for {vary} in [{between[0]}, {between[1]}]: "
-                         f"the difference is {ends[0]} and {ends[1]}, with no sign change between",
+                         f"the difference is {differences[0]} and {differences[1]}, with no sign change between",
                          "widen 'between' or check the goal")
     a, b, fa, fb = bracket
     for _ in range(MAX_ROUNDS):
@@ -184,8 +184,8 @@ def _float_differences(workbook: Workbook, key: str, bound: Bound, left: A.Node,
     def evaluate(xs: np.ndarray) -> np.ndarray:
         out = np.empty(len(xs))
         for i, x in enumerate(xs):
-            fixed = {key: literal_for(float(x), None)}
-            evaluate_cells(checked, affected, values, fixed)   # type: ignore[arg-type]
+            fixed: dict[str, A.Node] = {key: literal_for(float(x), None)}
+            evaluate_cells(checked, affected, values, fixed)
             scenario = Scenario(bound.checked, values, fixed)
             out[i] = number(evaluate_expression(scenario, left)) - number(evaluate_expression(scenario, right))
         return out
@@ -207,7 +207,7 @@ def bound_end(workbook: Workbook, key: str, given: Literal, span: Span | None) -
         if given.problem is not None:
             raise AxisError.of(given.problem)
         node, value = given.node, given.magnitude
-        assert node is not None
+        assert node is not None and value is not None   # a literal without a problem is a value
         check_override(workbook, key, node)
     except UnitError as e:
         raise AxisError("E-UNIT", f"between: {e.message} in {text!r}", e.hint, span=span) from None
@@ -218,7 +218,7 @@ def bound_end(workbook: Workbook, key: str, given: Literal, span: Span | None) -
     if not math.isfinite(value):   # 1e308 PB: a finite number in a unit whose base magnitude is not
         raise AxisError("E-SHEET", f"between: {text} is not a finite number in base units (beyond ±1.8e308)",
                         "write it in a smaller unit, or nearer the value you expect", span=span)
-    return node, value  # type: ignore[return-value]
+    return node, value
 
 
 def _fmt(value: float, unit: str | None) -> str:

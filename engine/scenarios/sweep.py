@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from supersheet.engine.compile.values import Source
+    from supersheet.engine.formula import ast as A
 
 DEFAULT_CHUNK = 1_000_000
 
@@ -109,7 +110,7 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     with `sampling=None` every draw is its mean)."""
     units = units if units is not None else {}
     baseline, draws, mapping, bound = _prepared(workbook, grid, show, where, where_origin, units, sampling)
-    inputs = {axis.key: axis_source(axis) for axis in grid.value_axes}  # type: ignore[misc]
+    inputs = {axis.cell_key: axis_source(axis) for axis in grid.value_axes}
     program = compile_program(workbook.checked, inputs=inputs, baseline=baseline, samples=mapping,
                               sample_group="__row" if mapping else None)   # reductions: per row, over its samples
     filter_expr = None
@@ -137,7 +138,7 @@ def check_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: st
 
 def _prepared(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None, where_origin: Any,
               units: dict[str, str | None], sampling: tuple[int | None, ...] | None
-              ) -> tuple[Scenario, dict[str, np.ndarray] | None, dict | None, Bound | None]:
+              ) -> tuple[Scenario, dict[str, np.ndarray] | None, dict[A.Node, str | list[str]] | None, Bound | None]:
     """A plan's parts that need no Polars, each problem raised: the sheet's own scenario, the
     sample columns, `where` bound and typed, and each column's display unit."""
     baseline = workbook.evaluate()
@@ -149,11 +150,12 @@ def _prepared(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
             draws, mapping = draw_columns(workbook, baseline, count, seed)
         except SamplingError as e:
             raise AxisError("E-TYPE", str(e)) from None
-    bound = None
+    bound: Bound | None = None
     if where:
-        bound = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
-        if not isinstance(bound, Bound):
-            raise AxisError.of(bound)
+        found = bind_expression(workbook, where, where_origin or Origin("<--where>", 1, 1))
+        if not isinstance(found, Bound):
+            raise AxisError.of(found)
+        bound = found
         if not bound.type.is_bool or bound.type.is_array:
             raise AxisError("E-TYPE", f"'where' must be a condition, not {bound.type.describe()}",
                             span=bound.origin.span(0, len(bound.text)))
@@ -167,7 +169,7 @@ def axis_source(axis: Axis) -> Source:
     """An axis as the compiler reads it: a column, with what its values are known to be."""
     from supersheet.engine.compile.values import Source   # deferred: polars
     finite, nonzero = axis.finite_nonzero()
-    return Source(axis.key, False, finite=finite, nonzero=nonzero, bounds=axis.bounds())  # type: ignore[arg-type]
+    return Source(axis.cell_key, False, finite=finite, nonzero=nonzero, bounds=axis.bounds())
 
 
 def plans_for(workbook: Workbook, grid: Grid, show: list[str] | None, where: str | None,

@@ -113,7 +113,7 @@ def column_units(workbook: Workbook, grid: Grid, show: list[str] | None, units: 
     """The display unit of each column (axes, then shown cells) into `units`: the first plan
     of a sweep chooses; a later one (an import axis) whose cell has another dimension is E-UNIT."""
     checked = workbook.checked
-    keys = [axis.key for axis in grid.axes if not axis.is_import]
+    keys = [axis.cell_key for axis in grid.axes if not axis.is_import]
     keys += [k for k in shown_keys(workbook, grid, show) if checked.cells[k].type is not None]
     for key in keys:
         if key not in units:
@@ -132,16 +132,16 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
     for axis in grid.axes:
         if axis.is_import:
             continue
-        unit = units[axis.key]  # type: ignore[index]
+        unit = units[axis.cell_key]
         value = None
         if axis.structural:  # fixed in this plan: a literal column
             magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
             value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))  # type: ignore[union-attr]
-        cell = workbook.model.cells[axis.key]  # type: ignore[index]
+        cell = workbook.model.cells[axis.cell_key]
         factor = unit_factor(unit)
         shown = shown_axis(axis.values, factor) if value is None and factor != 1.0 and \
             axis.values.dtype.kind == "f" else None  # type: ignore[union-attr]
-        columns.append(Column(header(axis.name, unit), axis.key, factor, value=value,  # type: ignore[arg-type]
+        columns.append(Column(header(axis.name, unit), axis.cell_key, factor, value=value,
                               typed=True, replaces=formula_text(cell) if cell.kind == "formula" else None,
                               shown=shown))
     for key in shown_keys(workbook, grid, show):
