@@ -27,6 +27,7 @@ from supersheet.units import parse_unit
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
 
+    from supersheet.engine.base.types import Type
     from supersheet.engine.check.checked import Checked
     from supersheet.engine.compile.values import Sites, Source
 
@@ -72,10 +73,10 @@ class CallCompiler:
         return Val(out if length is not None else out[0], True)
 
     # -- functions ----------------------------------------------------------
-    def fn_min(self, args: list[Val], types, node) -> Val:
+    def fn_min(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return _with_bounds(self._extreme(args, pl.min_horizontal), args, B.smallest)
 
-    def fn_max(self, args: list[Val], types, node) -> Val:
+    def fn_max(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return _with_bounds(self._extreme(args, pl.max_horizontal), args, B.largest)
 
     def _extreme(self, args: list[Val], horizontal: Callable[..., pl.Expr]) -> Val:
@@ -98,35 +99,35 @@ class CallCompiler:
         # min(inf, 1) is 1: NaN where a #NUM cell is among them
         return poisoned(null_if_any(elementwise(extreme, *items), items), *items)
 
-    def fn_sum(self, args, types, node) -> Val:
+    def fn_sum(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         arg = args[0]
-        exprs = arg.expr if arg.is_array else [arg.expr]
+        exprs = arg.expr if isinstance(arg.expr, list) else [arg.expr]
         if types[0].is_bool:
             exprs = [e.cast(pl.Float64) for e in exprs]
         if len(exprs) == 1:
             return Val(exprs[0], arg.nullable, raw=arg.all_raw())
         return Val(pl.sum_horizontal(exprs, ignore_nulls=False), arg.nullable, raw=arg.all_raw())
 
-    def fn_mean(self, args, types, node) -> Val:
+    def fn_mean(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         total = self.fn_sum(args, types, node)
         n = types[0].length or 1
         return Val(total.scalar_expr() / n, total.nullable, raw=total.raw)
 
-    def fn_count(self, args, types, node) -> Val:
+    def fn_count(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         if types[0].is_bool:
             return self.fn_sum(args, types, node)
         return Val(pl.lit(float(types[0].length or 1), dtype=pl.Float64))
 
-    def fn_abs(self, args, types, node) -> Val:
+    def fn_abs(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return _with_bounds(elementwise(lambda x: x.abs(), args[0]), args, lambda b: B.absolute(b[0]))
 
-    def fn_sqrt(self, args, types, node) -> Val:
+    def fn_sqrt(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         def guarded(x: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(x < 0).then(pl.lit(NUM)))
             return pl.when(x < 0).then(None).otherwise(x.sqrt())
         return elementwise(guarded, args[0], nullable=True, sites=self.sites)
 
-    def _round_to(self, args, rounder: Callable[[pl.Expr], pl.Expr]) -> Val:
+    def _round_to(self, args: list[Val], rounder: Callable[[pl.Expr], pl.Expr]) -> Val:
         if len(args) == 1:
             return _with_bounds(elementwise(rounder, args[0]), args, lambda b: B.whole(b[0]))
         value, step = args
@@ -139,13 +140,13 @@ class CallCompiler:
             return pl.when(step == 0).then(None).otherwise(rounder(x / step) * step)
         return poisoned(elementwise(stepped, args[0], args[1], nullable=True, sites=self.sites), args[1])
 
-    def fn_ceil(self, args, types, node) -> Val:
+    def fn_ceil(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return self._round_to(args, lambda x: x.ceil())
 
-    def fn_floor(self, args, types, node) -> Val:
+    def fn_floor(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return self._round_to(args, lambda x: x.floor())
 
-    def fn_round(self, args, types, node) -> Val:
+    def fn_round(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         # Half away from zero, exactly: floor(|x| + 0.5) is wrong for 0.49999999999999994
         # (the sum rounds up to 1) and for odd integers above 2^52 (the sum rounds to even).
         def rounded(x: pl.Expr) -> pl.Expr:
@@ -153,30 +154,30 @@ class CallCompiler:
             return x.sign() * pl.when(x.abs() - whole >= 0.5).then(whole + 1).otherwise(whole)
         return self._round_to(args, rounded)
 
-    def _log(self, args, log: Callable[[pl.Expr], pl.Expr]) -> Val:
+    def _log(self, args: list[Val], log: Callable[[pl.Expr], pl.Expr]) -> Val:
         def guarded(x: pl.Expr) -> pl.Expr:
             self.sites.append(pl.when(x <= 0).then(pl.lit(NUM)))
             return pl.when(x <= 0).then(None).otherwise(log(x))
         return elementwise(guarded, args[0], nullable=True, sites=self.sites)
 
-    def fn_ln(self, args, types, node) -> Val:
+    def fn_ln(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return self._log(args, lambda x: x.log())
 
-    def fn_log2(self, args, types, node) -> Val:
+    def fn_log2(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return self._log(args, lambda x: x.log(2))
 
-    def fn_log10(self, args, types, node) -> Val:
+    def fn_log10(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return self._log(args, lambda x: x.log10())
 
-    def fn_exp(self, args, types, node) -> Val:
+    def fn_exp(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return poisoned(elementwise(lambda x: x.exp(), args[0]), args[0])   # exp(-inf) is 0
 
-    def fn_clamp(self, args, types, node) -> Val:
+    def fn_clamp(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         result = elementwise(lambda x, lo, hi: pl.when(ieee_less(x, lo)).then(lo).when(ieee_less(hi, x)).then(hi)
                              .otherwise(x), *args)
         return poisoned(null_if_any(result, args), *args)   # clamp(inf, 0, 1) is 1
 
-    def fn_if(self, args, types, node) -> Val:
+    def fn_if(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         # only the chosen branch's error counts: a #NUM cell in a branch is masked where it stands
         cond, a, b = (guarded(v) for v in args)
         if cond.nullable:
@@ -249,7 +250,7 @@ class CallCompiler:
             return [i.value * factor for i in node.items]   # type: ignore[union-attr]
         return None
 
-    def fn_interp(self, args, types, node) -> Val:
+    def fn_interp(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         return self.interpolation(args, node)
 
     fn_log_interp = fn_interp_extrapolate = fn_log_interp_extrapolate = fn_lookup = fn_interp
