@@ -33,7 +33,9 @@ def workbook_from_text(path: Path, text: str, imported: Mapping[str, str] | Mapp
                        ) -> Workbook:
     """The sheet `text` as if it were the file at `path` (its imports resolve from
     there; `imported` maps any of them to the text to read instead of its file)."""
-    model = build_model(path, texts={**(imported or {}), path: text})
+    texts = {Path(p): t for p, t in (imported or {}).items()}    # the loader resolves each path
+    texts[path] = text
+    model = build_model(path, texts=texts)
     return Workbook(model, check_model(model))
 
 

@@ -259,7 +259,8 @@ class Document(StructureEdits, ImportEdits, SheetView):
         not a number of another dimension; the note says so."""
         checked = self.workbook.checked.cells.get(key)
         kind = checked.type if checked is not None else None
-        if kind is None or kind.kind != "number" or not kind.dims or kind.is_array or not checked.display_unit:
+        if checked is None or kind is None or kind.kind != "number" or not kind.dims or kind.is_array \
+                or not checked.display_unit:
             return text, ""
         try:
             expr = parse_formula(text).expr
@@ -275,6 +276,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
         if text == before:
             return EditResult(True, key, text)
         fast = self._fast_node(key, text)
+        step: Step | None
         if fast is not None:
             path, node = fast
             current = node_at(self.source.doc, path)

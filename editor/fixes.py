@@ -66,4 +66,4 @@ def _fixes(snapshot: Snapshot, fix: Fix, code: str, before: set[tuple[str, int]]
 
 
 def _problems(snapshot: Snapshot) -> set[tuple[str, int]]:
-    return {(d.code, span.line) for d, span in snapshot.problems()}
+    return {(d.code, span.line) for d, span in snapshot.located_problems()}

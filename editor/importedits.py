@@ -193,7 +193,9 @@ class ImportEdits:
         text, note = self._keep_unit(key, text)
         before = dict(self.set_entries(alias)).get(name, "")
         label = f"{alias}: set {name} = {text}"
-        result = self._write_sets(key, label, lambda doc: write_set(doc, self.workbook.model.root, alias, name, text,
+        root = self.workbook.model.root
+        assert root is not None     # settable() above found the import in it
+        result = self._write_sets(key, label, lambda doc: write_set(doc, root, alias, name, text,
                                                                     self.source.yaml, self.path), before, check=True)
         result.note = note if result.ok else ""
         return result

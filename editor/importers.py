@@ -162,9 +162,11 @@ def _references(path: Path, document: Any, old: str, target: Path, bare: set[Pat
     if isinstance(uses, CommentedMap):
         for alias, entry in uses.items():
             sheet = _resolved(path, entry.get("sheet") if isinstance(entry, CommentedMap) else entry)
+            if sheet is None:
+                continue            # not written as a sheet's path
             if sheet in bare:
                 yield f"imports {'it' if sheet == target else sheet.name} as {alias}", Target(old, str(alias))
-            for reference, how in list(found.get(sheet, {}).items()) if sheet is not None else ():
+            for reference, how in list(found.get(sheet, {}).items()):
                 if reference.alias is not None and reference.alias.count(".") < MAX_DEPTH - 1:
                     yield f"imports {sheet.name} as {alias}, which {how}", Target(old, f"{alias}.{reference.alias}")
 

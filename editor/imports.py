@@ -53,6 +53,13 @@ def root_import(workbook: Workbook, alias: str) -> ImportSpec:
     return spec
 
 
+def _target(spec: ImportSpec) -> str:
+    """The path an import is written with (`root_import` returns only imports that have one)."""
+    if spec.target is None:
+        raise StructureError(f"{spec.name} is not an import of this sheet written as a path")
+    return spec.target
+
+
 def used_names(workbook: Workbook, alias: str) -> list[str]:
     """The names this sheet reads through `alias`: `model.x` in its own cells' formulas
     (x, or `gpu.hbm` through the import's own import), and the keys of its `set:`."""
@@ -71,10 +78,10 @@ def candidates(workbook: Workbook, sheet: Path, alias: str) -> list[Candidate]:
     Looked for beside the sheet it imports now and, for a sheet of the bundled library
     (or named `supersheet:`), in the whole library; each is written as the import
     writes its present sheet (a library name, or a path relative to this sheet)."""
-    spec = root_import(workbook, alias)
-    current = _resolved(sheet, spec.target)
+    target = _target(root_import(workbook, alias))
+    current = _resolved(sheet, target)
     library = library_dir()
-    named = library_name(spec.target) is not None
+    named = library_name(target) is not None
     in_library = named or current.is_relative_to(library)
     folders = [library] if in_library else [current.parent]
     found: list[Candidate] = []
@@ -102,7 +109,7 @@ def swapped(text: str, spec: ImportSpec, written: str) -> str:
     """`text` with the import's path replaced by `written`, on its own line (the line of
     `alias: path`, or of `sheet: path` under it); quoting as it was."""
     lines = text.splitlines(keepends=True)
-    old = re.escape(spec.target)
+    old = re.escape(_target(spec))
     pattern = re.compile(rf"(?<![\w./-])(['\"]?){old}\1(?![\w./-])")
     for index in range(spec.span.line - 1, min(spec.span.line + 8, len(lines))):
         line = lines[index]

@@ -47,7 +47,8 @@ _NUMBER = re.compile(r"\s*[0-9][0-9_.]*(?:[eE][+-]?[0-9]+)?\s*")
 
 def _unit_of(value: str) -> str:
     """The unit written after a literal's number (`GiB` of `2 GiB`)."""
-    return value[_NUMBER.match(value).end():].strip() if _NUMBER.match(value) else value.strip()
+    number = _NUMBER.match(value)
+    return value[number.end():].strip() if number else value.strip()
 
 
 # A file is a sheet when its top level is a mapping with one of the format's keys
@@ -94,9 +95,11 @@ class _Text:
 class Snapshot(SheetView):
     """One open sheet, checked and evaluated from its buffer's text."""
 
+    source: _Text
+
     def __init__(self, path: str | Path, text: str, open_texts: Mapping[Path, str] | None = None) -> None:
         self.path = Path(path)
-        self.source = _Text(text.replace("\r\n", "\n"))     # type: ignore[assignment]
+        self.source = _Text(text.replace("\r\n", "\n"))
         self.others = {Path(p).resolve(): t for p, t in (open_texts or {}).items()
                        if Path(p).resolve() != self.path.resolve()}
         self.workbook = workbook_from_text(self.path, self.source.text(), self.others)
@@ -119,7 +122,7 @@ class Snapshot(SheetView):
         model = self.workbook.model.with_text(key, value, parse_formula(value))
         nxt = object.__new__(Snapshot)
         nxt.path, nxt.others = self.path, self.others
-        nxt.source = _Text(text.replace("\r\n", "\n"))     # type: ignore[assignment]
+        nxt.source = _Text(text.replace("\r\n", "\n"))
         nxt.workbook = Workbook(model, with_literal(self.workbook.checked, model, key))
         nxt.scenario, _ = reevaluate(Scenario(nxt.workbook.checked, self.scenario.values, self.scenario.fixed),
                                      {key: literal})
@@ -127,7 +130,7 @@ class Snapshot(SheetView):
         nxt.layout = self.layout
         return nxt
 
-    def _input_edit(self, text: str) -> tuple[str, str, object] | None:
+    def _input_edit(self, text: str) -> tuple[str, str, A.Node] | None:
         """(key, new value text, its literal) when `text` differs from this snapshot's
         only inside the value of one input written on one line in plain YAML."""
         old_lines, new_lines = self.text().split("\n"), text.split("\n")
@@ -161,9 +164,11 @@ class Snapshot(SheetView):
         return any(Path(p).resolve() == target for p in self.workbook.model.files)
 
     # problems -----------------------------------------------------------------------
-    def problems(self) -> list[tuple[Diagnostic, Span]]:
+    def located_problems(self) -> list[tuple[Diagnostic, Span]]:
         """Every diagnostic with where to show it in this file: its own span, or, for a
-        problem inside an imported file, the `use:` entry that reaches that file."""
+        problem inside an imported file, the `use:` entry that reaches that file.
+        (Not named `problems`: that is SheetView's list of diagnostics, which this
+        method shadowed.)"""
         out = []
         for d in self.diagnostics:
             span = d.span if d.span is not None and d.span.file == self.file else self._entry_for(d.span)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable, TypeGuard
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.compile.evaluate import Value
@@ -67,5 +67,5 @@ def same(a: Value, b: Value) -> bool:
     return type(a) is type(b) and a == b
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[float]:
     return isinstance(value, float) and not isinstance(value, bool)

@@ -239,6 +239,7 @@ class SheetText:
             if not force and self.disk_changed(thorough=True):
                 raise ExternalChange(f"{self.path} changed on disk since it was opened")
             refuse_unsafe(self.path)
+            st: os.stat_result | None = None      # of the file as it is now; fingerprint() stats it when None
             try:
                 on_disk, st = read_regular(self.path)
                 same = on_disk == data

@@ -136,7 +136,7 @@ def diagnostic_fields(d: Diagnostic) -> list:
 
 def diagnostic_of(fields: list) -> Diagnostic:
     code, message, span, labels, hint, quote = fields
-    return Diagnostic(code, message, span_of(span), tuple(Label(span_of(at), text) for at, text in labels),
+    return Diagnostic(code, message, span_of(span), tuple(Label(Span(*at), text) for at, text in labels),
                       hint, quote)
 
 

@@ -61,14 +61,14 @@ def sections(model: Model, lines_of: Callable[[str], list[str]], file: str) -> l
         if not cell.scope.prefix:
             continue
         alias = cell.scope.prefix[:-1]
-        section = imports.get(alias)
-        if section is None:
+        group = imports.get(alias)
+        if group is None:
             path = cell.scope.path
             sheet = model.files.get(path.resolve()) if path else None
             title = f"{alias} · {sheet.title}" if sheet is not None and sheet.title else alias
-            section = imports[alias] = Section(f"import-{alias}", title, [], "import", alias)
-            sections.append(section)
-        section.keys.append(cell.key)
+            group = imports[alias] = Section(f"import-{alias}", title, [], "import", alias)
+            sections.append(group)
+        group.keys.append(cell.key)
     return sections
 
 

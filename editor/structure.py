@@ -8,7 +8,7 @@ layout stay), checked like any edit and recorded as one undo step. A mixin of
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from supersheet.editor import cells as editcells, expectations, importers, rename as editrename, saveas as editsaveas
 from supersheet.editor.properties import PROPERTIES, set_property
@@ -28,12 +28,22 @@ if TYPE_CHECKING:
 
 
 class StructureEdits:
-    """Mixed into Document: needs its workbook, source, history, text() and rebuild()."""
+    """Mixed into Document: needs its workbook, source, history, path, file, text(),
+    rebuild(), and what SheetView reads of the sheet (has_cell(), dependents())."""
 
     workbook: Workbook
     source: SheetText
     history: History
+    path: Path
     shared_instance: Callable[[str], list[str]]
+
+    if TYPE_CHECKING:       # Document's (and its other mixins'), which these edits use
+        @property
+        def file(self) -> str: ...
+        def text(self) -> str: ...
+        def rebuild(self, key: str, text: str, new_text: str, check_new: bool = False) -> EditResult: ...
+        def has_cell(self, key: str) -> bool: ...
+        def dependents(self, key: str) -> list[str]: ...
 
     def own_line(self, key: str) -> int:
         """The line of a cell written in this sheet's `cells:`; StructureError for any other."""

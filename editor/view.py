@@ -7,7 +7,7 @@ Python: no UI imports.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, TYPE_CHECKING, cast
+from typing import Callable, Protocol, TYPE_CHECKING, cast
 
 from supersheet.editor import places, sections as grouping, sweep as editsweep
 from supersheet.editor.places import Place
@@ -27,8 +27,16 @@ from supersheet.engine.expect.assume import diagnostics as outside_the_model
 
 if TYPE_CHECKING:
     from supersheet.editor.resampler import Resampler
-    from supersheet.editor.roundtrip import SheetText
     from supersheet.editor.sample import Samples
+
+
+class SourceText(Protocol):
+    """What a view reads of its sheet's source: the editor's `SheetText` (roundtrip.py),
+    or the plain text a language-server snapshot holds (language.py)."""
+
+    def text(self) -> str: ...
+
+    def known_text(self) -> str: ...
 
 
 class SheetView:
@@ -37,13 +45,16 @@ class SheetView:
     path: Path
     workbook: Workbook
     scenario: Scenario
-    source: SheetText
     _failing: tuple[Workbook, Scenario, dict[str, list[Outcome]]] | None
     layout: object
     _unchecked: tuple[object, list[Diagnostic]] | None
     _diagnostics: tuple[Workbook, Scenario, list[Diagnostic]] | None
     _problems: tuple[Workbook, Scenario, list[Diagnostic]] | None = None
     _shown_memo: tuple[object, dict[tuple, Shown]] | None = None
+
+    if TYPE_CHECKING:       # read-only here: Document holds a SheetText, a language-server Snapshot its text
+        @property
+        def source(self) -> SourceText: ...
 
     @property
     def file(self) -> str:

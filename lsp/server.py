@@ -124,7 +124,7 @@ class SheetServer(LanguageServer):
         lines = Lines(snapshot.text())
         samples = self.samples.get(uri)
         found = []
-        for d, span in snapshot.problems():
+        for d, span in snapshot.located_problems():
             message = d.message if d.span is None or d.span.file == snapshot.file else f"{d.span}: {d.message}"
             if d.hint:
                 message += f"\nhint: {d.hint}"

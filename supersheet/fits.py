@@ -99,7 +99,7 @@ class Fitted:
         and the error — `(header name, unit, values)` in the table's units."""
         spec, result = self.result.spec, self.result
         table = spec.table
-        out = []
+        out: list[tuple[str, str | None, list[float]]] = []
         for column, _ in spec.inputs:
             data = table.columns[column]
             out.append((column, data.unit, [float(v) for v in spec.column(column)]))
@@ -161,10 +161,10 @@ class Fitted:
         columns = self.columns()
         headers = [f"{n} [{u}]" if u else n for n, u, _ in columns]
         shown = min(TEXT_ROWS, spec.rows)
-        cells = [[format_number(values[i]) for _, _, values in columns] for i in range(shown)]
-        widths = [max(len(h), *(len(r[j]) for r in cells)) for j, h in enumerate(headers)]
+        rows = [[format_number(values[i]) for _, _, values in columns] for i in range(shown)]
+        widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(headers)]
         lines.append("  ".join(h.rjust(w) for h, w in zip(headers, widths)))
-        lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
+        lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows]
         if spec.rows > shown:
             lines.append(f"… {spec.rows - shown:,} more rows (--format csv or json for every row)")
         return "\n".join(lines)

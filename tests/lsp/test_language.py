@@ -85,7 +85,7 @@ def test_completion_completes_only_the_word_typed(tmp_path: Path) -> None:
 def test_quick_fixes_are_checked_to_fix(tmp_path: Path) -> None:
     text = "title: t\ncells:\n  ctx: 128K\n  bw: 3350 GB/s\n  t: = 80 GB / bww -> ms\n"
     s = snapshot(tmp_path, text)
-    problems = {d.code: (d, span) for d, span in s.problems()}
+    problems = {d.code: (d, span) for d, span in s.located_problems()}
     d, span = problems["E-NAME"]
     (fix,) = quick_fixes(s, d.code, span.line, span.col, span.end_col, d.hint)
     assert fix.text == "bw" and (fix.start, fix.end) == (span.col, span.end_col)
@@ -144,8 +144,8 @@ def test_an_input_typed_in_place_reads_as_the_whole_sheet_read_again(value: str)
     assert edited != text
     fast, full = first.after(edited), Snapshot(path, edited)
     assert [(h.line, h.label) for h in fast.hints()] == [(h.line, h.label) for h in full.hints()]
-    assert [(d.code, d.message, span) for d, span in fast.problems()] == \
-        [(d.code, d.message, span) for d, span in full.problems()]
+    assert [(d.code, d.message, span) for d, span in fast.located_problems()] == \
+        [(d.code, d.message, span) for d, span in full.located_problems()]
 
 
 def test_the_incremental_path_is_taken_for_a_plain_value() -> None:
