@@ -33,10 +33,10 @@ from pathlib import Path
 import pytest
 
 from supersheet.engine.formula import ast as A
-from supersheet.engine.workbook import Workbook, open_workbook
+from supersheet.engine.workbook import Workbook
 from supersheet.units import DIMENSIONLESS, parse_unit
 
-from test_perturbed_inputs import SCENARIOS, is_number, outside, perturb, scalar_inputs, shown
+from test_perturbed_inputs import SCENARIOS, is_number, outside, perturb, scalar_inputs, shown, workbook_of
 import property_coverage as coverage
 from repo_paths import SHEETS as ROOT
 
@@ -173,11 +173,6 @@ PROPERTIES = {p.name: p for p in [
              own_card_counts, lambda wb, k: bool(SESSIONS.search(k)) and dims(wb, k) == DIMENSIONLESS, 2.0,
              lambda wb, k, a, b: fewer(a, b)),
 ]}
-
-
-@cache
-def workbook_of(path: Path) -> Workbook:
-    return open_workbook(path)
 
 
 @cache
