@@ -123,8 +123,18 @@ def test_an_import_inside_a_function_says_which_heavy_dependency_it_defers() -> 
 
 
 def test_every_name_the_api_exports_resolves() -> None:
-    """`supersheet` imports its names on first use (PEP 562): each must be where `_HOME` says."""
+    """`supersheet` imports its names on first use (PEP 562): each is the object of the module
+    `_HOME` names, which is also where its TYPE_CHECKING import (what a type checker and an
+    IDE read) finds it, and `__all__` lists exactly those names."""
+    import ast
+    import importlib
+
     import supersheet
-    assert len(supersheet.__all__) > 10
-    for name in supersheet.__all__:
-        assert getattr(supersheet, name) is not None, name
+    homes = supersheet._HOME
+    assert sorted(supersheet.__all__) == sorted(homes) and len(homes) > 10
+    tree = ast.parse(Path(supersheet.__file__).read_text(encoding="utf-8"))
+    typed = {alias.name: node.module for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and node.level == 1 for alias in node.names}
+    assert typed == homes
+    for name, home in homes.items():
+        assert getattr(supersheet, name) is getattr(importlib.import_module(f"supersheet.{home}"), name), name

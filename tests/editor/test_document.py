@@ -134,11 +134,20 @@ def test_bad_formula_is_refused_with_its_diagnostic_and_the_values_stay(example:
     assert not unknown.ok and "did you mean context?" in unknown.rendered
 
 
-def test_a_unit_change_that_breaks_dependents_is_refused(example: Path) -> None:
+def test_a_unit_change_that_breaks_dependents_is_refused(example: Path, line_diff) -> None:
     document = Document(example)
+    text, sessions = document.text(), document.value("max_sessions")
     result = document.apply("context", "= 8192")
-    assert not result.ok
-    assert "context was" in result.message
+    assert not result.ok and result.changes == {}
+    assert result.message == "context was token and would become dimensionless"
+    # refused means left as it was: the text, the cell, its dependents' values, no undo step ...
+    assert document.text() == text and document.raw_text("context") == "8192 token"
+    assert document.value("max_sessions") == sessions and not document.dirty and not document.can_undo
+    # ... and the document the next edit is written into (the refused one must not ride along)
+    overhead = "  weights_overhead: = weights_per_card - weights_total / cards -> {}   " \
+               '# why it is "slightly more than one-eighth"'
+    assert document.apply("weights_overhead", "= weights_per_card - weights_total / cards -> MB").ok
+    assert line_diff(text, document.text()) == [(overhead.format("GB"), overhead.format("MB"))]
 
 
 def test_a_bare_number_keeps_the_cells_unit(example: Path) -> None:

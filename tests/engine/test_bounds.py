@@ -6,6 +6,7 @@ differential test compares bounded programs with the Python reference.)"""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import polars as pl
@@ -120,4 +121,8 @@ def test_a_geometric_range_past_the_largest_float_has_no_bounds():
     from supersheet.engine.scenarios.axes import Axis
     from supersheet.engine.scenarios.spaced import Spaced
     assert Axis("x", "x", spaced=Spaced(1.0, 1e308, 2000, "times", 2.0)).bounds() is None
-    assert Axis("x", "x", spaced=Spaced(1.0, 1e3, 4, "times", 10.0)).bounds() is not None
+    # a finite one has its ends for bounds (widened by a millionth for rounding), not just some bounds
+    lo, hi = Axis("x", "x", spaced=Spaced(1.0, 1e3, 4, "times", 10.0)).bounds() or (math.nan, math.nan)
+    assert 1.0 - 1e-5 < lo <= 1.0 and 1e3 <= hi < 1e3 * (1 + 1e-5), (lo, hi)
+    lo, hi = Axis("x", "x", spaced=Spaced(1e3, 1.0, 4, "times", 0.1)).bounds() or (math.nan, math.nan)
+    assert 1.0 - 1e-5 < lo <= 1.0 and 1e3 <= hi < 1e3 * (1 + 1e-5), (lo, hi)

@@ -357,12 +357,22 @@ async def test_a_sweep_that_cannot_run_again_leaves_its_old_rows_marked_stale(ex
 
 
 async def test_help_screen(example: Path) -> None:
+    """? and F1 open the help (its text, in the screen's width); Esc, q, ? and F1 each close
+    it, back to the grid as it was, with nothing edited."""
+    from supersheet.tui.screens import HELP_WIDTH, help_text
+
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen)
+        grid = app.screen
+        for opening, closing in (("question_mark", "escape"), ("f1", "q"), ("question_mark", "question_mark"),
+                                 ("f1", "f1")):
+            await pilot.press(opening)
+            assert isinstance(app.screen, HelpScreen), opening
+            shown = app.screen.query_one("#help-text", Static).content
+            assert shown.plain == help_text(min(HELP_WIDTH, SIZE[0] - 6)).plain, opening
+            await pilot.press(closing)
+            assert app.screen is grid and len(app.screen_stack) == 1, (opening, closing)
+        assert not app.document.dirty and not app.document.can_undo
 
 
 async def test_the_help_fits_an_80_column_terminal(example: Path) -> None:

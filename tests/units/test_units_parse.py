@@ -198,10 +198,16 @@ def test_parse_is_cached_and_fast() -> None:
     assert per_call < 20e-6  # generous: a cache hit is ~0.1 µs
 
 
-def test_factor_is_float() -> None:
-    for text in ("GiB", "B", "KiB/token", "s"):
-        assert isinstance(parse_unit(text).factor, float)
-        assert math.isfinite(parse_unit(text).factor)
+# Each unit's factor to the base unit (the byte, the second, per token), from the
+# prefixes' definitions (IEC binary, SI decimal).
+FACTORS = {"GiB": 2.0 ** 30, "B": 1.0, "KiB/token": 2.0 ** 10, "s": 1.0, "ms": 1e-3, "GB/s": 1e9,
+           "MiB/us": 2.0 ** 20 * 1e6, "Mibit": 2.0 ** 20 / 8}
+
+
+@pytest.mark.parametrize("text", FACTORS)
+def test_factor_is_the_float_the_prefixes_define(text: str) -> None:
+    factor = parse_unit(text).factor
+    assert type(factor) is float and math.isclose(factor, FACTORS[text], rel_tol=1e-15), (text, factor)
 
 
 def test_unit_error_pickles() -> None:
