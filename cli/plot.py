@@ -59,7 +59,7 @@ def _plot_fit(args: argparse.Namespace, output: Path) -> int:
     """A fit's data against its model: each target column and the cell that should equal it,
     against the fit's (first) input column, from the rows `supersheet fit` prints."""
     from supersheet.fits import AxisError, SolveError, fit_named   # deferred: fits (slow to import)
-    from supersheet.plots import PlotError, PlotRequest, chart, save   # deferred: plots (slow to import)
+    from supersheet.plots import PlotError, PlotRequest, chart, numeric_range, save   # deferred: plots (slow to import)
     if args.name or args.vary or args.where:
         raise UsageError("--fit NAME plots a fit: give no SWEEP, --vary or --where with it")
     sheet = open_valid(args.sheet)
@@ -81,8 +81,8 @@ def _plot_fit(args: argparse.Namespace, output: Path) -> int:
     column, cell = spec.targets[0]
     ys = [y.strip() for y in args.y.split(",")] if args.y else [column, cell]
     header = next((h for h in frame.columns if h.split(" [")[0] == x), None)
-    values = frame[header] if header is not None else None
-    spans_decades = values is not None and values.min() > 0 and values.max() / values.min() > 100
+    span = numeric_range(frame[header]) if header is not None else None
+    spans_decades = span is not None and span[0] > 0 and span[1] / span[0] > 100
     request = PlotRequest(x=x, y=tuple(ys), log_x=args.log_x or spans_decades, log_y=args.log_y or spans_decades,
                           title=args.title or f"fit {args.fit}: {column} (data) and {cell} (model) against {x}")
     try:

@@ -209,17 +209,25 @@ def _joined(parts: list[pl.Expr]) -> pl.Expr:
     return pl.concat_str(parts, separator="; ", ignore_nulls=True).replace("", None)
 
 
+def numeric_range(series: pl.Series) -> tuple[float, float] | None:
+    """The least and the greatest of a column's values; None when it has no numbers."""
+    lo, hi = series.min(), series.max()
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+        return float(lo), float(hi)
+    return None
+
+
 def _binned(long: pl.DataFrame, log_x: bool, groups: int) -> tuple[pl.DataFrame, str]:
     """Each line's rows in BINS x-bins: the mean, min and max of their y (error rows left out of the
     statistics, and a bin marked when any of its rows is)."""
     import polars as pl   # deferred: polars
 
-    finite = long.filter(pl.col("x").is_not_null())
-    lo, hi = finite["x"].min(), finite["x"].max()
-    if log_x and lo is not None and lo > 0:
+    span = numeric_range(long.filter(pl.col("x").is_not_null())["x"])
+    lo, hi = span if span is not None else (0.0, 0.0)    # no x at all: every bin is null either way
+    if log_x and lo > 0:
         position = (pl.col("x").log() - math.log(lo)) / max(math.log(hi) - math.log(lo), 1e-300)
     else:
-        position = (pl.col("x") - lo) / max((hi - lo) if hi is not None else 0, 1e-300)
+        position = (pl.col("x") - lo) / max(hi - lo, 1e-300)
     keys = ["cell", *[f"g{i}" for i in range(groups)], *(["series"] if "series" in long.columns else []), "bin"]
     out = (long.with_columns((position * (BINS - 1)).round().cast(pl.Int64).alias("bin"))
            .group_by(keys, maintain_order=True)

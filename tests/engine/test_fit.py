@@ -187,4 +187,9 @@ def test_plot_draws_data_against_model(synthetic, run_cli, tmp_path):
     assert result.code == 0 and "21 rows of fit allreduce plotted" in result.err, result.output
     svg = out.read_text()
     assert svg.startswith("<svg") and "time (data) and predicted (model) against size" in svg
+    # sizes 1 KiB … 1 GiB span six decades: both axes are logarithmic without --log-x/--log-y
+    page = tmp_path / "fit.html"
+    assert run_cli("plot", str(synthetic), "--fit", "allreduce", "-o", str(page)).code == 0
+    html = page.read_text()
+    assert '"scale": {"nice": false, "type": "log"}' in html and '"scale": {"type": "log"}' in html, html[:2000]
     assert run_cli("plot", str(synthetic), "sweepname", "--fit", "allreduce", "-o", str(out)).code == 2
