@@ -31,6 +31,16 @@ class Row:
     section: Section
 
 
+def same_texts(new: tuple[Text, ...], old: tuple[Text, ...]) -> bool:
+    """Whether two rows' texts draw the same: their characters and styles, not only
+    what `Text.__eq__` compares (the text and its spans, not its own style: a value
+    highlighted as changed and the same value plain are equal to it)."""
+    return len(new) == len(old) and all(
+        a.plain == b.plain and a.style == b.style and a.spans == b.spans and a.justify == b.justify
+        and a.overflow == b.overflow and a.no_wrap == b.no_wrap and a.end == b.end
+        for a, b in zip(new, old))
+
+
 class RowsView(ScrollView):
     """Rows of texts in columns; subclasses say what a row's texts are (`row_texts`)."""
 
@@ -70,12 +80,30 @@ class RowsView(ScrollView):
         return " | ".join(t.plain for t in self.texts(key))
 
     def refresh_values(self, keys) -> None:
-        """Re-render these rows. Only the lines of those on screen are repainted
-        (repainting the whole grid would cost a frame's worth of time on an edit)."""
+        """Re-render these rows where their texts changed. Only the lines of those on
+        screen are repainted (repainting the whole grid would cost a frame's worth of
+        time on an edit), and of those only the rows whose texts now read otherwise: a
+        group's title row or a cell whose mark came and went the same way keeps its
+        strip (composing a row costs more than finding its texts; an edit of one input
+        asked for every group's row, and for each redrawn row the frame also draws the
+        widgets between it and the status line). The rows off screen are rendered
+        when they show."""
+        top, bottom = self._rows_on_screen()
+        repaint = []
         for key in keys:
-            self._strips.pop(key, None)
-            self._texts.pop(key, None)
-        self.repaint_rows(keys)
+            index = self.index_of(key)
+            shown = self._texts.get(key) if key in self._strips else None
+            if shown is None or index is None or not top <= index < bottom:
+                self._strips.pop(key, None)
+                self._texts.pop(key, None)
+                repaint.append(key)
+                continue
+            texts = self.row_texts(key)
+            if not same_texts(texts, shown):
+                self._texts[key] = texts
+                del self._strips[key]
+                repaint.append(key)
+        self.repaint_rows(repaint)
 
     def repaint_rows(self, keys) -> None:
         """Draw these rows again (those on screen), from their cached strips."""
