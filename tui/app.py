@@ -44,6 +44,7 @@ from .widgets.grid import SheetGrid
 from .widgets.inspector import Inspector
 from .widgets.render import value_text, visible_changes
 from .widgets.sweep import SweepView
+from .widgets.status import StatusLine
 
 W = TypeVar("W", bound=Widget)
 
@@ -75,7 +76,6 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
         self._problems_shown = False   # the status line's problem count is on screen
         self._problems_count: tuple | None = None   # ... and what it says, in which style
-        self._status_shown: object = None            # what the status line says (not drawn again when the same)
         self._widgets: dict[type, Widget] = {}       # the main screen's panels (_one)
         self._problem_at = -1          # the last problem F8 went to
         self.sheet_stack: list[tuple[Path, str]] = []   # where F12 came from: (sheet, cell), for Ctrl+B
@@ -95,7 +95,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         yield DiffView(id="diff")
         yield DiagnosticsPanel(id="diagnostics")
         with Horizontal(id="statusbar"):
-            yield Static("", id="status")
+            yield StatusLine(id="status")
             yield Static("", id="problems")     # how many problems, always there while there are any
         yield KeyFooter()
 
@@ -207,11 +207,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self._problems_shown, self._problems_count = bool(said), (count.plain, count.style)
 
     def set_status(self, text: str | Text) -> None:
-        shown = (text.plain, text.style, tuple(text.spans)) if isinstance(text, Text) else text
-        if shown == self._status_shown:
-            return    # the same text (most edits' "edited x: n values changed"): not drawn again
-        self._status_shown = shown
-        self.query_one("#status", Static).update(text, layout=False)
+        self.query_one(StatusLine).say(text)
 
     def show_selected(self, key: str | None) -> None:
         """The formula bar (and the inspector, if open) follow the grid's cursor."""
@@ -310,9 +306,11 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
             grid.show_changes(changes, also=[result.key] if document.has_cell(result.key) else [])
             self.load_problems(document)   # new values: assumptions and expectations may now fail
         changed = len([k for k in changes if k != result.key])
-        self.set_status(f"{verb}: {changed} value{'s' if changed != 1 else ''} changed, "
-                        f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")
-                        + (f" · {result.note}" if result.note else ""))
+        # (in the frame after the new values: widgets/status.py)
+        self.query_one(StatusLine).say_after_frame(
+            f"{verb}: {changed} value{'s' if changed != 1 else ''} changed, "
+            f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")
+            + (f" · {result.note}" if result.note else ""))
         self.call_after_refresh(self.update_title)   # a new title lays out the header: after the values show
         self.recovery_due()
         if not self.editor.editing:

@@ -71,6 +71,8 @@ class CellEditor(Vertical):
         self.editing = False
         self._shown = ""
         self._typed: list[tuple[str, int]] = []   # the text and cursor before each change, while editing
+        self._redraw_due = False        # a commit's bar is drawn in the frame after its values (close)
+        self._label: Text | str | None = None      # the label to show then
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="editor-bar"):
@@ -145,23 +147,34 @@ class CellEditor(Vertical):
         """Stop editing; the field shows `text` (the cell as it now is)."""
         self.editing = False
         self._typed = []
-        # restyling the editor costs about as much as the new values' repaint: it
-        # is done after them (and not at all when the editor opened again meanwhile)
-        self.call_after_refresh(self._restyle)
         field = self.input
         field.can_focus = False
-        field.refresh()     # drawn from its start again (render_line), even when the text stays
         if text is not None:
             with self.prevent(Input.Changed):
-                field.value = text
+                field.value = text      # (a text other than the one typed is drawn at once)
             self._shown = text
         self.clear_problem()
+        # the bar (restyled, its label, the field drawn from its start: render_line) is
+        # drawn in the frame after the new values, with the grid's focus coming back,
+        # which repaints it anyway: in the values' frame it cost about as much as they
+        # did, and Textual draws again every widget in the box from the first changed
+        # row down to it (and not restyled at all when the editor opened again meanwhile)
+        self._redraw_due = True
+        self.call_after_refresh(self._redraw)
 
-    def _restyle(self) -> None:
+    def _redraw(self) -> None:
+        self._redraw_due = False
+        if self._label is not None:
+            label, self._label = self._label, None
+            self._set_label(label)
         if not self.editing:
             self.remove_class("-editing")
+            self.input.refresh()    # drawn from its start again (render_line), even when the text stays
 
     def _set_label(self, label: Text | str) -> None:
+        if self._redraw_due:        # (after a commit: with the rest of the bar, in the next frame)
+            self._label = label
+            return
         self.query_one("#editor-label", Label).update(label, layout=False)
 
     def show_problem(self, rendered: str, message: str = "") -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import events, messages
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -112,6 +112,12 @@ class RowsView(ScrollView):
         lines = [index + 1 for index in map(self.index_of, keys) if index is not None and top <= index < bottom]
         for line in lines:
             self.refresh_line(line)   # (line 0 is the column titles)
+        if lines and self.is_mounted:
+            # the screen learns now, not at the grid's next idle, that it has rows to paint:
+            # else it may find nothing to paint first and run the callbacks meant for after
+            # this frame (`call_after_refresh`: the title, the editor bar and the status line,
+            # the focus's return) before it, and paint them with the rows (a full repaint)
+            self.screen.post_message(messages.Update(self))
 
     def _forget_painted_repaints(self) -> None:
         """Drop a whole-widget repaint Textual kept after painting it. A frame that
