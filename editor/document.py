@@ -30,6 +30,7 @@ Pure Python: no UI imports.
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,13 @@ __all__ = ["FILE", "Change", "Document", "EditResult", "ExternalChange", "FileDe
 
 
 FILE = ""     # the key of a step that changed the whole file (a reload), not one cell
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str) -> A.Formula:
+    """A typed text's formula: an edit reads it twice (`_keep_unit`, then the model's new
+    text), and the tree is immutable. A ParseError is raised again each time (not kept)."""
+    return parse_formula(text)
 
 
 class MergeConflict(Exception):
@@ -263,7 +271,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
                 or not checked.display_unit:
             return text, ""
         try:
-            expr = parse_formula(text).expr
+            expr = _parsed(text).expr
         except ParseError:
             return text, ""
         if not isinstance(expr, A.Number) or expr.unit is not None:
@@ -381,7 +389,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
                 set_at(self.source.doc, step.path, before)
                 self.source.changed()
                 return EditResult(False, step.key, text, message=str(e))
-        model = self.workbook.model.with_text(step.key, text, parse_formula(text))
+        model = self.workbook.model.with_text(step.key, text, _parsed(text))
         self.workbook = Workbook(model, with_literal(self.workbook.checked, model, step.key))
         old = self.scenario
         self.scenario, recomputed = reevaluate(Scenario(self.workbook.checked, old.values, old.fixed),

@@ -30,6 +30,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
 from supersheet.engine.base.vocabulary import is_formula
@@ -176,6 +177,9 @@ class SheetText:
         return line
 
     def _write_one_line(self, key: str, value: Any) -> str | None:
+        plain = _plain_line(key, value, self.yaml)
+        if plain is not None:
+            return plain
         if isinstance(value, (CommentedMap, dict)) or (isinstance(value, CommentedSeq)
                                                          and not value.fa.flow_style()):
             return None
@@ -407,6 +411,24 @@ def _scalar_yaml() -> YAML:
 # as the parser's answer)
 _PLAIN_INT = re.compile(r"-?[1-9][0-9]*\Z")
 _NUMBER_AND_UNIT = re.compile(r"-?[0-9][0-9.eE+-]* [A-Za-z%][A-Za-z0-9%/*^.]*\Z")
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _plain_line(key: Any, value: Any, yaml: YAML) -> str | None:
+    """`key: value` as YAML writes it, without its emitter, for the values `_yaml_value`
+    reads without the parser (a plain integer, a number with a one-word unit) under a
+    name that YAML reads as a string unquoted: setting up the emitter for one line cost
+    as much as the rest of an edit's own work (tests/editor/test_typed_scalars.py: the
+    same line). None for anything else."""
+    if not (type(value) is int or (type(value) is str and _NUMBER_AND_UNIT.match(value))):
+        return None
+    if type(key) is not str or not _PLAIN_KEY.match(key) \
+            or yaml.resolver.resolve(ScalarNode, key, (True, False)) != _STR_TAG:
+        return None
+    return f"{key}: {value}"
 
 
 def _yaml_value(text: str) -> Any:

@@ -51,6 +51,7 @@ class SheetView:
     _diagnostics: tuple[Workbook, Scenario, list[Diagnostic]] | None
     _problems: tuple[Workbook, Scenario, list[Diagnostic]] | None = None
     _shown_memo: tuple[object, dict[tuple, Shown]] | None = None
+    _split_memo: tuple[str, list[str]] | None = None
 
     if TYPE_CHECKING:       # read-only here: Document holds a SheetText, a language-server Snapshot its text
         @property
@@ -225,8 +226,14 @@ class SheetView:
         return grouping.cell_at(self.workbook.model, self._lines_of, span)
 
     def _lines_of(self, file: str) -> list[str]:
+        """A file's lines (to read, not to change): this sheet's split once per text (an
+        edit asked for them once for each problem it found, splitting the whole text each time)."""
         if file == self.file:
-            return self.source.known_text().splitlines()
+            text = self.source.known_text()
+            split = self._split_memo
+            if split is None or split[0] is not text:
+                split = self._split_memo = (text, text.splitlines())
+            return split[1]
         for sheet in self.workbook.model.files.values():
             if sheet.file == file:
                 return sheet.text.splitlines()

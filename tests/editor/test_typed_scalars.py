@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 import random
 
-from supersheet.editor.roundtrip import _NUMBER_AND_UNIT, _PLAIN_INT, _parsed_yaml_value, _scalar_yaml, _yaml_value, scalar_for
+from supersheet.editor.roundtrip import (_NUMBER_AND_UNIT, _PLAIN_INT, _parsed_yaml_value, _plain_line, _scalar_yaml,
+                                         _yaml_value, scalar_for)
 
 
 def texts() -> list[str]:
@@ -34,3 +35,25 @@ def test_the_fast_path_gives_what_the_parser_gives() -> None:
             assert out.getvalue() == f"a: {text}\n", (text, out.getvalue())
             fast += 1
     assert fast >= 500, fast
+
+
+def test_a_line_written_without_the_emitter_is_the_emitters() -> None:
+    """`key: value` for a typed value under a cell's name (roundtrip.py's `_plain_line`)
+    is the line YAML's emitter writes, for names it would quote (`true`, `1e3`) too."""
+    yaml = _scalar_yaml()
+    names = ["x0", "a", "_a", "a_b", "decode_unit", "true", "False", "null", "NULL", "on", "yes", "y", "No", "NaN",
+             "1e3", ".inf", "x" * 64, "x" * 65, "a.b", "a-b", "é"]
+    written = 0
+    for name in names:
+        for text in texts():
+            value = scalar_for(text, None, yaml)
+            line = _plain_line(name, value, yaml)
+            if line is None:
+                continue
+            out = io.StringIO()
+            yaml.dump({name: value}, out)
+            assert out.getvalue() == line + "\n", (name, text, out.getvalue(), line)
+            written += 1
+    assert written >= 500 * 11, written      # 11 of the names are written plainly
+    assert _plain_line("true", 5, yaml) is None and _plain_line("1e3", 5, yaml) is None
+    assert _plain_line("x", 1.5, yaml) is None and _plain_line("x", "1 GB # note", yaml) is None
