@@ -24,7 +24,12 @@ def test_unit_in_the_wrong_case(expression, hint, run_cli):
 
 def test_a_word_after_a_number_is_multiplied_with_the_number_written(run_cli):
     result = run_cli("calc", "2.5e3 Sekunden")
-    assert "hint: multiplication is written with '*': 2.5e3 * Sekunden" in result.err
+    assert result.code == 2 and result.out == "", result.output
+    assert result.err.rstrip("\n").splitlines() == [
+        '<calc>:1:7: E-UNIT: unknown unit "Sekunden"',
+        "    1 | 2.5e3 Sekunden",
+        "      |       ^^^^^^^^",        # the whole word, where it starts
+        "hint: multiplication is written with '*': 2.5e3 * Sekunden"], result.err
 
 
 def test_a_bad_set_value_is_reported_at_the_importing_set(run_cli, write_sheet):
