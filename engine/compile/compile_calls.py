@@ -1,6 +1,6 @@
 """Compiling calls: the built-in functions of spec §3.6 and random draws, as
 Polars expressions. A mixin of compile.Compiler (it uses its `divide`,
-`sites`, `samples` and `checked`)."""
+`as_column`, `sites`, `samples` and `checked`)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
@@ -41,6 +41,7 @@ class CallCompiler:
 
     if TYPE_CHECKING:
         def divide(self, left: Val, right: Val, safe: bool) -> Val: ...
+        def as_column(self, val: Val) -> Val: ...
 
     def draw(self, node: A.Call, args: list[Val]) -> Val:
         """A sample column (transformed, for continuous draws), or the mean without samples."""
@@ -173,13 +174,15 @@ class CallCompiler:
         return poisoned(elementwise(lambda x: x.exp(), args[0]), args[0])   # exp(-inf) is 0
 
     def fn_clamp(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
+        x, lo, hi = args[0], self.as_column(args[1]), self.as_column(args[2])   # (a branch: a column)
         result = elementwise(lambda x, lo, hi: pl.when(ieee_less(x, lo)).then(lo).when(ieee_less(hi, x)).then(hi)
-                             .otherwise(x), *args)
+                             .otherwise(x), x, lo, hi)
         return poisoned(null_if_any(result, args), *args)   # clamp(inf, 0, 1) is 1
 
     def fn_if(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
         # only the chosen branch's error counts: a #NUM cell in a branch is masked where it stands
         cond, a, b = (guarded(v) for v in args)
+        a, b = self.as_column(a), self.as_column(b)   # never a literal: the result stays a column
         if cond.nullable:
             chosen = elementwise(lambda c, x, y: pl.when(c.is_null()).then(None).when(c).then(x).otherwise(y),
                                  cond, a, b, nullable=True)
