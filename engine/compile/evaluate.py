@@ -61,9 +61,10 @@ class Program:
         return pl.LazyFrame(data)
 
     def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None, errors: bool = True,
-              masked: bool = True) -> pl.LazyFrame:
+              masked: bool = True, given: frozenset[str] = frozenset()) -> pl.LazyFrame:
         """Add the columns of `keys` (default: every cell) and what they need;
-        with `errors`, also each nullable cell's error-code column.
+        with `errors`, also each nullable cell's error-code column. The cells `given`
+        are not computed: the frame holds their columns where they are read.
 
         With `masked` (what every reader wants) a number cell's column is null
         where the cell is #NUM; without, it holds the inf or NaN there (values.py):
@@ -77,7 +78,7 @@ class Program:
         for layer in self.layers:
             exprs: list[pl.Expr] = []
             for key in layer:
-                if needed is not None and key not in needed:
+                if (needed is not None and key not in needed) or key in given:
                     continue
                 compiled = self.compiled[key]
                 exprs.extend(expr for _, expr in compiled.columns)
@@ -88,7 +89,7 @@ class Program:
                 frame = frame.with_columns(exprs)
         if masked:
             masks = [e for key, cell in self.compiled.items() if cell.unmasked and (needed is None or key in needed)
-                     for e in cell.masked()]
+                     and key not in given for e in cell.masked()]
             if masks:
                 frame = frame.with_columns(masks)
         return frame

@@ -23,6 +23,7 @@ from supersheet.engine.load.specs import SweepBlock
 from supersheet.engine.present.headers import is_error_header, split_header
 from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
 from supersheet.engine.scenarios.expression import Bound, bind_expression
+from supersheet.engine.scenarios.factored import Factored, Factoring, evaluate_groups, factoring
 from supersheet.engine.scenarios.grid import Grid, build_grid
 from supersheet.engine.scenarios.sweep_columns import Column, column_units, output_columns, shown_axes, with_statistics
 from supersheet.engine.workbook import Workbook
@@ -59,6 +60,7 @@ class Plan:
     columns: list[Column]
     imports: dict[str, str] = field(default_factory=dict)   # import axis -> the sheet this plan uses
     draws: dict[str, np.ndarray] | None = None   # sample columns, when the sheet has random draws
+    factorings: dict[int, Factoring | None] = field(default_factory=dict, repr=False)   # chunk rows -> `factor`'s
 
     @property
     def samples(self) -> int:
@@ -210,8 +212,11 @@ def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: 
     return plan
 
 
-def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool = True) -> pl.DataFrame:
-    """Rows [start, stop) of the grid, evaluated, filtered and in display units.
+def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool = True,
+                   factored: Factored | None = None) -> pl.DataFrame:
+    """Rows [start, stop) of the grid, evaluated, filtered and in display units;
+    `factored` (the sweep's, for this plan: factored.py) gives the cells that vary
+    with only some of the axes, computed once per combination of their values.
 
     Error codes are strings, costly to build for every row of every nullable
     cell, and almost always null: the first pass computes values only, and a
@@ -221,15 +226,22 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     import polars as pl   # deferred: polars
     if plan.draws:
         return _evaluate_sampled_chunk(plan, grid, start, stop, display)
-    axes = plan.program.frame(grid.chunk(start, stop, shown_axes(plan.columns) if display else None), stop - start)
+    columns = grid.chunk(start, stop, shown_axes(plan.columns) if display else None)
+    factored = factored if display else None
+    if factored is not None:
+        columns.update(factored.columns(grid, start, stop))
+    axes = plan.program.frame(columns, stop - start)
     imports = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
     values = [c for c in plan.columns if not c.is_error]
     # a #NUM cell's column holds its inf or NaN here (not masked: a pass saved per cell); the rows
     # shown are checked instead, and a chunk with one is evaluated again, masked and with its errors
-    frame = plan.program.apply(axes, errors=False, masked=False)
+    # (every cell row by row: the factored columns are computed over)
+    frame = plan.program.apply(axes, errors=False, masked=False,
+                               given=factored.factoring.skipped if factored is not None else frozenset())
     if plan.filter is not None:
         frame = frame.filter(plan.filter)
-    result = frame.select(imports + [c.display(display) for c in values]).collect()
+    shown = [factored.display(c) if factored is not None else c.display(display) for c in values]
+    result = frame.select(imports + shown).collect()
     error_columns = [c for c in plan.columns if c.is_error]
     if not error_columns:
         return result
@@ -298,6 +310,18 @@ def _error_samples(values: tuple[str, ...]) -> pl.Expr:
     return pl.when(errors > 0).then(text).otherwise(pl.lit(None, pl.String))
 
 
+def factor(plan: Plan, grid: Grid, rows: int) -> Factored | None:
+    """`plan`'s cells of only some axes for chunks of `rows` rows of `grid`, evaluated once per
+    combination of their axes' values (factored.py): the grouping is decided once per plan, the
+    groups evaluated once per sweep. None where nothing is (a sheet with random draws among them)."""
+    if plan.draws:
+        return None
+    if rows not in plan.factorings:
+        plan.factorings[rows] = factoring(plan.program, plan.columns, plan.filter, grid, rows)
+    found = plan.factorings[rows]
+    return Factored(found, evaluate_groups(plan.program, grid, found)) if found is not None else None
+
+
 def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUNK,
                    progress: Callable[[int, int], None] | None = None) -> Iterator[pl.DataFrame]:
     """The sweep's rows, chunk by chunk, in grid order. `progress(done, total)` hears of the
@@ -306,9 +330,10 @@ def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUN
     done = 0
     for plan in plans:
         rows = max(1, chunk_rows // plan.samples)   # a row of a sheet with draws is `samples` rows of the frame
+        groups = factor(plan, grid, min(rows, grid.value_size()))
         for start in range(0, grid.value_size(), rows):
             stop = min(start + rows, grid.value_size())
-            yield evaluate_chunk(plan, grid, start, stop)
+            yield evaluate_chunk(plan, grid, start, stop, factored=groups)
             done += stop - start
             if progress is not None:
                 progress(done, total)

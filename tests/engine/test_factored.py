@@ -1,0 +1,161 @@
+"""A sweep's cells of only some axes, evaluated once per combination of those axes'
+values (engine/scenarios/factored.py), give the very rows of a row-by-row evaluation:
+the same doubles bit for bit, the same error columns, the same filtered rows, in one
+chunk and in chunks that cut the grid anywhere — on a sheet written to hold error
+values, #NUM, conditions and a varying `outside` column, and on every sweep of the
+library with two axes or more.
+
+(Row by row, a chunk of one to three rows converts to display units by another
+kernel than a larger one, 1 ulp apart at most — Polars divides a single value by a
+number exactly, a column by its reciprocal — so the chunks compared here have four
+rows or more.)
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import supersheet.engine.scenarios.factored as factored_module
+import supersheet.engine.scenarios.sweep as sweep_module
+from supersheet.engine.scenarios.axes import cli_axis
+from supersheet.engine.scenarios.factored import factoring as factoring_of, rows_of
+from supersheet.engine.scenarios.sweep import (
+    Grid,
+    SweepSpec,
+    iterate_chunks,
+    load_sweep,
+    plans_for,
+    run_in_memory,
+    sweep_specs,
+)
+from supersheet.engine.present.headers import error_header
+from supersheet.engine.workbook import open_workbook
+
+ROOT = Path(__file__).resolve().parents[2]
+SHEET = """\
+title: factored sweep
+cells:
+  a: 1
+  b: 2 GB
+  c: 3
+  inv: = 1 / (a - 2)
+  big: = exp(a * 400)
+  scaled: = b * a * 2 -> GiB
+  ratio: = scaled / (c * 1 GB)
+  flag: = a > 1.5
+  half: = a / 3 + 0.25
+  steps: = floor(b / 0.3 GB) * c
+assume:
+  small_a: a < 3
+  few: b <= 1 GB
+checks:
+  ok: ratio < 10
+"""
+VARY = ["a=1,2,3,4,5", "b=1GB,2GB,0.5GB", "c=1..7"]
+
+
+def factoring(plan, grid, rows):
+    return factoring_of(plan.program, plan.columns, plan.filter, grid, rows)
+
+
+def rows(workbook, spec: SweepSpec, chunk: int, factor: bool) -> pl.DataFrame:
+    plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+    if not factor:
+        real = sweep_module.factor
+        sweep_module.factor = lambda *args: None
+        try:
+            frames = list(iterate_chunks(plans, spec.grid, chunk))
+        finally:
+            sweep_module.factor = real
+    else:
+        frames = list(iterate_chunks(plans, spec.grid, chunk))
+    return pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
+
+
+@pytest.fixture
+def always(monkeypatch):
+    """Factor every group however small the grid and whatever it saves."""
+    monkeypatch.setattr(factored_module, "SHARE", 0)
+    monkeypatch.setattr(factored_module, "PAYS", 0)
+    monkeypatch.setattr(factored_module, "OVERHEAD", 0)
+
+
+def test_written_sheet_same_rows_in_any_chunks(tmp_path, always):
+    path = tmp_path / "f.yaml"
+    path.write_text(SHEET)
+    workbook = open_workbook(path)
+    assert workbook.ok, workbook.diagnostics
+    grid = Grid([cli_axis(workbook, v) for v in VARY])
+    plan = plans_for(workbook, grid, None, None, None)[0]
+    found = factoring(plan, grid, grid.value_size())
+    assert found is not None and {"inv", "big", "flag", "half", "scaled", "steps"} <= found.skipped
+    assert "ratio" not in found.skipped   # of every axis: row by row
+    compared = 0
+    for where in (None, "half > 0.6 and ratio < 4", "flag"):
+        spec = SweepSpec("f", grid, None, where)
+        for chunk in (grid.value_size(), 7, 16, 35, 50):   # (chunks of 4 rows or more: see below)
+            ours, plain = rows(workbook, spec, chunk, True), rows(workbook, spec, chunk, False)
+            assert ours.columns == plain.columns and ours.height == plain.height > 0
+            assert ours.equals(plain), (where, chunk)   # bit for bit: NaN and -0.0 and nulls included
+            compared += 1
+    assert compared == 15
+    frame = rows(workbook, SweepSpec("f", grid, None, None), grid.value_size(), True)
+    assert frame[error_header("inv")].drop_nulls().unique().to_list() == ["#DIV/0"]   # errors survive the factoring
+    assert frame["outside [assumptions]"].n_unique() > 2                     # a string column that varies
+
+
+def test_library_sweeps_same_rows(always):
+    compared = factored = 0
+    for path in sorted((ROOT / "sheets").rglob("*.yaml")):
+        if "sweeps:" not in path.read_text():
+            continue
+        workbook = open_workbook(path)
+        if not workbook.ok:
+            continue
+        for name in sweep_specs(workbook):
+            spec = load_sweep(workbook, name)
+            grid = spec.grid
+            if grid.rows is not None or len(grid.value_axes) < 2 or not 4 <= grid.size() <= 200_000:
+                continue
+            plans = plans_for(workbook, grid, spec.show, spec.where, spec.where_origin)
+            if any(p.draws for p in plans):
+                continue
+            factored += any(factoring(p, grid, grid.value_size()) is not None for p in plans)
+            for chunk in {grid.value_size(), *(c for c in (5, 6, 7) if grid.value_size() % c not in (1, 2, 3))}:
+                ours, plain = rows(workbook, spec, chunk, True), rows(workbook, spec, chunk, False)
+                assert ours.equals(plain), (path.name, name, chunk)
+                compared += 1
+    assert factored >= 5 and compared >= factored, (factored, compared)
+
+
+def test_decode_step_factors_its_tp_cells_only_where_it_pays():
+    """At 10^6 rows the decode step's cells of tp alone are computed four times, not a
+    million; bench/tp-step.yaml's groups save too little to pay for their copies."""
+    sheet = ROOT / "sheets" / "supernodes" / "6.2.2-qwen3-32b-decode-step.yaml"
+    workbook = open_workbook(sheet)
+    grid = Grid([cli_axis(workbook, v) for v in ["tp=1,2,4,8", "s=1024token..131064token:250000"]])
+    found = factoring(plans_for(workbook, grid, None, None, None)[0], grid, grid.value_size())
+    assert found is not None
+    assert {"allreduce", "allreduce_doubled", "whole_heads", "within_one_server"} <= found.skipped
+    assert not {"kv_read", "local", "step"} & found.skipped   # of s: a quarter of the rows, not worth a copy
+    tp_step = open_workbook(ROOT / "bench" / "tp-step.yaml")
+    grid = Grid([cli_axis(tp_step, v) for v in ["tp=1,2,4,8", "context=1024token..131072token:2500", "batch=1..100"]])
+    assert factoring(plans_for(tp_step, grid, None, None, None)[0], grid, grid.value_size()) is None
+
+
+def test_rows_of_is_the_broadcast_flattened():
+    rng = np.random.default_rng(7)
+    checked = 0
+    for shape in [(4, 1, 100), (1, 5, 1), (3, 4), (1, 6), (2, 3, 4, 5), (7,)]:
+        full = tuple(n if n > 1 else int(rng.integers(2, 6)) for n in shape)
+        values = rng.random(shape)
+        whole = np.broadcast_to(values, full).reshape(-1)
+        for _ in range(40):
+            start = int(rng.integers(0, whole.size))
+            stop = int(rng.integers(start + 1, whole.size + 1))
+            assert np.array_equal(rows_of(values, full, start, stop), whole[start:stop])
+            checked += 1
+    assert checked == 240
