@@ -12,6 +12,8 @@ build=check_plan)`) without loading it.
 from __future__ import annotations
 
 import math
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -341,9 +343,43 @@ def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUN
 
 def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:
     import polars as pl   # deferred: polars
-    plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
-    frames = list(iterate_chunks(plans, spec.grid))
+    frames = list(iterate_chunks(compiled_plans(workbook, spec), spec.grid))
     return drop_clean_error_columns(pl.concat(frames, how="diagonal_relaxed")) if frames else pl.DataFrame()
+
+
+# The plans of the sweeps run last, by what they are compiled from: the same sweep run again
+# (an editor's sweep after an edit elsewhere, a notebook's cell run twice) evaluates at once.
+# A Workbook is never changed (an edit makes a new one): it is known by its identity, and
+# held weakly, so a plan never outlives its sheet. Values are never kept: only compiled plans.
+_compiled: OrderedDict[tuple, tuple[weakref.ref[Workbook], list[Plan]]] = OrderedDict()
+PLANS_KEPT = 8
+
+
+def compiled_plans(workbook: Workbook, spec: SweepSpec) -> list[Plan]:
+    """`plans_for` the sweep `spec`, compiled once for a workbook and the same axes, shown
+    cells and filter (an import axis's sheets are read anew each time: never kept)."""
+    if spec.grid.import_axes:
+        return plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+    key = (id(workbook), grid_key(spec.grid), tuple(spec.show) if spec.show is not None else None, spec.where)
+    kept = _compiled.get(key)
+    if kept is not None and kept[0]() is workbook:
+        _compiled.move_to_end(key)
+        return kept[1]
+    plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
+    _compiled[key] = (weakref.ref(workbook), plans)
+    while len(_compiled) > PLANS_KEPT:
+        _compiled.popitem(last=False)
+    return plans
+
+
+def grid_key(grid: Grid) -> tuple:
+    """What a grid's plans are compiled from: each axis's cell and values (a range by its
+    ends and count, listed values as written and read), the explicit rows."""
+    axes = tuple((a.name, a.key, a.shapes, tuple(a.paths) if a.paths is not None else None, a.spaced,
+                  None if a.explicit is None else (a.explicit.dtype.str, a.explicit.tobytes()),
+                  tuple(a.texts) if a.texts is not None else None) for a in grid.axes)
+    rows = tuple(tuple(row.items()) for row in grid.rows) if grid.rows is not None else None
+    return axes, rows
 
 
 def drop_clean_error_columns(frame: pl.DataFrame) -> pl.DataFrame:

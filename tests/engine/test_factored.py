@@ -28,7 +28,6 @@ from supersheet.engine.scenarios.sweep import (
     iterate_chunks,
     load_sweep,
     plans_for,
-    run_in_memory,
     sweep_specs,
 )
 from supersheet.engine.present.headers import error_header
