@@ -212,10 +212,14 @@ def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int |
             sampled.shares[key] = float(holds.mean()) if len(holds) else float("nan")  # type: ignore[arg-type]
     # A reduction over samples (p95, prob ...) is one value, the same in every sample: it replaces
     # the value at the mean that the deterministic scenario holds (format 9.6).
+    # A new scenario: `deterministic` may be the one the workbook remembers (Workbook.evaluate), which
+    # sweeps, solves and choices start from with every draw at its mean.
     first = frame.row(0, named=True) if frame.height else {}
-    for key in workbook.checked.reduced:
-        if key in program.compiled and first:
-            deterministic.values[key] = read_value(program, key, first)
+    reductions = {key: read_value(program, key, first) for key in workbook.checked.reduced
+                  if key in program.compiled and first}
+    if reductions:
+        sampled.deterministic = Scenario(deterministic.checked, {**deterministic.values, **reductions},
+                                         deterministic.fixed)
     return sampled
 
 

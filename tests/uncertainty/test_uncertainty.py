@@ -72,6 +72,23 @@ def test_exact_cells_stay_exact_and_deterministic_view_is_the_mean(tmp_path) -> 
     assert result.deterministic.values["y"] == pytest.approx(6.5)
 
 
+def test_sampling_leaves_the_sheets_own_scenario_at_the_means(tmp_path) -> None:
+    """The reductions over the samples go into the sampled view only: the scenario the workbook
+    remembers (`Workbook.evaluate()`, which sweeps, solves and choices start from) keeps every
+    draw at its mean. Sampling wrote them into that shared scenario (found by mypy, issue 32)."""
+    workbook = open_workbook(sheet(tmp_path, "  step: = normal(13 ms, 2 ms)\n  budget: 15 ms\n"
+                                             "  tail: = p95(step)\n  margin: = budget - tail\n"))
+    assert workbook.ok, workbook.diagnostics
+    p95 = 0.013 + 1.6448536269514722 * 0.002   # of the normal distribution itself
+    result = evaluate_samples(workbook, 20_000, 7)
+    assert result.deterministic.values["tail"] == pytest.approx(p95, abs=1e-4)
+    assert result.deterministic.values["margin"] == pytest.approx(0.015 - p95, abs=1e-4)
+    remembered = workbook.evaluate()
+    assert remembered is not result.deterministic
+    assert remembered.values["tail"] == pytest.approx(0.013)     # p95 of the draw at its mean
+    assert remembered.values["margin"] == pytest.approx(0.002)
+
+
 def test_reproducible_with_seed_and_independent_streams(tmp_path) -> None:
     cells = "  x: = normal(0, 1)\n  y: = uniform(0, 1)\n"
     a = sampled(tmp_path, cells, 1000, seed=1).summaries
