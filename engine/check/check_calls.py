@@ -256,10 +256,13 @@ class CallRules:
             if cell is None or cell.kind != "input" or cell.formula is None:
                 return None
             node = cell.formula.expr
-        if not isinstance(node, A.Array) or not all(isinstance(i, A.Number) and i.unit is None for i in node.items):
+        if not isinstance(node, A.Array):
+            return None
+        numbers = [i for i in node.items if isinstance(i, A.Number) and i.unit is None]
+        if len(numbers) < len(node.items):
             return None
         factor = parse_unit(node.unit).factor if node.unit else 1.0
-        return [i.value * factor for i in node.items]   # type: ignore[union-attr]
+        return [i.value * factor for i in numbers]
 
     # functions.UNIT_RULES -> its method (tests/engine/test_function_table.py: one for each rule)
     RULES: ClassVar[dict[str, Callable[[CallRules, A.Call], Type]]] = {

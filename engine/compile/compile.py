@@ -65,7 +65,11 @@ class Compiler(CallCompiler):
     # -- cells ------------------------------------------------------------
     def compile_cell(self, key: str, expr: A.Node | None = None) -> CompiledCell:
         cell = self.checked.model.cells[key]
-        node = expr if expr is not None else cell.formula.expr  # type: ignore[union-attr]
+        if expr is not None:
+            node = expr
+        else:
+            assert cell.formula is not None   # the checker typed it: only a cell with a formula is compiled
+            node = cell.formula.expr
         cell_type = self.checked.cells[key].type
         per_element = cell_type is not None and cell_type.is_array   # (a precedent's errors at its name)
         self.sites = Sites.of_cell(True) if per_element else Sites()
@@ -92,8 +96,8 @@ class Compiler(CallCompiler):
         # #NUM is set only where the formula gave a value (not finite), so it comes first:
         # where the formula gave no value, a precedent's error or the formula's own says why
         deps = self.checked.cells[key].deps if expr is None else ()
-        errors = self.sites + [pl.col(self.sources[d].error_column) for d in deps   # type: ignore[arg-type]
-                               if d in self.sources and self.sources[d].error_column]
+        errors = self.sites + [pl.col(column) for d in deps
+                               if d in self.sources and (column := self.sources[d].error_column)]
         errors += formula_sites
         return CompiledCell(key, columns, nullable, _first(errors).alias(error_column(key)), unmasked, bounds=proven)
 
@@ -169,8 +173,8 @@ class Compiler(CallCompiler):
         combine = B.BINARY.get(node.op)
         if combine is not None:
             result.bounds = combine(a, b)
-        elif node.op in ("^", "**") and _whole_exponent(right) is not None:
-            result.bounds = B.power(a, _whole_exponent(right))  # type: ignore[arg-type]
+        elif node.op in ("^", "**") and (exponent := _whole_exponent(right)) is not None:
+            result.bounds = B.power(a, exponent)
         return result
 
     def _binary(self, node: A.Binary, left: Val, right: Val) -> Val:
@@ -198,7 +202,7 @@ class Compiler(CallCompiler):
             # Polars divides a column by a scalar as a product with its reciprocal,
             # up to 1 ulp off: 49 / 49 may be 0.9999999999999999, and floor() then
             # gives 0. Dividing by a column of the constant is exact IEEE division.
-            column = self.constant_column(right.constant)  # type: ignore[arg-type]
+            column = self.constant_column(right.constant)
             return elementwise(lambda a, b: a / column, left, right)
         if safe:
             return elementwise(lambda a, b: a / b, left, right)

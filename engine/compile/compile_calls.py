@@ -55,10 +55,10 @@ class CallCompiler:
             return Val([share] * ranks, args[0].nullable or args[1].nullable)
         if name in DISCRETE:
             if columns is not None:
-                return Val(pl.col(columns))  # type: ignore[arg-type]
-            return elementwise(lambda *a: mean_of(name, list(a)), *args)  # type: ignore[arg-type]
+                return Val(pl.col(columns))
+            return elementwise(lambda *a: mean_of(name, list(a)), *args)
         if columns is None:
-            result = elementwise(lambda *a: mean_of(name, list(a)), *args)  # type: ignore[arg-type]
+            result = elementwise(lambda *a: mean_of(name, list(a)), *args)
             return Val(result.expr, True) if name in ("lognormal",) else result
         variates = columns if isinstance(columns, list) else [columns]
         length = next((len(v.expr) for v in args if isinstance(v.expr, list)), None)
@@ -248,9 +248,11 @@ class CallCompiler:
             if isinstance(constant, list) and all(isinstance(v, float) for v in constant):
                 return constant
             return None
-        if isinstance(node, A.Array) and all(isinstance(i, A.Number) and i.unit is None for i in node.items):
-            factor = parse_unit(node.unit).factor if node.unit else 1.0
-            return [i.value * factor for i in node.items]   # type: ignore[union-attr]
+        if isinstance(node, A.Array):
+            numbers = [i for i in node.items if isinstance(i, A.Number) and i.unit is None]
+            if len(numbers) == len(node.items):
+                factor = parse_unit(node.unit).factor if node.unit else 1.0
+                return [i.value * factor for i in numbers]
         return None
 
     def fn_interp(self, args: list[Val], types: list[Type], node: A.Call) -> Val:
@@ -268,7 +270,7 @@ def _stepped_bounds(known: list[B.Bounds]) -> B.Bounds | None:
 
 def _with_bounds(result: Val, args: list[Val], combine: Callable[[list[B.Bounds]], B.Bounds | None]) -> Val:
     """`result` with the bounds `combine` makes of its scalar arguments' (bounds.py), where each has some."""
-    known = [bounds_of(a) for a in args]
-    if not result.is_array and all(b is not None for b in known):
-        result.bounds = combine(known)  # type: ignore[arg-type]
+    known = [b for a in args if (b := bounds_of(a)) is not None]
+    if not result.is_array and len(known) == len(args):
+        result.bounds = combine(known)
     return result

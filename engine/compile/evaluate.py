@@ -13,13 +13,13 @@ one-row `run` start without it.
 """
 from __future__ import annotations
 
-from collections import ChainMap
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.engine.base.patched import Patched
-from supersheet.engine.check.checked import Checked
+from supersheet.engine.check.checked import Checked, layer_over
 from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.compile.scalar import ErrorValue, Scalar, Unsupported, Value, Walker, error_code, evaluate_cells
 from supersheet.engine.formula import ast as A
@@ -184,7 +184,7 @@ class Scenario:
     the formula overrides (`--set`) it was evaluated with."""
 
     checked: Checked
-    values: dict[str, Value]     # after `reevaluate` a read-only `Patched` view of the values before
+    values: Mapping[str, Value]     # a dict; after `reevaluate` a read-only `Patched` view of the values before
     fixed: dict[str, A.Node] = field(default_factory=dict)
 
     def has_errors(self) -> bool:
@@ -201,7 +201,7 @@ def evaluate(checked: Checked, fixed: dict[str, A.Node] | None = None) -> Scenar
     fixed = dict(fixed or {})
     values: dict[str, Value] = {key: None for key in checked.model.cells}
     try:
-        evaluate_cells(checked, checked.order, values, fixed)   # type: ignore[arg-type]
+        evaluate_cells(checked, checked.order, values, fixed)
     except Unsupported:
         values = evaluate_with_polars(checked, fixed)
     return Scenario(checked, values, fixed)
@@ -259,11 +259,11 @@ def reevaluate(scenario: Scenario, changed: dict[str, A.Node | None]) -> tuple[S
     affected = affected_cells(checked, changed)
     new: dict[str, Value] = {}     # the values computed; the others are read from the scenario, not copied
     try:
-        recomputed = evaluate_cells(checked, affected, ChainMap(new, scenario.values), fixed)   # type: ignore[arg-type]
+        recomputed = evaluate_cells(checked, affected, layer_over(new, scenario.values), fixed)
     except Unsupported:
         values = evaluate_with_polars(checked, fixed)
         return Scenario(checked, values, fixed), [k for k in affected if k in values]
-    return Scenario(checked, Patched.over(scenario.values, new), fixed), recomputed   # type: ignore[arg-type]
+    return Scenario(checked, Patched.over(scenario.values, new), fixed), recomputed
 
 
 def affected_cells(checked: Checked, changed: Iterable[str]) -> list[str]:

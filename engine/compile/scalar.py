@@ -21,7 +21,7 @@ raises `Unsupported`, and the caller evaluates the sheet with Polars instead.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -61,7 +61,7 @@ def error_code(value: Value) -> str | None:
     return None
 
 
-def evaluate_cells(checked: Any, keys: Iterable[str], values: dict[str, Value],
+def evaluate_cells(checked: Any, keys: Iterable[str], values: MutableMapping[str, Value],
                    fixed: Mapping[str, A.Node | None] | None = None) -> list[str]:
     """Compute `keys` (in dependency order) into `values`, reading the other
     cells from it. `fixed` replaces a cell's formula (None: its own formula);
@@ -98,7 +98,7 @@ def finite(value: Any) -> Any:
 class Walker:
     """Evaluates formula trees over the values of other cells."""
 
-    def __init__(self, checked: Any, values: dict[str, Value]) -> None:
+    def __init__(self, checked: Any, values: Mapping[str, Value]) -> None:
         self.checked = checked
         self.values = values
         self.dispatch: dict[type, Callable[[Any], Any]] = {

@@ -109,7 +109,7 @@ def transform(name: str, args: list[pl.Expr], variate: pl.Expr) -> tuple[pl.Expr
     return pl.when(variate < cut).then(low).otherwise(high), (mode < lo) | (mode > hi) | (width <= 0)
 
 
-def mean_of(name: str, args: list[pl.Expr]) -> pl.Expr | list[pl.Expr]:
+def mean_of(name: str, args: list[pl.Expr]) -> pl.Expr:
     """The deterministic view of a draw: its mean."""
     if name == "uniform":
         return (args[0] + args[1]) / 2
