@@ -325,7 +325,7 @@ def _flatten(loader: _Loader, model: Model, merged: Merged, scope: Scope, sets: 
         own = bool(set_specs) or bool(overrides and alias in overrides)
         shared = None if own else loader.shared.get(resolved)
         twin = (resolved, _set_signature(set_specs)) if own and not (overrides and alias in overrides) else None
-        found = shared or twins.get(twin)   # type: ignore[arg-type]
+        found = shared or (twins.get(twin) if twin is not None else None)
         if found is not None:
             # format 10.3: every import of a file without set: is its one instance; the same
             # set: read in the same sheet (twins) computes the same values: one copy
@@ -432,10 +432,10 @@ def _swap_shared(loader: _Loader, root: Merged) -> dict[str, str]:
             swapped = loader.root.project.locate(path, Path()) if resolved is not None else None
         except UnknownLibrary:
             swapped = None          # reported where the import is resolved, as for any import axis
-        if swapped is None:
+        if swapped is None or resolved is None:
             own[alias] = path
         else:
-            loader.swapped[resolved] = (swapped, path)   # type: ignore[index]
+            loader.swapped[resolved] = (swapped, path)
     return own
 
 

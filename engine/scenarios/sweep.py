@@ -120,7 +120,7 @@ def make_plan(workbook: Workbook, grid: Grid, show: list[str] | None, where: str
     filter_expr = None
     if bound is not None:
         val, _ = program.compiler(bound.checked).compile_expression(bound.formula.expr)
-        filter_expr = val.expr.fill_null(False)  # type: ignore[union-attr]
+        filter_expr = val.scalar_expr().fill_null(False)   # `where` is a scalar condition (_prepared)
     columns = output_columns(workbook, program, grid, show, units, baseline, picks or {})
     if draws:
         columns = with_statistics(workbook, columns)

@@ -135,12 +135,12 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         unit = units[axis.cell_key]
         value = None
         if axis.structural:  # fixed in this plan: a literal column
-            magnitude = axis.values[picks[axis.name]]  # type: ignore[index]
-            value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))  # type: ignore[union-attr]
+            magnitude = axis.values[picks[axis.name]]
+            value = pl.lit(bool(magnitude) if axis.values.dtype == bool else float(magnitude))
         cell = workbook.model.cells[axis.cell_key]
         factor = unit_factor(unit)
         shown = shown_axis(axis.values, factor) if value is None and factor != 1.0 and \
-            axis.values.dtype.kind == "f" else None  # type: ignore[union-attr]
+            axis.values.dtype.kind == "f" else None
         columns.append(Column(header(axis.name, unit), axis.cell_key, factor, value=value,
                               typed=True, replaces=formula_text(cell) if cell.kind == "formula" else None,
                               shown=shown))
