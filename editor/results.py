@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, TypeGuard
+from typing import Iterable, Mapping, TypeGuard
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.compile.evaluate import Value
@@ -49,7 +49,7 @@ class EditResult:
     note: str = ""                # what was understood beyond the text as typed (a unit kept)
 
 
-def changes(old: dict[str, Value], new: dict[str, Value], among: Iterable[str] | None = None) -> dict[str, Change]:
+def changes(old: Mapping[str, Value], new: Mapping[str, Value], among: Iterable[str] | None = None) -> dict[str, Change]:
     """The values that differ between two evaluations, keyed by cell; with `among`, only
     those cells are compared (the ones recomputed: an edit's cost is that of the cells it
     changes, not of the sheet)."""
