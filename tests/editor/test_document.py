@@ -434,3 +434,20 @@ def test_a_library_file_is_never_edited_through_a_shared_instance(tmp_path: Path
     assert reason and "supersheet:hardware/latencies.yaml is a file of the library supersheet:" in reason
     result = document.apply("lat.nvlink_latency", "0.65 us")
     assert not result.ok and not document.shared.files and not document.dirty
+
+def test_sampling_in_the_editor_leaves_the_values_it_shows_at_the_means(tmp_path: Path) -> None:
+    """The editor shows every draw at its mean and the samples beside (editor/sample.py). Its
+    in-process sampler (the fallback when the resample process is not there) took the sheet's
+    reductions over the samples into the document's own scenario: `tail` (a p95) changed from
+    13 ms to ~16.3 ms on screen without an edit."""
+    path = tmp_path / "draws.yaml"
+    path.write_text("samples: {count: 4000, seed: 11}\ncells:\n  step: = normal(13 ms, 2 ms)\n"
+                    "  budget: 15 ms\n  tail: = p95(step)\n  margin: = budget - tail\n", encoding="utf-8")
+    from supersheet.editor.sample import sample_workbook
+    document = Document(path)
+    assert document.scenario.values["tail"] == pytest.approx(0.013)   # p95 of the draw at its mean
+    samples = sample_workbook(document.workbook)
+    assert samples is not None and samples.sampled is not None
+    assert samples.sampled.reduced["tail"].startswith("16.")           # the p95 of the samples (16.3 ms), beside
+    assert document.scenario.values["tail"] == pytest.approx(0.013)
+    assert document.scenario.values["margin"] == pytest.approx(0.002)
