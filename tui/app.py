@@ -1,7 +1,11 @@
 """`supersheet edit`: the Textual app. Wiring only — the document model is
-supersheet.editor.document.Document, the widgets live in tui/widgets, the look in app.tcss;
-the file actions (save, reload, quit) are in files.py, the panels around the
-grid (inspector, diagnostics, sweep, diff, samples) in panels.py."""
+supersheet.editor.document.Document, the widgets live in tui/widgets, the look in app.tcss.
+The app holds its controllers, each with the state it owns: the file actions (save,
+reload, quit, Save As) are `files` (files.py), the panels around the grid (inspector,
+diagnostics, diff) `panels` (panels.py), the sweep view's runs and export `sweeping`
+(sweeping.py), the samples and the blocks' checks `sampling` (sampling.py), the recovery
+file `recovery` (recover.py); work off the UI thread runs through `background`
+(background.py: Textual workers). Its actions and message handlers hand over to them."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,28 +18,27 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Input, Static
 
-from supersheet.editor.baselines import Baselines
+from supersheet.editor.baselines import HEAD, SAVED
 from supersheet.editor.document import Document, EditResult
 from supersheet.editor.problems import kind_of, summary
-from supersheet.editor.resampler import Resampler
-from supersheet.editor.sample import Samples
 from supersheet.editor.verdicts import Verdict
 
+from .background import Background
 from .clipboard import in_tmux, to_tmux
 from .commands import SheetCommands
 from .completing import CompletionActions
 from .definition import DefinitionActions
-from .export import ExportActions
-from .files import FileActions
-from .keys import KeyRouting
+from .files import FileController
 from .heap import QuietHeap
 from .imports import ImportActions
+from .keys import KeyRouting
 from .keytable import APP_KEYS
-from .panels import PanelActions
-from .recover import RecoveryActions
-from .saveas import SaveAsActions
+from .panels import PanelController
+from .recover import RecoveryController
+from .sampling import SamplingController
 from .screens import HelpScreen
 from .structure import StructureActions
+from .sweeping import SweepController
 from .widgets.diagnostics import DiagnosticsPanel
 from .widgets.diff import DiffView
 from .widgets.editor import CellEditor
@@ -49,8 +52,7 @@ from .widgets.status import StatusLine
 W = TypeVar("W", bound=Widget)
 
 
-class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, DefinitionActions, FileActions,
-                    SaveAsActions, ExportActions, PanelActions, RecoveryActions, App[int]):
+class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, DefinitionActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
@@ -62,22 +64,18 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self.new = new            # the sheet does not exist yet: ask for its title, then create it
         self.document: Document | None = None
         self.watch_seconds = watch_seconds
-        self._warned_disk = False
         self._shown_layout: object | None = None
-        self.baselines = Baselines()
-        self.samples: Samples | None = None
-        self.resampler = Resampler()   # its process starts with the first sheet that has draws (panels.py)
-        self.sampling_note = ""        # the last thing the status line said about how samples run
-        self.block_verdicts: list[Verdict] = []     # (panels.py)
-        self.blocks_stale = self.samples_stale = False   # an edit came after them: being checked again
-        self._generations: dict[str, int] = {}
-        self._locks: dict = {}
+        self.background = Background(self)   # work off the UI thread, newest first (background.py)
+        self.recovery = RecoveryController(self)
+        self.sampling = SamplingController(self)
+        self.sweeping = SweepController(self)
+        self.panels = PanelController(self, self.sampling, self.sweeping)
+        self.files = FileController(self, self.recovery, self.panels)
         self.heap = QuietHeap()   # full garbage collections only when the user is idle (heap.py)
         self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
         self._problems_shown = False   # the status line's problem count is on screen
         self._problems_count: tuple | None = None   # ... and what it says, in which style
         self._widgets: dict[type, Widget] = {}       # the main screen's panels (_one)
-        self._problem_at = -1          # the last problem F8 went to
         self.sheet_stack: list[tuple[Path, str]] = []   # where F12 came from: (sheet, cell), for Ctrl+B
         self.footer_shows = (False, False)   # the cursor is on a group's row, an import's (imports.py)
         self.footer_asking = False           # the footer is asking check_action (widgets/footer.py)
@@ -137,12 +135,12 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
             widget.display = False
         self.grid.formulas_shown_by = self.inspector    # beside the grid, when open: ranges keep their width
         if self.new:
-            self.create_sheet()
+            self.files.create_sheet()
         else:
             self.load(Document(self.path))
-        self.catch_hangups()
+        self.recovery.catch_hangups()
         if self.watch_seconds:
-            self.set_interval(self.watch_seconds, self.check_disk)
+            self.set_interval(self.watch_seconds, self.files.check_disk)
         self.set_interval(1.0, self.heap.sweep_if_idle)
 
     def load(self, document: Document) -> None:
@@ -150,10 +148,8 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self.document = document
         self.path = document.path
         self._shown_layout = document.layout
-        self._warned_disk = False
-        self.samples = None
-        self.block_verdicts = []
-        self.blocks_stale = self.samples_stale = False
+        self.files.warned_disk = False
+        self.sampling.clear()
         self.grid.set_samples(None)
         self.grid.set_verdicts({})
         self.inspector.verdicts = {}
@@ -171,17 +167,27 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
                         + " · Enter or type to edit · ? for help")
         self.grid.focus()
         if self.sweep.display:
-            self.rerun_sweep()
-        self.refresh_diff()
-        self.resample()
-        self.recheck_blocks()
+            self.sweeping.rerun()
+        self.panels.refresh_diff()
+        self.sampling.resample()
+        self.sampling.recheck_blocks()
         # the round-trip YAML is loaded off the UI thread, so the first edit need not wait for it
-        self.call_after_refresh(self.in_background, "roundtrip", document.source.warm, lambda _: None)
+        self.call_after_refresh(self.background.run, "roundtrip", document.source.warm, lambda _: None)
         self.call_after_refresh(self.heap.freeze)
-        self.call_after_refresh(self.offer_recovery)
+        self.call_after_refresh(self.recovery.offer)
 
     def on_unmount(self) -> None:
-        self.release_hangups()
+        """The app exits (or failed): its signal handlers go back, its resample process stops."""
+        self.recovery.release_hangups()
+        self.sampling.close()
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An internal error ends the app (Textual's rule): keep the unsaved text first."""
+        try:
+            self.recovery.write()
+        except Exception:  # noqa: BLE001 - the error being handled is the one to report
+            pass
+        super()._handle_exception(error)
 
     def update_title(self) -> None:
         document = self.document
@@ -220,7 +226,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         else:
             self.editor.show(key, key, document.raw_text(key))
         if self.inspector.display and key is not None:
-            self.inspector.show_cell(document, key, self.samples)
+            self.inspector.show_cell(document, key, self.sampling.samples)
 
     # editing --------------------------------------------------------------------------
     def on_sheet_grid_edit_requested(self, event: SheetGrid.EditRequested) -> None:
@@ -312,17 +318,17 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
             f"{len(result.recomputed)} recomputed" + (" · unsaved" if document.dirty else "")
             + (f" · {result.note}" if result.note else ""))
         self.call_after_refresh(self.update_title)   # a new title lays out the header: after the values show
-        self.recovery_due()
+        self.recovery.due()
         if not self.editor.editing:
             self.show_selected(grid.current_key)
-        self.verdicts_outdated()
+        self.sampling.verdicts_outdated()
         if self.sweep.display:
             self.sweep.pending()    # from the first frame that shows the new values: its rows are old
-            self.call_after_refresh(self.rerun_sweep)
+            self.call_after_refresh(self.sweeping.rerun)
         if self.diff_view.display:
-            self.call_after_refresh(self.refresh_diff)
-        self.call_after_refresh(self.resample)
-        self.call_after_refresh(self.recheck_blocks)
+            self.call_after_refresh(self.panels.refresh_diff)
+        self.call_after_refresh(self.sampling.resample)
+        self.call_after_refresh(self.sampling.recheck_blocks)
         self.call_after_refresh(self.heap.freeze)
 
     def action_undo(self) -> None:
@@ -369,12 +375,84 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
             return
         # tmux drops OSC 52 by default: its paste buffer too, off the UI thread (clipboard.py)
         self.set_status(said + "putting it in tmux's paste buffer…")
-        self.in_background("clipboard", lambda: to_tmux(text), lambda where: self.set_status(Text(said) + where))
+        self.background.run("clipboard", lambda: to_tmux(text), lambda where: self.set_status(Text(said) + where))
 
     def action_edit(self) -> None:
         key = self.grid.current_key
         if key is not None:
             self.grid.post_message(SheetGrid.EditRequested(key))
+
+    def go_to(self, key: str) -> None:
+        """The grid's cursor on `key`, with the focus, and the formula bar on it."""
+        self.grid.go_to(key)
+        self._focus_now(self.grid)
+        self.show_selected(key)
+
+    # the controllers' actions (keytable.py binds them) and the messages they answer -------
+    def action_save(self) -> None:
+        self.files.save()
+
+    def action_save_as(self) -> None:
+        self.files.save_as()
+
+    def action_reload(self) -> None:
+        self.files.reload()
+
+    async def action_quit(self) -> None:
+        self.files.quit()
+
+    def action_toggle_inspector(self) -> None:
+        self.panels.toggle_inspector()
+
+    def action_toggle_diagnostics(self) -> None:
+        self.panels.toggle_diagnostics()
+
+    def action_next_problem(self) -> None:
+        self.panels.step_problem(1)
+
+    def action_previous_problem(self) -> None:
+        self.panels.step_problem(-1)
+
+    def action_choose_place(self) -> None:
+        self.panels.choose_place()
+
+    def action_toggle_diff(self) -> None:
+        self.panels.toggle_diff()
+
+    def action_diff_saved(self) -> None:
+        self.panels.show_diff(SAVED)
+
+    def action_diff_head(self) -> None:
+        self.panels.show_diff(HEAD)
+
+    def action_toggle_sweep(self) -> None:
+        self.panels.toggle_sweep()
+
+    def action_adhoc_sweep(self) -> None:
+        self.sweeping.adhoc()
+
+    def action_export_sweep(self) -> None:
+        self.sweeping.export()
+
+    def on_sheet_grid_cell_chosen(self, event: SheetGrid.CellChosen) -> None:
+        # the cursor's cell now: keys handled since the message was posted may have
+        # moved it on, or deleted or renamed the cell it names
+        self.show_selected(self.grid.current_key)
+
+    def on_inspector_jump(self, event: Inspector.Jump) -> None:
+        self.panels.jump(event.key)
+
+    def on_diagnostics_panel_jump(self, event: DiagnosticsPanel.Jump) -> None:
+        self.panels.go_to_place(event.place)
+
+    def on_diff_view_chosen(self, event: DiffView.Chosen) -> None:
+        self.panels.diff_chosen(event)
+
+    def on_diff_view_against_changed(self, event: DiffView.AgainstChanged) -> None:
+        self.panels.refresh_diff()
+
+    def on_sweep_view_rerun_requested(self, event: SweepView.RerunRequested) -> None:
+        self.sweeping.rerun()
 
     # keys -------------------------------------------------------------------------------
     def action_help(self) -> None:

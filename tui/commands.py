@@ -4,7 +4,6 @@ in the library (open), and per sweep (run)."""
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -15,18 +14,20 @@ from .widgets.sweep import FIT
 if TYPE_CHECKING:
     from supersheet.editor.document import Document
 
+    from .files import FileController
+    from .sweeping import SweepController
+
 
 class Commanded(Protocol):
     """What the palette asks of the editor's app (tui/app.py's `SupersheetApp`, which mounts
     this provider, so this module does not import it back)."""
 
     document: Document | None
+    files: FileController
+    sweeping: SweepController
 
     def run_action(self, action: str) -> Any: ...
-    def open_sweep(self, name: str) -> None: ...
     def go_to(self, key: str) -> None: ...
-    def sheet_paths(self) -> list[str]: ...
-    def open_sheet(self, path: str | Path, then: Any = None) -> None: ...
 
 ACTIONS: list[tuple[str, str, str]] = [
     ("Save", "write the sheet back", "save"),
@@ -76,14 +77,14 @@ class SheetCommands(Provider):
         if document is None:
             return
         for name in document.sweep_names():
-            yield f"Run sweep: {name}", "show this sweep of the sheet", partial(app.open_sweep, name)
+            yield f"Run sweep: {name}", "show this sweep of the sheet", partial(app.sweeping.show, name)
         for name in document.fit_names():
             yield f"Run fit: {name}", "show this fit: its values, and the data against the model row by row", \
-                partial(app.open_sweep, FIT + name)
+                partial(app.sweeping.show, FIT + name)
         for key in document.keys():
             yield f"Go to cell: {key}", "", partial(app.go_to, key)
-        for path in app.sheet_paths():
-            yield f"Open sheet: {path}", "", partial(app.open_sheet, path)
+        for path in app.files.sheet_paths():
+            yield f"Open sheet: {path}", "", partial(app.files.open_sheet, path)
 
     async def discover(self) -> Hits:
         for title, help_text, command in self._commands():

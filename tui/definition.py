@@ -42,7 +42,7 @@ class DefinitionActions:
             depth = len(self.sheet_stack)
             self.set_status(f"{name} in {path.name} · Ctrl+B goes back to {came_from[1]} in "
                             f"{came_from[0].name}" + (f" ({depth} sheets deep)" if depth > 1 else ""))
-        self.open_sheet(path, then=there)
+        self.files.open_sheet(path, then=there)
 
     def action_go_back(self) -> None:
         if not self.sheet_stack:
@@ -55,4 +55,4 @@ class DefinitionActions:
             if self.document.has_cell(key):
                 self.go_to(key)
             self.set_status(f"back at {key} in {path.name}")
-        self.open_sheet(path, then=there)
+        self.files.open_sheet(path, then=there)

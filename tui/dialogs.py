@@ -49,7 +49,7 @@ class ChoiceScreen(Dialog[str]):
                 Binding("down", "app.focus_next", "Next answer", show=False),
                 Binding("up", "app.focus_previous", "Previous answer", show=False)]
 
-    def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
+    def __init__(self, title: str, message: str | Text, choices: list[tuple[str, str]]) -> None:
         super().__init__()
         self.title_text = title
         self.message = message
@@ -182,7 +182,7 @@ class FieldsDialog(Dialog[Answer]):
 class PromptScreen(FieldsDialog["str | None"]):
     """One line to type (a new cell, a name); Enter answers it, Escape answers None."""
 
-    def __init__(self, title: str, message: str, value: str = "", selected: bool = False) -> None:
+    def __init__(self, title: str, message: str | Text, value: str = "", selected: bool = False) -> None:
         super().__init__([value], selected)
         self.title_text = title
         self.message = message

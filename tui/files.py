@@ -1,35 +1,45 @@
 """The editor's file actions: save (asking what to do when the file changed
 on disk), reload, watch the file for changes, ask about unsaved edits before
-quitting or opening another sheet. A mixin of the app (tui/app.py)."""
+quitting or opening another sheet; Save As (Ctrl+W) and a new sheet
+(`supersheet edit NEW.yaml`). A controller the app holds (tui/app.py: `app.files`)."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable, Iterator
 
 from rich.text import Text
 
+from supersheet.editor.cells import StructureError, new_sheet
 from supersheet.editor.document import Document, ExternalChange, FileDeleted, MergeConflict, SaveRefused, library_dir
 
-from .screens import ChoiceScreen
+from .host import Editor
+from .panels import PanelController
+from .recover import RecoveryController
+from .screens import ChoiceScreen, PromptScreen
+
+Then = Callable[[], object] | None     # what to do once the sheet is saved (or its edits discarded)
 
 UNSAVED = [("save", "Save"), ("discard", "Discard edits"), ("cancel", "Cancel")]
 
 
-class FileActions:
-    """Mixed into SupersheetApp."""
+class FileController:
+    def __init__(self, app: Editor, recovery: RecoveryController, panels: PanelController) -> None:
+        self.app = app
+        self.recovery = recovery
+        self.panels = panels
+        self.warned_disk = False     # that the file changed on disk, was deleted or cannot be read: said once
 
-    def action_save(self) -> None:
-        self.save()
-
-    def save(self, force: bool = False, then=None, imported: str | None = None) -> None:
+    def save(self, force: bool = False, then: Then = None, imported: str | None = None) -> None:
         """Write the sheet. An imported file edited through a shared instance's cell
         (editor/shared.py) is written only when the user says so (`imported`: "write" or
         "keep"; None asks first, naming each file and the sheets that import it)."""
-        document = self.document
+        app = self.app
+        document = app.document
         if document is None:
             return
-        if not self.commit_editor():   # the text in the editor is saved too, or nothing is
-            self.set_status(Text("not saved: the edit in the editor does not check (fix it, or Esc)",
+        if not app.commit_editor():   # the text in the editor is saved too, or nothing is
+            app.set_status(Text("not saved: the edit in the editor does not check (fix it, or Esc)",
                                  style="bold red"))
             return
         if imported is None and document.shared.pending():
@@ -44,51 +54,52 @@ class FileActions:
             def recreate(choice: str | None) -> None:
                 if choice == "recreate":
                     self.save(force=True, then=then, imported="keep")
-            self.push_screen(ChoiceScreen(
+            app.push_screen(ChoiceScreen(
                 "The file was deleted",
                 f"{document.path} was deleted since it was opened.\n"
                 "Recreate it with your version (and the mode it had), or cancel.",
                 [("recreate", "Recreate"), ("cancel", "Cancel")]), recreate)
             return
         except SaveRefused as e:
-            self.notify(str(e), severity="error")
+            app.notify(str(e), severity="error")
             return
         except ExternalChange:
             self.ask_about_disk(then)
             return
         except OSError as e:
-            self.notify(f"cannot save: {e}", severity="error")
+            app.notify(f"cannot save: {e}", severity="error")
             return
-        self._warned_disk = False
+        self.warned_disk = False
         if document.dirty:        # "Save this sheet only": the imported files' edits are still unsaved
-            self.write_recovery()
+            self.recovery.write()
         else:
-            self.drop_recovery()
-        self.update_title()
+            self.recovery.drop()
+        app.update_title()
         pending = document.shared.pending()
         kept = f"; not written (this session only): {', '.join(p.name for p in pending)}" if pending else ""
         also = f" (and wrote {', '.join(written_too)}, which every importer now reads)" if written_too else ""
-        self.set_status((f"saved {document.path}" if wrote else f"{document.path} is unchanged") + also + kept)
+        app.set_status((f"saved {document.path}" if wrote else f"{document.path} is unchanged") + also + kept)
         if wrote and wrote.kept:
-            self.notify(f"another program wrote {document.path.name} while it was being saved: your version is "
+            app.notify(f"another program wrote {document.path.name} while it was being saved: your version is "
                         f"saved, theirs is kept as {wrote.kept}", title="both versions kept", severity="warning",
                         timeout=30)
         if wrote and wrote.unkept:
-            self.notify(f"saved, but could not keep the file's {', '.join(wrote.unkept)}", severity="warning")
-        self.refresh_diff()
+            app.notify(f"saved, but could not keep the file's {', '.join(wrote.unkept)}", severity="warning")
+        self.panels.refresh_diff()
         if then is not None:
             then()
 
-    def ask_about_imported(self, force: bool, then) -> None:
+    def ask_about_imported(self, force: bool, then: Then) -> None:
         """Edits of imported files are pending: write them too, save the sheet only, or cancel."""
-        document = self.document
+        app = self.app
+        document = app.document
         assert document is not None
         names = ", ".join(p.name for p in document.shared.pending())
 
         def answer(choice: str | None) -> None:
             if choice in ("write", "keep"):
                 self.save(force=force, then=then, imported=choice)
-        self.push_screen(ChoiceScreen(
+        app.push_screen(ChoiceScreen(
             f"Write {names} too?",
             "Cells of a shared import were edited; each importer of it follows:\n"
             f"{document.imported_edits()}\n"
@@ -99,23 +110,25 @@ class FileActions:
 
     def save_imported(self) -> bool:
         """Write the imported files edited here; False (nothing more saved) when one cannot be."""
-        document = self.document
+        app = self.app
+        document = app.document
         assert document is not None
         try:
             written = document.save_imported()
         except (ExternalChange, FileDeleted, SaveRefused, OSError) as e:
-            self.notify(f"not saved: {e}. Nothing else was written; your edits are still here.", severity="error",
+            app.notify(f"not saved: {e}. Nothing else was written; your edits are still here.", severity="error",
                         timeout=15)
             return False
         for path, wrote in written:
             if wrote and wrote.kept:
-                self.notify(f"another program wrote {path.name} while it was being saved: your version is "
+                app.notify(f"another program wrote {path.name} while it was being saved: your version is "
                             f"saved, theirs is kept as {wrote.kept}", severity="warning", timeout=30)
         return True
 
-    def ask_about_disk(self, then=None) -> None:
+    def ask_about_disk(self, then: Then = None) -> None:
         """The file changed on disk since it was read: ask, Cancel first."""
-        document = self.document
+        app = self.app
+        document = app.document
         assert document is not None
 
         def answer(choice: str | None) -> None:
@@ -125,7 +138,7 @@ class FileActions:
                 self.take_disk(keep_mine=False)
             elif choice == "overwrite":
                 self.save(force=True, then=then, imported="keep")
-        self.push_screen(ChoiceScreen(
+        app.push_screen(ChoiceScreen(
             "The file changed on disk",
             f"{document.path} was changed by another program since it was opened. "
             "After Reload, Ctrl+Z puts your edits back on top of the file on disk (where they touch other lines).",
@@ -135,66 +148,67 @@ class FileActions:
     def take_disk(self, keep_mine: bool, quiet: bool = False) -> bool:
         """Reload from disk as an undoable step, with the unsaved edits on top when `keep_mine`.
         `quiet`: a file that cannot be read is said once, not at every check of the disk."""
-        document = self.document
+        app = self.app
+        document = app.document
         if document is None:
-            return
+            return False
         try:
             result = document.take_disk(keep_mine)
         except MergeConflict as e:
-            self.notify(f"{e}: nothing changed. Save under another name with the editor of your choice, "
+            app.notify(f"{e}: nothing changed. Save under another name with the editor of your choice, "
                         "or reload (which drops them).", severity="error", timeout=12)
             return False
         except (OSError, UnicodeDecodeError) as e:
-            if not (quiet and self._warned_disk):
-                self.notify(f"cannot read {document.path}: {e}; your version stays open", severity="error")
-            self._warned_disk = True
+            if not (quiet and self.warned_disk):
+                app.notify(f"cannot read {document.path}: {e}; your version stays open", severity="error")
+            self.warned_disk = True
             return False
-        self._warned_disk = False
-        self.after_edit(result, "your edits kept on top of the file on disk" if keep_mine
+        self.warned_disk = False
+        app.after_edit(result, "your edits kept on top of the file on disk" if keep_mine
                         else f"reloaded {document.path}" + (" (Ctrl+Z puts your edits back on top of it)"
                                                             if document.can_undo else ""))
         return True
 
     def reload(self) -> None:
-        document = self.document
+        app = self.app
+        document = app.document
         if document is None:
             return
-        self.drop_recovery()        # Reload drops the unsaved edits, by the user's choice
+        self.recovery.drop()        # Reload drops the unsaved edits, by the user's choice
         try:
             document.reload()
         except (OSError, UnicodeDecodeError) as e:
-            self.notify(f"cannot reload: {e}", severity="error")
+            app.notify(f"cannot reload: {e}", severity="error")
             return
-        self.load(document)
-        self.set_status(f"reloaded {document.path} from disk")
-
-    def action_reload(self) -> None:
-        self.reload()
+        app.load(document)
+        app.set_status(f"reloaded {document.path} from disk")
 
     def check_disk(self) -> None:
         """Reload a file changed on disk when there is nothing to lose; else warn once."""
-        document = self.document
+        app = self.app
+        document = app.document
         if document is None:
             return
         if not document.path.exists():
-            if not self._warned_disk:
-                self._warned_disk = True
-                self.notify(f"{document.path} was deleted; saving will ask to recreate it", severity="warning")
+            if not self.warned_disk:
+                self.warned_disk = True
+                app.notify(f"{document.path} was deleted; saving will ask to recreate it", severity="warning")
             return
         if not document.disk_changed():
             return
-        if not document.dirty and not self.editor.editing:
+        if not document.dirty and not app.editor.editing:
             if self.take_disk(keep_mine=False, quiet=True):
-                self.notify(f"{document.path} changed on disk and was reloaded")
-        elif not self._warned_disk:
-            self._warned_disk = True
-            self.notify(f"{document.path} changed on disk; saving will ask what to do", severity="warning")
+                app.notify(f"{document.path} changed on disk and was reloaded")
+        elif not self.warned_disk:
+            self.warned_disk = True
+            app.notify(f"{document.path} changed on disk; saving will ask what to do", severity="warning")
 
-    def when_saved_or_discarded(self, then) -> None:
+    def when_saved_or_discarded(self, then: Callable[[], object]) -> None:
         """Run `then` now if there is nothing unsaved, else after asking."""
-        document = self.document
+        app = self.app
+        document = app.document
         if document is None or not document.dirty:
-            self.drop_recovery()
+            self.recovery.drop()
             then()
             return
 
@@ -202,27 +216,30 @@ class FileActions:
             if choice == "save":
                 self.save(then=then)
             elif choice == "discard":
-                self.drop_recovery()
+                self.recovery.drop()
                 then()
-        self.push_screen(ChoiceScreen("Unsaved edits",
+        app.push_screen(ChoiceScreen("Unsaved edits",
                                       f"{document.path} has unsaved edits. Save them first?", UNSAVED), answer)
 
-    async def action_quit(self) -> None:
-        if not self.commit_editor():   # never drop what is in the editor
-            self.set_status(Text("not quitting: the edit in the editor does not check (fix it, or Esc)",
+    def quit(self) -> None:
+        app = self.app
+        if not app.commit_editor():   # never drop what is in the editor
+            app.set_status(Text("not quitting: the edit in the editor does not check (fix it, or Esc)",
                                  style="bold red"))
             return
-        self.when_saved_or_discarded(lambda: self.exit(0))
+        self.when_saved_or_discarded(lambda: app.exit(0))
 
-    def open_sheet(self, path: str | Path, then=None) -> None:
+    def open_sheet(self, path: str | Path, then: Then = None) -> None:
         """Open another sheet (asking about unsaved edits first), then run `then`."""
+        app = self.app
+
         def go() -> None:
             try:
                 document = Document(path)
             except (OSError, UnicodeDecodeError) as e:
-                self.notify(f"cannot open {path}: {e}", severity="error")
+                app.notify(f"cannot open {path}: {e}", severity="error")
                 return
-            self.load(document)
+            app.load(document)
             if then is not None:
                 then()
         self.when_saved_or_discarded(go)
@@ -231,10 +248,11 @@ class FileActions:
         """Sheets to open: beside the open sheet, under the working directory
         (hidden folders and virtualenvs skipped, at most MAX_LISTED), then the
         bundled library; shown relative to the working directory when under it."""
+        document = self.app.document
         cwd = Path.cwd()
         found: dict[Path, None] = {}
-        if self.document is not None:
-            for path in sorted(self.document.path.resolve().parent.glob("*.yaml")):
+        if document is not None:
+            for path in sorted(document.path.resolve().parent.glob("*.yaml")):
                 found[path] = None
         for root in (cwd, library_dir()):
             if root.is_dir():
@@ -244,12 +262,69 @@ class FileActions:
                     found.setdefault(path.resolve(), None)
         return [_shown(path, cwd) for path in found]
 
+    def create_sheet(self) -> None:
+        """`supersheet edit NEW.yaml`: ask for the title, write the sheet (never over
+        an existing file) with one starter cell, and open it."""
+        app = self.app
+
+        def answer(title: str | None) -> None:
+            if title is None:
+                app.exit(0)
+                return
+            try:
+                with open(app.path, "x", encoding="utf-8") as handle:
+                    handle.write(new_sheet(title))
+            except OSError as e:
+                app.notify(f"cannot create {app.path}: {e}", severity="error")
+                app.exit(1)
+                return
+            app.load(Document(app.path))
+            app.set_status(f"created {app.path} · edit x, Ctrl+N adds a cell after it")
+        app.push_screen(PromptScreen("A new sheet", f"{app.path} does not exist yet. Its title:"), answer)
+
+    def save_as(self) -> None:
+        """Save As (Ctrl+W): the sheet with its unsaved edits written to a new file
+        (editor/saveas.py: never over an existing one), which the editor then edits; the
+        file it came from stays as it is on disk. A refusal stays in the status line
+        until the next action, and is also a notice."""
+        app = self.app
+        document = app.document
+        if document is None:
+            return
+        if not app.commit_editor():
+            app.set_status(Text("not saved: the edit in the editor does not check (fix it, or Esc)",
+                                style="bold red"))
+            return
+        old = document.path
+
+        def answer(name: str | None) -> None:
+            if not name or not name.strip():
+                app.set_status("Save As cancelled")
+                return
+            target = Path(name.strip()).expanduser()
+            try:
+                written = document.save_as(target)
+            except (StructureError, OSError) as e:
+                app.set_status(Text(f"not saved: {e}", style="bold red"))
+                app.notify(str(e), title="not saved", severity="error", timeout=15)
+                return
+            app.load(Document(written))
+            app.set_status(f"saved as {written.name} · now editing it; {old.name} is unchanged on disk "
+                           f"(both in {written.parent})" if written.parent == old.parent else
+                           f"saved as {written.name} · now editing it, in {written.parent}; {old} is unchanged")
+        app.push_screen(PromptScreen(
+            "Save As", f"A new file for this sheet, with its unsaved edits (relative to {old.parent}). "
+            f"It is never written over an existing file; {old.name} stays as it is on disk, and the editor "
+            "goes on with the new file. Typing replaces the name.", f"{old.stem}-2{old.suffix}", selected=True),
+            answer)
+
+
 
 MAX_LISTED = 2000
 SKIPPED = {"node_modules", "__pycache__", "site-packages"}
 
 
-def _yaml_under(root: Path):
+def _yaml_under(root: Path) -> Iterator[Path]:
     """*.yaml files under `root`, sorted, not inside hidden folders or virtualenvs."""
     for directory, folders, files in os.walk(root):
         folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED

@@ -106,7 +106,7 @@ class ImportActions:
                 self.set_status(f"no other sheet defines what this sheet uses from {alias}")
                 return
             self.pick_import(alias, target, used, found)
-        self.in_background("imports", document.import_candidates(alias), show)
+        self.background.run("imports", document.import_candidates(alias), show)
 
     def pick_import(self, alias: str, current: str, used: list[str], found: list) -> None:
         rows: list = []
@@ -182,7 +182,7 @@ class ImportActions:
                 "Import a sheet", f"{len(found)} sheets: this project's (written relative to this sheet), then "
                 "the library's (by name, supersheet:…, the same from anywhere). Enter asks for its alias.",
                 rows, typing=True), answer)
-        self.in_background("imports", document.addable_imports(), show)
+        self.background.run("imports", document.addable_imports(), show)
 
     def ask_alias(self, written: str, proposed: str, refused: str = "") -> None:
         message = (f"{written} will be imported as: the name its cells go by in formulas (alias.cell). "

@@ -2,19 +2,24 @@
 seconds after the last unsaved edit, at once when the editor is killed by
 SIGHUP (a dropped ssh session, a closed terminal) or SIGTERM or stops on an
 internal error, removed on save, discard and undo back to the saved text, and
-offered with a diff when the sheet is next opened. A mixin of the app
-(tui/app.py)."""
+offered with a diff when the sheet is next opened. A controller the app holds
+(tui/app.py: `app.recovery`)."""
 from __future__ import annotations
 
 import difflib
 import os
 import signal
 import time
+from types import FrameType
+from typing import Any
 
 from rich.text import Text
+from textual.timer import Timer
 
 from supersheet.editor import recovery
+from supersheet.editor.document import Document
 
+from .host import Editor
 from .screens import ChoiceScreen
 
 RECOVER_AFTER = 2.0      # seconds after the last edit: typing does not write on every key
@@ -24,23 +29,23 @@ DIFF_WIDTH = 64          # the dialog's width inside its border
 IMPORT_DIFF_LINES = 6    # of each imported file's diff
 
 
-class RecoveryActions:
-    """Mixed into SupersheetApp."""
-
-    _recovery_timer = None
-    _recovery_warned = False
-    _old_handlers: dict = {}
+class RecoveryController:
+    def __init__(self, app: Editor) -> None:
+        self.app = app
+        self.timer: Timer | None = None     # writes the recovery file RECOVER_AFTER s after the last edit
+        self.warned = False                 # that it cannot be written: said once
+        self.old_handlers: dict[int, Any] = {}   # SIGHUP's and SIGTERM's before ours
 
     # writing ---------------------------------------------------------------------
-    def recovery_due(self) -> None:
+    def due(self) -> None:
         """The text changed: keep it RECOVER_AFTER seconds after the last change."""
-        if self._recovery_timer is not None:
-            self._recovery_timer.stop()
-        self._recovery_timer = self.set_timer(RECOVER_AFTER, self.write_recovery)
+        if self.timer is not None:
+            self.timer.stop()
+        self.timer = self.app.set_timer(RECOVER_AFTER, self.write)
 
-    def write_recovery(self) -> None:
+    def write(self) -> None:
         """Keep the unsaved text now (nothing unsaved: remove the recovery file)."""
-        document = self.document
+        document = self.app.document
         if document is None:
             return
         try:
@@ -49,18 +54,18 @@ class RecoveryActions:
                 return
             recovery.write(document.path, document.text(), document.source.original, document.unsaved_imports())
         except OSError as e:
-            if not self._recovery_warned:
-                self._recovery_warned = True
-                self.notify(f"cannot keep a recovery file: {e}", severity="warning")
+            if not self.warned:
+                self.warned = True
+                self.app.notify(f"cannot keep a recovery file: {e}", severity="warning")
 
-    def drop_recovery(self) -> None:
+    def drop(self) -> None:
         """The edits were saved or discarded: no recovery file."""
-        if self._recovery_timer is not None:
-            self._recovery_timer.stop()
-            self._recovery_timer = None
-        if self.document is not None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+        if self.app.document is not None:
             try:
-                recovery.remove(self.document.path)
+                recovery.remove(self.app.document.path)
             except OSError:
                 pass
 
@@ -69,33 +74,26 @@ class RecoveryActions:
         """SIGHUP and SIGTERM keep the unsaved text before the editor goes."""
         for number in SIGNALS:
             try:
-                self._old_handlers[number] = signal.signal(number, self._killed)
+                self.old_handlers[number] = signal.signal(number, self._killed)
             except ValueError:      # not the main thread (an embedding program): its signals are its own
                 return
 
     def release_hangups(self) -> None:
-        for number, handler in self._old_handlers.items():
+        for number, handler in self.old_handlers.items():
             signal.signal(number, handler)
-        self._old_handlers = {}
+        self.old_handlers = {}
 
-    def _killed(self, number: int, frame) -> None:
-        self.write_recovery()
+    def _killed(self, number: int, frame: FrameType | None) -> None:
+        self.write()
         self.release_hangups()
         signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)        # and die of it, as before
 
-    def _handle_exception(self, error: Exception) -> None:
-        """An internal error ends the app (Textual's rule): keep the unsaved text first."""
-        try:
-            self.write_recovery()
-        except Exception:  # noqa: BLE001 - the error being handled is the one to report
-            pass
-        super()._handle_exception(error)
-
     # offering ----------------------------------------------------------------------
-    def offer_recovery(self) -> None:
+    def offer(self) -> None:
         """A recovery file of the opened sheet: offer it, with its diff against the file."""
-        document = self.document
+        app = self.app
+        document = app.document
         if document is None:
             return
         found = recovery.find(document.path)
@@ -106,17 +104,17 @@ class RecoveryActions:
             return
 
         def answer(choice: str | None) -> None:
-            if choice == "recover" and self.document is document:
+            if choice == "recover" and app.document is document:
                 result = document.recover(found.text, found.base, found.imported)
-                self.after_edit(result, "recovered the unsaved edits (Ctrl+Z takes them back; Ctrl+S saves them)")
+                app.after_edit(result, "recovered the unsaved edits (Ctrl+Z takes them back; Ctrl+S saves them)")
             elif choice == "discard":
                 recovery.remove(document.path)
-                self.set_status("recovery file discarded")
-        self.push_screen(ChoiceScreen("Unsaved edits were recovered", recovery_message(document, found),
+                app.set_status("recovery file discarded")
+        app.push_screen(ChoiceScreen("Unsaved edits were recovered", recovery_message(document, found),
                                       [("recover", "Recover them"), ("discard", "Discard them")]), answer)
 
 
-def recovery_message(document, found: recovery.Recovery) -> Text:
+def recovery_message(document: Document, found: recovery.Recovery) -> Text:
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(found.written))
     text = Text(f"{document.path.name} has unsaved edits from {when} (process {found.pid}"
                 + (", still running: another editor has it open" if found.writer_running() else "")

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from supersheet.editor.cells import new_sheet
-from supersheet.editor.document import Document, EditResult, StructureError
+from supersheet.editor.document import EditResult, StructureError
 
 from .screens import ChoiceScreen, ImportedPropertiesScreen, PromptScreen, PropertiesScreen
 from supersheet.loading import shown_path
@@ -22,24 +21,6 @@ LISTED = 6      # importing sheets named in the question; the rest are counted
 
 class StructureActions:
     """Mixed into SupersheetApp."""
-
-    def create_sheet(self) -> None:
-        """`supersheet edit NEW.yaml`: ask for the title, write the sheet (never over
-        an existing file) with one starter cell, and open it."""
-        def answer(title: str | None) -> None:
-            if title is None:
-                self.exit(0)
-                return
-            try:
-                with open(self.path, "x", encoding="utf-8") as handle:
-                    handle.write(new_sheet(title))
-            except OSError as e:
-                self.notify(f"cannot create {self.path}: {e}", severity="error")
-                self.exit(1)
-                return
-            self.load(Document(self.path))
-            self.set_status(f"created {self.path} · edit x, Ctrl+N adds a cell after it")
-        self.push_screen(PromptScreen("A new sheet", f"{self.path} does not exist yet. Its title:"), answer)
 
     def _selected_own(self) -> str | None:
         document, key = self.document, self.grid.current_key
@@ -111,7 +92,7 @@ class StructureActions:
                 self.set_status(f"renamed {old} to {new} · no other sheet names {old}")
                 return
             self.ask_importers(old, new, updates, step)
-        self.in_background("importers", lambda: document.importers_of(old, new), show)
+        self.background.run("importers", lambda: document.importers_of(old, new), show)
 
     def ask_importers(self, old: str, new: str, updates: list, step) -> None:
         document = self.document
@@ -130,7 +111,7 @@ class StructureActions:
             if choice != "update":
                 self.set_status(f"renamed {old} to {new} in this sheet only · {count} still name {old}")
                 return
-            self.save(then=lambda: write_them())
+            self.files.save(then=lambda: write_them())
 
         def write_them() -> None:       # once this sheet is saved: never importers ahead of it
             written, skipped = document.update_importers(updates, step)
@@ -304,7 +285,7 @@ class StructureActions:
             self.go_to(name)
             self.set_status(f"opened {shown} at {name} · Ctrl+P → Open sheet goes back")
             self.action_edit_properties()
-        self.open_sheet(path, then=there)
+        self.files.open_sheet(path, then=there)
 
     def _structural(self, edit, go_to: str | None) -> bool:
         """Make a structural edit and show it; False (with the reason shown) when it was refused."""

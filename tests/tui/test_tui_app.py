@@ -125,7 +125,7 @@ async def test_a_file_changed_on_disk_is_not_clobbered(example: Path) -> None:
         await edit(pilot, "context", "32768 token")
         theirs = example.read_text(encoding="utf-8").replace("workspace:", "workspace:  # theirs", 1)
         example.write_text(theirs, encoding="utf-8")
-        app.check_disk()   # unsaved edits: warn, do not reload
+        app.files.check_disk()   # unsaved edits: warn, do not reload
         assert app.document.dirty and value(app, "context") == "32768 token"
         await pilot.press("ctrl+s")
         assert isinstance(app.screen, ChoiceScreen)
@@ -146,7 +146,7 @@ async def test_reload_when_the_file_changed_and_nothing_is_unsaved(example: Path
     async with app.run_test(size=SIZE) as pilot:
         example.write_text(example.read_text(encoding="utf-8").replace("8192 token", "4096 token"),
                            encoding="utf-8")
-        app.check_disk()
+        app.files.check_disk()
         await pilot.pause()
         assert value(app, "context") == "4096 token" and value(app, "max_sessions") == "95"
 
@@ -262,7 +262,7 @@ async def test_open_another_sheet_asks_about_unsaved_edits(example: Path) -> Non
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await edit(pilot, "context", "32768 token")
-        app.open_sheet(other)
+        app.files.open_sheet(other)
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
         await pilot.click("#answer-discard")
@@ -273,7 +273,7 @@ async def test_open_another_sheet_asks_about_unsaved_edits(example: Path) -> Non
 async def test_the_sweep_view_reruns_when_an_input_changes(example: Path) -> None:
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        app.open_sweep("experiment_6_1a")
+        app.sweeping.show("experiment_6_1a")
         await settled(pilot)
         assert app.sweep.display and app.sweep.last.frame["max_sessions"].to_list() == [95.0, 47.0, 23.0]
         assert app.sweep.y == "max_sessions" and app.sweep.x == "context [token]"
@@ -305,7 +305,7 @@ async def test_the_sweep_table_is_marked_stale_while_it_reruns(example: Path, mo
     run, gate = editsweep.run_sweep, threading.Event()
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        app.open_sweep("experiment_6_1a")
+        app.sweeping.show("experiment_6_1a")
         await settled(pilot)
         assert table_column(app, "max_sessions") == ["95", "47", "23"] and not app.sweep.has_class("-stale")
         assert sweep_status(app) == "sweep experiment_6_1a: 3 rows · S sort, H hide"
@@ -334,7 +334,7 @@ async def test_a_sweep_that_cannot_run_again_leaves_its_old_rows_marked_stale(ex
     from supersheet.editor import sweep as editsweep
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        app.open_sweep("experiment_6_1a")
+        app.sweeping.show("experiment_6_1a")
         await settled(pilot)
         run, failing = editsweep.run_sweep, [True]
 
@@ -435,7 +435,7 @@ async def test_a_failing_expectation_marks_its_cell_until_undone(example: Path) 
 async def test_an_ad_hoc_axis_that_does_not_parse_says_why_and_clears_the_table(example: Path) -> None:
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        app.show_sweep(axis="nope=1,2")
+        app.sweeping.show(axis="nope=1,2")
         await settled(pilot)
         assert sweep_status(app).startswith("E-NAME") and not app.sweep.stale
         assert app.query_one("#sweep-table", DataTable).row_count == 0
@@ -455,7 +455,7 @@ async def test_a_fit_in_the_sweep_view(tmp_path: Path) -> None:
     from supersheet.tui.widgets.sweep import FIT
     app = SupersheetApp(sheet, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        app.open_sweep(FIT + "ar")
+        app.sweeping.show(FIT + "ar")
         await settled(pilot)
         run = app.sweep.last
         assert run.title == "fit ar" and run.frame.columns == ["size [B]", "time [us]", "predicted [us]",

@@ -59,7 +59,7 @@ async def test_the_sweep_table_sorts_and_hides_columns(example: Path) -> None:
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         app.go_to("context")
-        app.open_sweep("experiment_6_1a")
+        app.sweeping.show("experiment_6_1a")
         await app.workers.wait_for_complete()
         await pilot.pause()
         table = app.query_one("#sweep-table", DataTable)
@@ -76,7 +76,7 @@ async def test_the_sweep_table_sorts_and_hides_columns(example: Path) -> None:
         assert first not in [str(c.key.value) for c in table.ordered_columns]
         assert "1 column hidden" in str(app.query_one("#sweep-status", Static).render())
         app.sweep.pending()
-        app.rerun_sweep()                               # (as after an edit)
+        app.sweeping.rerun()                               # (as after an edit)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert first not in [str(c.key.value) for c in table.ordered_columns]

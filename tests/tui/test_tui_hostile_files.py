@@ -78,9 +78,9 @@ async def test_the_open_sheet_replaced_by_a_fifo_or_dev_zero_keeps_the_edits(exa
         unblock = FifoUnblocker(example) if replace is replace_with_fifo else None
         start = time.monotonic()
         try:
-            app.check_disk()          # what the watch does every second
+            app.files.check_disk()          # what the watch does every second
             await pilot.pause()
-            app.check_disk()
+            app.files.check_disk()
             await pilot.pause()
             assert time.monotonic() - start < 2.0, "reading the file blocked"
             # Ctrl+S asks (the file changed); Overwrite is refused: a save would replace it

@@ -119,7 +119,7 @@ async def test_discarding_removes_the_recovery_file_and_undo_to_the_saved_text_t
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: recovery.find(sheet) is None, RECOVER_AFTER + 5)
         await edit(pilot, "a", "8 GB")
-        app.write_recovery()
+        app.recovery.write()
         await pilot.press("ctrl+q")
         await pilot.click("#answer-discard")     # quit, discarding: nothing to recover
         await pilot.pause()

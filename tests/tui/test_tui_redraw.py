@@ -218,20 +218,20 @@ async def test_new_samples_draw_again_only_the_ranges_they_changed(tmp_path: Pat
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        grid, before = app.grid, app.samples
+        grid, before = app.grid, app.sampling.samples
         assert before is not None and {"efficiency", "step", "comm_time"} <= before.uncertain
         kept = {key: grid._strips[key] for key in ("efficiency", "step", "comm_time")}
         # the same sheet sampled again: every range reads the same, no row is rendered again
         grid.set_samples(before, pending=True)
-        app.show_samples(sample_workbook(app.document.workbook))
+        app.sampling.show_samples(sample_workbook(app.document.workbook))
         await pilot.pause()
         assert all(grid._strips[key] is strip for key, strip in kept.items())
         # an input that moves only the HBM term: read_time and step change, comm_time does not
         app.document.apply("weights", "71 GB")     # (the document alone: only the samples are new)
         moved = sample_workbook(app.document.workbook)
-        grid.set_samples(app.samples, pending=True)
+        grid.set_samples(app.sampling.samples, pending=True)
         widths = list(grid.widths)
-        app.show_samples(moved)
+        app.sampling.show_samples(moved)
         await pilot.pause()
         assert grid.widths == widths      # (new widths would draw every row again, rightly)
         assert grid._strips["comm_time"] is kept["comm_time"]

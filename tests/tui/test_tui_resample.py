@@ -65,10 +65,10 @@ async def test_the_process_shows_what_the_thread_shows_and_is_reused(tmp_path: P
     app = SupersheetApp(MONTE_CARLO, watch_seconds=0)   # (its imports resolve beside it; never saved here)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
-        process = app.resampler.process
+        process = app.sampling.resampler.process
         pid = process.pid
         assert pid is not None and not gone(pid) and process.requests == 1
-        samples, document = app.samples, app.document
+        samples, document = app.sampling.samples, app.document
         assert samples is not None and samples.note == "" and samples.workbook is document.workbook
         here = sample_workbook(document.workbook)
         assert samples.uncertain == here.uncertain and len(samples.uncertain) > 5
@@ -84,10 +84,10 @@ async def test_the_process_shows_what_the_thread_shows_and_is_reused(tmp_path: P
         await edit(pilot, "drift", "0.25")
         await settled(pilot)
         assert process.pid == pid and process.requests == 2
-        assert app.samples is not samples and app.samples.workbook is app.document.workbook
+        assert app.sampling.samples is not samples and app.sampling.samples.workbook is app.document.workbook
         after = sample_workbook(app.document.workbook)
         for key in sorted(after.uncertain):
-            assert shown(app.samples, key) == shown(after, key), key
+            assert shown(app.sampling.samples, key) == shown(after, key), key
         now = {key: app.grid.texts(key)[2].plain for key in ranged}
         assert now != before and not app.grid.samples_pending
     assert wait_gone(pid), "the resample process outlived the editor"
@@ -99,7 +99,7 @@ async def test_a_result_for_an_older_text_is_never_shown(tmp_path: Path) -> None
     app = SupersheetApp(copy(UNCERTAIN, tmp_path), watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
-        process = app.resampler.process
+        process = app.sampling.resampler.process
         sample, gate, asked = process.sample, threading.Event(), []
 
         def held(path, text, *imports):
@@ -109,8 +109,8 @@ async def test_a_result_for_an_older_text_is_never_shown(tmp_path: Path) -> None
             return sample(path, text, *imports)
         process.sample = held     # type: ignore[method-assign]
         delivered: list[Samples | None] = []
-        show = app.show_samples
-        app.show_samples = lambda samples: (delivered.append(samples), show(samples))[1]  # type: ignore[method-assign]
+        show = app.sampling.show_samples
+        app.sampling.show_samples = lambda samples: (delivered.append(samples), show(samples))[1]  # type: ignore[method-assign]
         await edit(pilot, "efficiency", "= uniform(85 %, 90 %)")
         for _ in range(1000):       # (bounded: a request that never comes fails, never hangs)
             if asked:
@@ -122,10 +122,10 @@ async def test_a_result_for_an_older_text_is_never_shown(tmp_path: Path) -> None
         gate.set()
         await settled(pilot)
         assert len(asked) == 2 and "85 %" in asked[0] and "80 GB" in asked[1]
-        assert len(delivered) == 1 and delivered[0] is app.samples
+        assert len(delivered) == 1 and delivered[0] is app.sampling.samples
         final = sample_workbook(app.document.workbook)
-        assert shown(app.samples, "step") == shown(final, "step")
-        assert [d.draw for d in app.samples.drivers("step")] == ["allreduce", "efficiency"]
+        assert shown(app.sampling.samples, "step") == shown(final, "step")
+        assert [d.draw for d in app.sampling.samples.drivers("step")] == ["allreduce", "efficiency"]
         assert app.grid.texts("step")[2].plain == "≈ 31.29 ms (28.76 … 35.36)" and not app.grid.samples_pending
 
 
@@ -133,7 +133,7 @@ async def test_a_dead_process_falls_back_to_the_thread_and_says_so(tmp_path: Pat
     app = SupersheetApp(copy(UNCERTAIN, tmp_path), watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
-        pid = app.resampler.process.pid
+        pid = app.sampling.resampler.process.pid
         os.kill(pid, signal.SIGKILL)
         assert wait_gone(pid)
         await edit(pilot, "efficiency", "= uniform(85 %, 90 %)")
@@ -142,15 +142,15 @@ async def test_a_dead_process_falls_back_to_the_thread_and_says_so(tmp_path: Pat
         assert "the resample process stopped (killed by SIGKILL)" in status and "sampling in the editor" in status
         # the ranges are there, sampled in the thread, for the new text
         assert app.grid.texts("step")[2].plain == "≈ 27.88 ms (25.41 … 31.89)" and not app.grid.samples_pending
-        assert app.samples.workbook is app.document.workbook and app.resampler.process.pid is None
+        assert app.sampling.samples.workbook is app.document.workbook and app.sampling.resampler.process.pid is None
         await edit(pilot, "weights", "80 GB")     # and the next edits too (no new process)
         await settled(pilot)
-        assert app.grid.texts("step")[2].plain.startswith("≈ 31.") and app.resampler.process.pid is None
+        assert app.grid.texts("step")[2].plain.startswith("≈ 31.") and app.sampling.resampler.process.pid is None
 
 
 async def test_a_process_that_cannot_start_falls_back_to_the_thread(tmp_path: Path) -> None:
     app = SupersheetApp(copy(UNCERTAIN, tmp_path), watch_seconds=0)
-    app.resampler = Resampler(SampleProcess([str(tmp_path / "no-such-python")]))
+    app.sampling.resampler = Resampler(SampleProcess([str(tmp_path / "no-such-python")]))
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         status = str(app.query_one("#status", Static).render())
@@ -166,7 +166,7 @@ async def test_the_process_stops_when_the_app_fails(tmp_path: Path) -> None:
     with pytest.raises(Exception):
         async with app.run_test(size=SIZE) as pilot:
             await settled(pilot)
-            pid = app.resampler.process.pid
+            pid = app.sampling.resampler.process.pid
             assert pid is not None and not gone(pid)
             app.call_later(fail)
             await pilot.pause(0.2)

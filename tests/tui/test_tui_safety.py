@@ -95,7 +95,7 @@ async def test_undo_after_a_reload_never_reverts_the_file_on_disk(example: Path)
         # nothing unsaved: the watch reloads, and Ctrl+Z has nothing to take back
         example.write_text(example.read_text(encoding="utf-8").replace("value: 6 GiB", "value: 1 GiB"),
                            encoding="utf-8")
-        app.check_disk()
+        app.files.check_disk()
         await pilot.pause()
         assert value(app, "workspace") == "1 GiB"
         await pilot.press("ctrl+z")
@@ -150,7 +150,7 @@ async def test_a_deleted_file_is_noticed_and_saved_again_with_its_mode(example: 
         burst(app, *"3 GiB", "enter")
         await settle(pilot, lambda: app.document.dirty and not app.editor.editing)
         example.unlink()
-        app.check_disk()
+        app.files.check_disk()
         await pilot.pause()
         assert any("was deleted" in str(n.message) for n in app._notifications)
         await pilot.press("ctrl+s")

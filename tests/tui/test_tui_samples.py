@@ -48,7 +48,7 @@ async def test_uncertain_cells_show_their_range_histogram_and_drivers(tmp_path: 
         await edit(pilot, "efficiency", "= uniform(85 %, 90 %)")
         await settled(pilot)
         assert value(app, "step") == "27.91 ms" and sampled(app, "step") == "≈ 27.88 ms (25.41 … 31.89)"
-        assert app.grid.samples is app.samples and not app.grid.samples_pending
+        assert app.grid.samples is app.sampling.samples and not app.grid.samples_pending
         app.go_to("step")
         part = str(app.query_one("#inspector-samples", Static).render())
         assert "efficiency" in part and "p5 … p95 25.41 … 31.89 ms" in part
@@ -61,7 +61,7 @@ async def test_a_sheet_without_draws_has_no_range_column(example: Path) -> None:
     app = SupersheetApp(example, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
-        assert [c.id for c in app.grid.columns] == ["name", "value", "change", "formula"] and app.samples is None
+        assert [c.id for c in app.grid.columns] == ["name", "value", "change", "formula"] and app.sampling.samples is None
 
 
 async def test_a_cell_that_is_an_error_in_every_sample_shows_num_and_the_editor_keeps_running(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_sweep_view_with_plot(snap_compare) -> None:
     async def run_before(pilot) -> None:
         await _steady(pilot)
         pilot.app.go_to("context")
-        pilot.app.open_sweep("experiment_6_1a")
+        pilot.app.sweeping.show("experiment_6_1a")
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
 
@@ -81,7 +81,7 @@ def test_sweep_table_stale_while_it_reruns(snap_compare, monkeypatch) -> None:
         await _steady(pilot)
         app = pilot.app
         app.go_to("context")
-        app.open_sweep("experiment_6_1a")
+        app.sweeping.show("experiment_6_1a")
         await app.workers.wait_for_complete()
         await pilot.pause()
         monkeypatch.setattr(editsweep, "run_sweep", lambda *a: (gate.wait(5), run(*a))[1])
@@ -240,8 +240,8 @@ def test_stale_marks_after_an_edit(snap_compare, monkeypatch) -> None:
     "checking again") from the edit on, until the background check ends."""
     import threading
 
-    from supersheet.tui import panels
-    check, gate = panels.block_verdicts, threading.Event()
+    from supersheet.tui import sampling
+    check, gate = sampling.block_verdicts, threading.Event()
 
     async def run_before(pilot) -> None:
         await _steady(pilot)
@@ -252,7 +252,7 @@ def test_stale_marks_after_an_edit(snap_compare, monkeypatch) -> None:
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        monkeypatch.setattr(panels, "block_verdicts", lambda path, text, imported=None: (gate.wait(5), check(path, text, imported))[1])
+        monkeypatch.setattr(sampling, "block_verdicts", lambda path, text, imported=None: (gate.wait(5), check(path, text, imported))[1])
         app.go_to("tp")
         await pilot.press("enter")
         app.query_one("#editor-input", Input).value = "4"

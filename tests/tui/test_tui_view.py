@@ -9,7 +9,7 @@ import pytest
 from test_tui_app import edit
 from test_tui_input import burst, settle
 
-from supersheet.tui import panels
+from supersheet.tui import sampling
 from supersheet.tui.app import SupersheetApp
 from supersheet.tui.widgets.rows import CHANGE, FORMULA, NAME, RANGE, VALUE, Preferred, fit
 
@@ -61,7 +61,7 @@ async def test_open_sheet_lists_sheets_beside_the_open_one_and_under_the_working
     monkeypatch.chdir(tmp_path / "work")
     app = SupersheetApp(sheet, watch_seconds=0)
     async with app.run_test(size=SIZE):
-        paths = app.sheet_paths()
+        paths = app.files.sheet_paths()
         assert paths[:3] == ["a.yaml", "b.yaml", "nested/c.yaml"] and ".hidden/d.yaml" not in paths
         assert any(p.endswith("supernodes/6.1.2-running-example.yaml") for p in paths)   # the library
 
@@ -176,12 +176,12 @@ async def test_a_failing_expectation_in_a_sweep_is_marked_listed_and_jumps(libra
     app = SupersheetApp(library / "supernodes" / "6.2.2-long-context-capacity.yaml", watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: not any(w.is_running for w in app.workers))
-        assert app.verdicts == [] and not app.grid.row_text("kv_stored_total").startswith("✗")
+        assert app.sampling.verdicts == [] and not app.grid.row_text("kv_stored_total").startswith("✗")
         app.start_edit("kv_stored_total", "= tp * kv_per_card * 1.5 -> GiB")
         burst(app, "enter")
-        await settle(pilot, lambda: bool(app.verdicts))
-        assert [v.key for v in app.verdicts] == ["kv_stored_total", "kv_stored_total"]
-        assert "expected 32 GiB, got 48 GiB" in app.verdicts[0].summary
+        await settle(pilot, lambda: bool(app.sampling.verdicts))
+        assert [v.key for v in app.sampling.verdicts] == ["kv_stored_total", "kv_stored_total"]
+        assert "expected 32 GiB, got 48 GiB" in app.sampling.verdicts[0].summary
         assert app.grid.row_text("kv_stored_total").startswith("✗ kv_stored_total")
         panel = app.diagnostics_panel
         assert set(panel.targets.values()) == {"kv_stored_total"} and panel.border_title == "diagnostics (2)"
@@ -198,7 +198,7 @@ async def test_a_failing_expectation_in_a_sweep_is_marked_listed_and_jumps(libra
         await settle(pilot, lambda: app.grid.current_key == "kv_stored_total")
         assert app.grid.current_key == "kv_stored_total" and app.focused is app.grid
         burst(app, "ctrl+z")    # undone: the sweep's expectations hold again, the marks go
-        await settle(pilot, lambda: not app.verdicts)
+        await settle(pilot, lambda: not app.sampling.verdicts)
         assert not app.grid.row_text("kv_stored_total").startswith("✗") and panel.border_title == "diagnostics (0)"
 
 
@@ -207,7 +207,7 @@ async def test_marks_from_before_an_edit_are_stale_until_checked_again(
     """The sweep's failing expectation was found on the old inputs: from the edit on,
     and until the background check ends, it shows as stale (`…`, dimmed), never ✗."""
     gate = threading.Event()
-    check = panels.block_verdicts
+    check = sampling.block_verdicts
 
     def held(path, text, imported=None):
         gate.wait(10)
@@ -217,15 +217,15 @@ async def test_marks_from_before_an_edit_are_stale_until_checked_again(
         await settle(pilot, lambda: not any(w.is_running for w in app.workers))
         app.start_edit("kv_stored_total", "= tp * kv_per_card * 1.5 -> GiB")
         burst(app, "enter")
-        await settle(pilot, lambda: bool(app.verdicts) and not app.blocks_stale)
+        await settle(pilot, lambda: bool(app.sampling.verdicts) and not app.sampling.blocks_stale)
         assert app.grid.row_text("kv_stored_total").startswith("✗ kv_stored_total")
-        monkeypatch.setattr(panels, "block_verdicts", held)
+        monkeypatch.setattr(sampling, "block_verdicts", held)
         await pilot.press("f2", "f4")
         app.go_to("tp")
         app.start_edit("tp", "4")
         burst(app, "enter")     # the edit: the old verdicts are stale at once, before any worker ends
         await settle(pilot, lambda: app.document.raw_text("tp") == "4")
-        assert app.blocks_stale and all(v.stale for v in app.verdicts)
+        assert app.sampling.blocks_stale and all(v.stale for v in app.sampling.verdicts)
         assert app.grid.row_text("kv_stored_total").startswith("… kv_stored_total")
         panel = app.diagnostics_panel
         rows = [str(panel.get_option_at_index(i).prompt) for i in range(panel.option_count)]
@@ -235,8 +235,8 @@ async def test_marks_from_before_an_edit_are_stale_until_checked_again(
         body = str(app.inspector.query_one("#inspector-body").render())
         assert "found before the last edit; checking again" in body and "✗ kv_stored_total" not in body
         gate.set()
-        await settle(pilot, lambda: not app.blocks_stale)
-        assert all(not v.stale for v in app.verdicts)
+        await settle(pilot, lambda: not app.sampling.blocks_stale)
+        assert all(not v.stale for v in app.sampling.verdicts)
         assert app.grid.row_text("kv_stored_total")[:2] in ("✗ ", "  ")
 
 
@@ -249,11 +249,11 @@ async def test_expectations_and_assumptions_over_the_samples_are_marked(tmp_path
                     encoding="utf-8")
     app = SupersheetApp(path, watch_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: app.samples is not None and not app.grid.samples_pending)
-        found = {(v.key, v.diagnostic.code) for v in app.verdicts}
+        await settle(pilot, lambda: app.sampling.samples is not None and not app.grid.samples_pending)
+        found = {(v.key, v.diagnostic.code) for v in app.sampling.verdicts}
         assert found == {("y", "E-EXPECT"), ("small", "E-ASSUME")}
-        assert any("p95(y)" in v.summary for v in app.verdicts)
-        assert any("holds in only" in v.summary for v in app.verdicts)
+        assert any("p95(y)" in v.summary for v in app.sampling.verdicts)
+        assert any("holds in only" in v.summary for v in app.sampling.verdicts)
         assert app.grid.row_text("y").startswith("✗ y") and app.grid.row_text("small").startswith("✗ small")
         assert not app.grid.row_text("z").startswith("✗")
         assert set(app.diagnostics_panel.targets.values()) == {"y", "small"}
