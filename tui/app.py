@@ -4,40 +4,45 @@ The app holds its controllers, each with the state it owns: the file actions (sa
 reload, quit, Save As) are `files` (files.py), the panels around the grid (inspector,
 diagnostics, diff) `panels` (panels.py), the sweep view's runs and export `sweeping`
 (sweeping.py), the samples and the blocks' checks `sampling` (sampling.py), the recovery
-file `recovery` (recover.py); work off the UI thread runs through `background`
-(background.py: Textual workers). Its actions and message handlers hand over to them."""
+file `recovery` (recover.py), the keys routed in order `keys` (keys.py), completion
+`completion` (completing.py), the structural edits `structure` (structure.py), the imports
+`imports` (imports.py), go to definition `definition` (definition.py); work off the UI
+thread runs through `background` (background.py: Textual workers). Each takes the app as
+host.py's `Editor`; the app's actions and message handlers hand over to them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar
+from typing import Callable, Iterator, TypeVar
 
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual import events
+from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Input, Static
 
 from supersheet.editor.baselines import HEAD, SAVED
-from supersheet.editor.document import Document, EditResult
+from supersheet.editor.document import Document, EditResult, StructureError
 from supersheet.editor.problems import kind_of, summary
 from supersheet.editor.verdicts import Verdict
 
 from .background import Background
 from .clipboard import in_tmux, to_tmux
 from .commands import SheetCommands
-from .completing import CompletionActions
-from .definition import DefinitionActions
+from .completing import CompletionController
+from .definition import DefinitionController
 from .files import FileController
 from .heap import QuietHeap
-from .imports import ImportActions
-from .keys import KeyRouting
+from .host import focus_now
+from .imports import ImportController
+from .keys import KeyRouter
 from .keytable import APP_KEYS
 from .panels import PanelController
 from .recover import RecoveryController
 from .sampling import SamplingController
 from .screens import HelpScreen
-from .structure import StructureActions
+from .structure import StructureController
 from .sweeping import SweepController
 from .widgets.diagnostics import DiagnosticsPanel
 from .widgets.diff import DiffView
@@ -52,7 +57,7 @@ from .widgets.status import StatusLine
 W = TypeVar("W", bound=Widget)
 
 
-class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActions, DefinitionActions, App[int]):
+class SupersheetApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
     COMMANDS = App.COMMANDS | {SheetCommands}
@@ -71,13 +76,15 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         self.sweeping = SweepController(self)
         self.panels = PanelController(self, self.sampling, self.sweeping)
         self.files = FileController(self, self.recovery, self.panels)
+        self.completion = CompletionController(self)
+        self.keys = KeyRouter(self, self.completion)
+        self.imports = ImportController(self)
+        self.structure = StructureController(self, self.files, self.imports)
+        self.definition = DefinitionController(self, self.files)
         self.heap = QuietHeap()   # full garbage collections only when the user is idle (heap.py)
-        self._refused: tuple[str, float] | None = None   # text typed on a group's row, and when (keys.py)
         self._problems_shown = False   # the status line's problem count is on screen
         self._problems_count: tuple | None = None   # ... and what it says, in which style
         self._widgets: dict[type, Widget] = {}       # the main screen's panels (_one)
-        self.sheet_stack: list[tuple[Path, str]] = []   # where F12 came from: (sheet, cell), for Ctrl+B
-        self.footer_shows = (False, False)   # the cursor is on a group's row, an import's (imports.py)
         self.footer_asking = False           # the footer is asking check_action (widgets/footer.py)
 
     # layout -------------------------------------------------------------------------
@@ -129,6 +136,10 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
     @property
     def diff_view(self) -> DiffView:
         return self._one(DiffView)
+
+    @property
+    def filter_field(self) -> Input:
+        return self.query_one("#filter", Input)
 
     def on_mount(self) -> None:
         for widget in (self.query_one("#filter"), self.inspector, self.sweep, self.diagnostics_panel, self.diff_view):
@@ -220,7 +231,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         document = self.document
         if document is None:
             return
-        self.footer_follows_row()
+        self.imports.footer_follows_row()
         if key is None:
             self.editor.show(None, "", "")
         else:
@@ -245,15 +256,15 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
         text = initial if initial is not None else document.raw_text(key)
         self.editor.open(key, Text("✎ " + key, style="bold"), text)
         shared = document.shared_instance(key)
-        if shared:       # format 10.3: an edit of the imported file, which every alias of it reads
+        if shared and cell.scope.path:   # format 10.3: an edit of the imported file, which every alias of it reads
             where = (f" (one instance shared by {', '.join(shared)}: an edit of {Path(cell.scope.path).name} for "
                      "all of them; Ctrl+S asks before writing that file)")
         else:
             where = " (imported: saved as a `use: … set:` override in this sheet)" if cell.scope.prefix else ""
         self.set_status(f"editing {key}{where} · Enter commits · Esc cancels · Ctrl+Z undoes typing")
-        self.completions = None
+        self.completion.completions = None
         if initial is not None:        # typed on the grid: what it may complete is offered at once
-            self.offer_completions()
+            self.completion.offer()
 
     def on_cell_editor_committed(self, event: CellEditor.Committed) -> None:
         self.commit_edit(event.key, event.text)
@@ -385,8 +396,71 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
     def go_to(self, key: str) -> None:
         """The grid's cursor on `key`, with the focus, and the formula bar on it."""
         self.grid.go_to(key)
-        self._focus_now(self.grid)
+        focus_now(self, self.grid)
         self.show_selected(key)
+
+    def structural_edit(self, edit: Callable[[], EditResult], go_to: str | None) -> bool:
+        """Make a structural edit (structure.py, imports.py) and show it; False (with the
+        reason shown) when it was refused. `go_to`: the cell it made, which the cursor goes to."""
+        document = self.document
+        if document is None:
+            return False
+        try:
+            result = edit()
+        except StructureError as e:
+            self.notify(str(e), severity="warning")
+            return False
+        if not result.ok:
+            self.notify(result.message or result.rendered, title="not applied", severity="error", timeout=10)
+            return False
+        if go_to:
+            result.changes.pop(go_to, None)    # a new cell did not change: it is new
+        self.after_edit(result, result.text)
+        self.load_problems(document)
+        if go_to:
+            self.grid.go_to(go_to)
+            self.show_selected(go_to)
+        return True
+
+    # keys: routed in order (keys.py), and the footer's question ------------------------
+    async def on_event(self, event: events.Event) -> None:
+        if not await self.keys.take(event):
+            await super().on_event(event)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.footer_asking:
+            return True        # Textual's run_action asks too: every key works wherever it is pressed
+        return self.imports.shows_key(action)
+
+    def action_open_row(self) -> None:
+        self.keys.open_row()
+
+    def action_fold_row(self) -> None:
+        self.keys.fold_row()
+
+    def action_commit_edit(self) -> None:
+        self.commit_editor()
+
+    def action_cancel_edit(self) -> None:
+        self.cancel_editor()
+
+    def action_undo_typing(self) -> None:
+        self.undo_typing()
+
+    def action_accept_completion(self) -> None:
+        self.completion.accept()
+
+    def action_filter(self) -> None:
+        self.keys.filter()
+
+    def action_leave_filter(self) -> None:
+        self.keys.leave_filter()
+
+    def action_escape(self) -> None:
+        self.keys.escape()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.keys.input_changed(event)
 
     # the controllers' actions (keytable.py binds them) and the messages they answer -------
     def action_save(self) -> None:
@@ -434,6 +508,42 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
     def action_export_sweep(self) -> None:
         self.sweeping.export()
 
+    def action_add_cell(self) -> None:
+        self.structure.add_cell()
+
+    def action_duplicate_cell(self) -> None:
+        self.structure.duplicate_cell()
+
+    def action_rename_cell(self) -> None:
+        self.structure.rename_cell()
+
+    def action_delete_cell(self) -> None:
+        self.structure.delete_cell()
+
+    def action_remove_expectation(self) -> None:
+        self.structure.remove_expectation()
+
+    def action_edit_properties(self) -> None:
+        self.structure.edit_properties()
+
+    def action_swap_import(self) -> None:
+        self.imports.swap()
+
+    def action_add_import(self) -> None:
+        self.imports.add()
+
+    def action_remove_import(self) -> None:
+        self.imports.remove()
+
+    def action_import_sets(self) -> None:
+        self.imports.import_sets()
+
+    def action_go_to_definition(self) -> None:
+        self.definition.go_to_definition()
+
+    def action_go_back(self) -> None:
+        self.definition.go_back()
+
     def on_sheet_grid_cell_chosen(self, event: SheetGrid.CellChosen) -> None:
         # the cursor's cell now: keys handled since the message was posted may have
         # moved it on, or deleted or renamed the cell it names
@@ -458,7 +568,7 @@ class SupersheetApp(KeyRouting, CompletionActions, StructureActions, ImportActio
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
-    def get_system_commands(self, screen: Screen):
+    def get_system_commands(self, screen: Screen[object]) -> Iterator[SystemCommand]:
         for command in super().get_system_commands(screen):
             if command.title != "Quit":   # ours asks about unsaved edits (SheetCommands)
                 yield command

@@ -4,22 +4,25 @@ with their values, an import's cells after `alias.`, units after a number,
 functions with their signature — and Tab takes the first. Nothing is ever
 completed unasked: Enter commits the text as typed. Shown in the status line,
 which is redrawn without laying out the screen, so offering costs a typed key
-almost nothing. A mixin of the app (tui/app.py)."""
+almost nothing. A controller the app holds (tui/app.py: `app.completion`)."""
 from __future__ import annotations
 
 from rich.text import Text
 
 from supersheet.editor.completion import Completions, complete
 
+from .host import Editor
 
-class CompletionActions:
-    """Mixed into SupersheetApp."""
 
-    completions: Completions | None = None
+class CompletionController:
+    def __init__(self, app: Editor) -> None:
+        self.app = app
+        self.completions: Completions | None = None   # what the status line offers for the word at the cursor
 
-    def offer_completions(self) -> None:
+    def offer(self) -> None:
         """The offers for the word at the editor's cursor, in the status line."""
-        editor, document = self.editor, self.document
+        app = self.app
+        editor, document = app.editor, app.document
         if document is None or not editor.editing or editor.key is None:
             self.completions = None
             return
@@ -28,7 +31,7 @@ class CompletionActions:
         had, self.completions = self.completions, found
         if found is None:
             if had is not None:
-                self.set_status(f"editing {editor.key} · Enter commits · Esc cancels · Ctrl+Z undoes typing")
+                app.set_status(f"editing {editor.key} · Enter commits · Esc cancels · Ctrl+Z undoes typing")
             return
         said = Text("Tab: ", style="bold")
         for i, offer in enumerate(found.offers):
@@ -39,17 +42,18 @@ class CompletionActions:
                 said.append(f" {offer.detail}", style="dim")
         if found.more:
             said.append(f" · {found.more} more", style="dim")
-        self.set_status(said)
+        app.set_status(said)
 
-    def action_accept_completion(self) -> None:
+    def accept(self) -> None:
         """Tab in the cell editor: the first offer replaces the word at the cursor."""
-        editor, found = self.editor, self.completions
+        app = self.app
+        editor, found = app.editor, self.completions
         if found is None or not editor.editing:
-            self.set_status("nothing to complete here · type a name, `alias.`, a unit after a number")
+            app.set_status("nothing to complete here · type a name, `alias.`, a unit after a number")
             return
         field = editor.input
         with editor.typing():
             text, cursor = found.accept(field.value, field.cursor_position)
             field.value = text
             field.cursor_position = cursor
-        self.offer_completions()
+        self.offer()

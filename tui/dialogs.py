@@ -7,7 +7,7 @@ Enter go to what the answer leads to — never to the grid behind the dialog,
 never lost while a field is not focused yet. The mouse works as usual."""
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Sequence, TypeVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -322,7 +322,7 @@ class PickerScreen(Dialog["str | None"]):
     holds every word typed; Backspace takes a character back). `keys` maps other keys to
     an answer about the highlighted row: {"delete": "remove:"} answers "remove:ID"."""
 
-    def __init__(self, title: str, message: str, rows: list[tuple[str | None, Text | str]],
+    def __init__(self, title: str, message: str | Text, rows: Sequence[tuple[str | None, Text | str]],
                  typing: bool = False, keys: dict[str, str] | None = None) -> None:
         super().__init__()
         self.title_text, self.message, self.rows = title, message, rows

@@ -40,7 +40,7 @@ class FileController:
             return
         if not app.commit_editor():   # the text in the editor is saved too, or nothing is
             app.set_status(Text("not saved: the edit in the editor does not check (fix it, or Esc)",
-                                 style="bold red"))
+                                style="bold red"))
             return
         if imported is None and document.shared.pending():
             self.ask_about_imported(force, then)
@@ -81,8 +81,8 @@ class FileController:
         app.set_status((f"saved {document.path}" if wrote else f"{document.path} is unchanged") + also + kept)
         if wrote and wrote.kept:
             app.notify(f"another program wrote {document.path.name} while it was being saved: your version is "
-                        f"saved, theirs is kept as {wrote.kept}", title="both versions kept", severity="warning",
-                        timeout=30)
+                       f"saved, theirs is kept as {wrote.kept}", title="both versions kept", severity="warning",
+                       timeout=30)
         if wrote and wrote.unkept:
             app.notify(f"saved, but could not keep the file's {', '.join(wrote.unkept)}", severity="warning")
         self.panels.refresh_diff()
@@ -117,12 +117,12 @@ class FileController:
             written = document.save_imported()
         except (ExternalChange, FileDeleted, SaveRefused, OSError) as e:
             app.notify(f"not saved: {e}. Nothing else was written; your edits are still here.", severity="error",
-                        timeout=15)
+                       timeout=15)
             return False
         for path, wrote in written:
             if wrote and wrote.kept:
                 app.notify(f"another program wrote {path.name} while it was being saved: your version is "
-                            f"saved, theirs is kept as {wrote.kept}", severity="warning", timeout=30)
+                           f"saved, theirs is kept as {wrote.kept}", severity="warning", timeout=30)
         return True
 
     def ask_about_disk(self, then: Then = None) -> None:
@@ -156,7 +156,7 @@ class FileController:
             result = document.take_disk(keep_mine)
         except MergeConflict as e:
             app.notify(f"{e}: nothing changed. Save under another name with the editor of your choice, "
-                        "or reload (which drops them).", severity="error", timeout=12)
+                       "or reload (which drops them).", severity="error", timeout=12)
             return False
         except (OSError, UnicodeDecodeError) as e:
             if not (quiet and self.warned_disk):
@@ -165,7 +165,7 @@ class FileController:
             return False
         self.warned_disk = False
         app.after_edit(result, "your edits kept on top of the file on disk" if keep_mine
-                        else f"reloaded {document.path}" + (" (Ctrl+Z puts your edits back on top of it)"
+                       else f"reloaded {document.path}" + (" (Ctrl+Z puts your edits back on top of it)"
                                                             if document.can_undo else ""))
         return True
 
@@ -219,13 +219,13 @@ class FileController:
                 self.recovery.drop()
                 then()
         app.push_screen(ChoiceScreen("Unsaved edits",
-                                      f"{document.path} has unsaved edits. Save them first?", UNSAVED), answer)
+                                     f"{document.path} has unsaved edits. Save them first?", UNSAVED), answer)
 
     def quit(self) -> None:
         app = self.app
         if not app.commit_editor():   # never drop what is in the editor
             app.set_status(Text("not quitting: the edit in the editor does not check (fix it, or Esc)",
-                                 style="bold red"))
+                                style="bold red"))
             return
         self.when_saved_or_discarded(lambda: app.exit(0))
 

@@ -7,26 +7,30 @@ Del on an import's row removes it (asking, and naming what uses it); Ctrl+T list
 its `set:` entries to change (Enter) or remove (Del) and its other cells to give
 one (the first of a shared import says it splits it off, format 10.3); Del on an
 imported cell whose value is a `set:` entry removes that entry. One undo step each.
-A mixin of the app (tui/app.py)."""
+A controller the app holds (tui/app.py: `app.imports`)."""
 from __future__ import annotations
 
 from rich.text import Text
 
-from supersheet.editor.imports import Candidate
 from supersheet.editor.cells import StructureError
+from supersheet.editor.imports import Candidate
 
+from .host import Editor
 from .screens import ChoiceScreen, PickerScreen, PromptScreen
 
 HEADER = "§"      # the grid's prefix of a group's row (widgets/rows.py)
 IMPORT_ROW_KEYS = {"import_sets", "remove_import", "swap_import"}   # in the footer on an import's row
 
 
-class ImportActions:
-    """Mixed into SupersheetApp."""
+class ImportController:
+    def __init__(self, app: Editor) -> None:
+        self.app = app
+        self.footer_shows = (False, False)   # the cursor is on a group's row, an import's (the footer's keys)
 
     def import_row(self) -> str | None:
         """The alias of the import whose group row the cursor is on (an import of this sheet's own)."""
-        grid = self.grid
+        app = self.app
+        grid = app.grid
         row = grid.current_row_key
         if row is None or not row.startswith(HEADER) or not grid.rows:
             return None
@@ -35,7 +39,8 @@ class ImportActions:
 
     def go_to_import(self, alias: str) -> None:
         """The cursor on the group row of the import `alias` (when shown)."""
-        grid = self.grid
+        app = self.app
+        grid = app.grid
         for index, row in enumerate(grid.rows):
             if row.key and row.key.startswith(HEADER) and row.section.kind == "import" and row.section.alias == alias:
                 grid.go_to_row(index)
@@ -44,15 +49,15 @@ class ImportActions:
     def footer_follows_row(self) -> None:
         """The footer shows the import keys while the cursor is on an import's row (Add
         import on any group's row: a sheet without imports has no import row)."""
-        row = self.grid.current_row_key
+        app = self.app
+        row = app.grid.current_row_key
         shown = (row is not None and row.startswith(HEADER), self.import_row() is not None)
         if shown != self.footer_shows:
             self.footer_shows = shown
-            self.refresh_bindings()
+            app.refresh_bindings()
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if not self.footer_asking:
-            return True        # Textual's run_action asks too: every key works wherever it is pressed
+    def shows_key(self, action: str) -> bool:
+        """Whether the footer shows this action's key here (asked by the app's check_action)."""
         on_group, on_import = self.footer_shows
         if action == "add_import":
             return on_group
@@ -62,18 +67,23 @@ class ImportActions:
 
     def selected_import(self) -> str | None:
         """The alias of the import under the cursor: its group row, or one of its cells."""
-        grid = self.grid
+        app = self.app
+        grid = app.grid
         row = grid.current_row_key
         if row is None:
             return None
         if row.startswith(HEADER):
             section = grid.rows[grid.cursor].section
             return section.alias if section.kind == "import" else None
-        cell = self.document.cell(row)
+        document = app.document
+        if document is None:
+            return None
+        cell = document.cell(row)
         return cell.scope.prefix[:-1] if cell.scope.prefix else None
 
-    def action_swap_import(self) -> None:
-        document = self.document
+    def swap(self) -> None:
+        app = self.app
+        document = app.document
         if document is None:
             return
         alias = self.selected_import()
@@ -83,32 +93,36 @@ class ImportActions:
         self.swap_chosen(alias)
 
     def swap_chosen(self, alias: str) -> None:
-        document = self.document
+        app = self.app
+        document = app.document
+        if document is None:
+            return
         if "." in alias:
             outer = alias.split(".")[0]
-            self.set_status(Text(f"{alias} is imported by {outer}'s sheet: swap it there, or {outer} here",
-                                 style="yellow"))
+            app.set_status(Text(f"{alias} is imported by {outer}'s sheet: swap it there, or {outer} here",
+                                style="yellow"))
             return
         try:
             target = document.import_target(alias)
         except StructureError as e:
-            self.set_status(Text(str(e), style="yellow"))
+            app.set_status(Text(str(e), style="yellow"))
             return
         used = document.import_uses(alias)
-        self.set_status(f"{alias} imports {target} · looking for sheets that define the {len(used)} "
-                        f"names this sheet uses from it…")
+        app.set_status(f"{alias} imports {target} · looking for sheets that define the {len(used)} "
+                       f"names this sheet uses from it…")
         layout = document.layout
 
         def show(found: list[Candidate]) -> None:
-            if self.document is not document or document.layout is not layout:
+            if app.document is not document or document.layout is not layout:
                 return        # edited (or another sheet opened) meanwhile: Ctrl+O again asks anew
             if not found:
-                self.set_status(f"no other sheet defines what this sheet uses from {alias}")
+                app.set_status(f"no other sheet defines what this sheet uses from {alias}")
                 return
             self.pick_import(alias, target, used, found)
-        self.background.run("imports", document.import_candidates(alias), show)
+        app.background.run("imports", document.import_candidates(alias), show)
 
     def pick_import(self, alias: str, current: str, used: list[str], found: list) -> None:
+        app = self.app
         rows: list = []
         for i, candidate in enumerate(found):
             text = Text(candidate.written, style="bold")
@@ -124,16 +138,17 @@ class ImportActions:
 
         def answer(choice: str | None) -> None:
             if choice is None:
-                self.set_status(f"{alias} still imports {current}")
+                app.set_status(f"{alias} still imports {current}")
                 return
             candidate = found[int(choice[1:])]
             if candidate.missing:
                 self.confirm_swap(alias, candidate)
             else:
                 self.swap_import(alias, candidate)
-        self.push_screen(PickerScreen(f"Import another sheet as {alias}", message, rows), answer)
+        app.push_screen(PickerScreen(f"Import another sheet as {alias}", message, rows), answer)
 
     def confirm_swap(self, alias: str, candidate) -> None:
+        app = self.app
         listed = ", ".join(f"{alias}.{n}" for n in candidate.missing)
         message = (f"{candidate.written} does not define {listed}: the cells that use them will be "
                    "listed as problems (F4, F8) until you change them. Ctrl+Z undoes the swap.")
@@ -142,28 +157,31 @@ class ImportActions:
             if choice == "swap":
                 self.swap_import(alias, candidate)
             else:
-                self.set_status(f"{alias}: nothing swapped")
-        self.push_screen(ChoiceScreen(f"Swap {alias} for {candidate.path.name}?", message, [
+                app.set_status(f"{alias}: nothing swapped")
+        app.push_screen(ChoiceScreen(f"Swap {alias} for {candidate.path.name}?", message, [
             ("cancel", "Cancel"), ("swap", f"Swap it; {len(candidate.missing)} names to fix")]), answer)
 
     def swap_import(self, alias: str, candidate) -> None:
-        if self._structural(lambda: self.document.swap_import(alias, candidate.written), None):
+        app = self.app
+        document = app.document
+        if document is not None and app.structural_edit(lambda: document.swap_import(alias, candidate.written), None):
             lacking = f" · {len(candidate.missing)} names it lacks are problems (F8)" if candidate.missing else ""
-            self.set_status(f"{alias} now imports {candidate.written} · unsaved · Ctrl+Z undoes it{lacking}")
+            app.set_status(f"{alias} now imports {candidate.written} · unsaved · Ctrl+Z undoes it{lacking}")
 
     # add ---------------------------------------------------------------------------
-    def action_add_import(self) -> None:
-        document = self.document
+    def add(self) -> None:
+        app = self.app
+        document = app.document
         if document is None:
             return
-        self.set_status("looking for sheets to import (this project's, the library's)…")
+        app.set_status("looking for sheets to import (this project's, the library's)…")
         layout = document.layout
 
         def show(found: list[Candidate]) -> None:
-            if self.document is not document or document.layout is not layout:
+            if app.document is not document or document.layout is not layout:
                 return        # edited (or another sheet opened) meanwhile: Ctrl+U again asks anew
             if not found:
-                self.set_status("no other sheet found in this project or the library")
+                app.set_status("no other sheet found in this project or the library")
                 return
             rows = []
             for i, candidate in enumerate(found):
@@ -173,63 +191,68 @@ class ImportActions:
 
             def answer(choice: str | None) -> None:
                 if choice is None:
-                    self.set_status("nothing imported")
+                    app.set_status("nothing imported")
                     return
                 written = found[int(choice[1:])].written
                 self.ask_alias(written, document.free_alias(written))
-            self.set_status("type to filter the sheets · Enter imports the one selected · Esc cancels")
-            self.push_screen(PickerScreen(
+            app.set_status("type to filter the sheets · Enter imports the one selected · Esc cancels")
+            app.push_screen(PickerScreen(
                 "Import a sheet", f"{len(found)} sheets: this project's (written relative to this sheet), then "
                 "the library's (by name, supersheet:…, the same from anywhere). Enter asks for its alias.",
                 rows, typing=True), answer)
-        self.background.run("imports", document.addable_imports(), show)
+        app.background.run("imports", document.addable_imports(), show)
 
     def ask_alias(self, written: str, proposed: str, refused: str = "") -> None:
+        app = self.app
         message = (f"{written} will be imported as: the name its cells go by in formulas (alias.cell). "
                    "One new line in use:, one undo step.")
 
         def answer(alias: str | None) -> None:
             if alias is None:
-                self.set_status("nothing imported")
+                app.set_status("nothing imported")
+                return
+            document = app.document
+            if document is None:
                 return
             try:
-                result = self.document.add_import(alias.strip(), written)
+                result = document.add_import(alias.strip(), written)
             except StructureError as e:
                 self.ask_alias(written, alias.strip(), str(e))   # asked again, saying why
                 return
             if not result.ok:
-                self.notify(result.rendered or result.message, title="not imported", severity="error", timeout=10)
-                self.set_status(Text(f"{written} not imported: it brings a problem (the notice says which)",
-                                     style="bold red"))
+                app.notify(result.rendered or result.message, title="not imported", severity="error", timeout=10)
+                app.set_status(Text(f"{written} not imported: it brings a problem (the notice says which)",
+                                    style="bold red"))
                 return
             alias = alias.strip()
-            self.after_edit(result, result.text)
-            shares = self.document.shares(alias)
+            app.after_edit(result, result.text)
+            shares = document.shares(alias)
             if shares:      # one instance with another import of the file: its rows are that one's (format 10.3)
                 where = (f" · one instance with {', '.join(shares)} (format 10.3): its cells show under "
                          f"{shares[0]}; Ctrl+T gives {alias} set: entries of its own")
             else:
                 self.go_to_import(alias)
                 where = ""
-            self.set_status(f"imported {written} as {alias} · its cells are {alias}.… in formulas · unsaved · "
-                            f"Ctrl+Z undoes it{where}")
-        self.push_screen(PromptScreen(f"Import {written} as", (Text(refused + "\n\n", style="bold red")
+            app.set_status(f"imported {written} as {alias} · its cells are {alias}.… in formulas · unsaved · "
+                           f"Ctrl+Z undoes it{where}")
+        app.push_screen(PromptScreen(f"Import {written} as", (Text(refused + "\n\n", style="bold red")
                                                                 if refused else Text()) + Text(message),
-                                      proposed, selected=True), answer)
+                                     proposed, selected=True), answer)
 
     # remove ------------------------------------------------------------------------
     def chosen_import(self, verb: str, then) -> None:
         """`then(alias)` for the import under the cursor; elsewhere the sheet's own imports
         are listed to choose one (an import that shares another's instance has no rows
         of its own: its cells show under the alias that reaches the file first)."""
+        app = self.app
         alias = self.import_row() or self.selected_import()
         if alias is not None and "." not in alias:
             then(alias)
             return
-        document = self.document
+        document = app.document
         own = document.own_imports() if document is not None else []
         if not own:
-            self.set_status(Text("this sheet imports nothing of its own · Ctrl+U imports a sheet", style="yellow"))
+            app.set_status(Text("this sheet imports nothing of its own · Ctrl+U imports a sheet", style="yellow"))
             return
         rows = []
         for name, target, sets, shares in own:
@@ -239,29 +262,32 @@ class ImportActions:
             if shares:
                 text.append(f"  (one instance with {', '.join(shares)})", style="yellow")
             rows.append((name, text))
-        self.push_screen(PickerScreen(f"{verb} which import?", "This sheet's imports (Enter chooses one):", rows,
-                                      typing=True), lambda alias: then(alias) if alias else self.set_status(
+        app.push_screen(PickerScreen(f"{verb} which import?", "This sheet's imports (Enter chooses one):", rows,
+                                     typing=True), lambda alias: then(alias) if alias else app.set_status(
                                           "no import chosen"))
 
-    def action_remove_import(self) -> None:
+    def remove(self) -> None:
         self.chosen_import("Remove", self.ask_remove_import)
 
     def ask_remove_import(self, alias: str) -> None:
-        document = self.document
+        app = self.app
+        document = app.document
+        if document is None:
+            return
         try:
             target = document.own_import(alias).target
             users = document.import_users(alias)
         except StructureError as e:
-            self.set_status(Text(str(e), style="yellow"))
+            app.set_status(Text(str(e), style="yellow"))
             return
 
         def answer(choice: str | None) -> None:
             if choice != "remove":
-                self.set_status(f"{alias} still imports {target}")
+                app.set_status(f"{alias} still imports {target}")
                 return
-            if self._structural(lambda: document.remove_import(alias, force=bool(users)), None):
+            if app.structural_edit(lambda: document.remove_import(alias, force=bool(users)), None):
                 said = f" · {len(users)} places that used it are problems (F8)" if users else ""
-                self.set_status(f"removed the import {alias} · unsaved · Ctrl+Z undoes it{said}")
+                app.set_status(f"removed the import {alias} · unsaved · Ctrl+Z undoes it{said}")
         if users:
             message = (f"{alias} ({target}) is used by {', '.join(users)}. Removing it leaves each of them a "
                        "problem (F4, F8) until you change it; Ctrl+Z undoes the removal. To use another sheet "
@@ -270,36 +296,40 @@ class ImportActions:
         else:
             message = f"Nothing in this sheet uses {alias} ({target}). Its lines go from use:; Ctrl+Z undoes it."
             choices = [("cancel", "Cancel"), ("remove", f"Remove the import {alias}")]
-        self.push_screen(ChoiceScreen(f"Remove the import {alias}?", message, choices), answer)
+        app.push_screen(ChoiceScreen(f"Remove the import {alias}?", message, choices), answer)
 
     def remove_on_import(self) -> bool:
         """Del on an import's row (the import) or on an imported cell given by a `set:`
         entry of this sheet (the entry); False when the cursor is on neither."""
+        app = self.app
         if self.import_row() is not None:
-            self.action_remove_import()
+            self.remove()
             return True
-        document, key = self.document, self.grid.current_key
+        document, key = app.document, app.grid.current_key
         if document is None or key is None or not document.has_cell(key):
             return False
         cell = document.cell(key)
         alias = cell.scope.prefix[:-1]
         if not alias or "." in alias or cell.set_by is None or cell.set_by.span.file != document.file:
             return False
-        self._set_entry_removed(alias, cell.name)
+        self.set_entry_removed(alias, cell.name)
         return True
 
     # set: entries ------------------------------------------------------------------
-    def action_import_sets(self) -> None:
+    def import_sets(self) -> None:
         self.chosen_import("set: entries of", self.pick_set_entry)
 
     def pick_set_entry(self, alias: str) -> None:
-        document = self.document
+        app = self.app
+        document = app.document
+        if document is None:
+            return
         try:
             entries = document.set_entries(alias)
             cells = document.settable(alias)
             shares = document.shares(alias)
         except StructureError as e:
-            self.set_status(Text(str(e), style="yellow"))
+            app.set_status(Text(str(e), style="yellow"))
             return
         rows: list = [(None, Text(f"set: entries ({len(entries)})" if entries else "no set: entries yet",
                                   style="bold underline"))]
@@ -318,21 +348,22 @@ class ImportActions:
 
         def answer(choice: str | None) -> None:
             if choice is None:
-                self.set_status(f"{alias}: set: unchanged")
+                app.set_status(f"{alias}: set: unchanged")
             elif choice.startswith("remove:"):
                 kind, _, name = choice.removeprefix("remove:").partition(":")
                 if kind == "set":
-                    self._set_entry_removed(alias, name)
+                    self.set_entry_removed(alias, name)
                 else:
-                    self.set_status(f"{alias}.{name} has no set: entry to remove")
+                    app.set_status(f"{alias}.{name} has no set: entry to remove")
             else:
                 kind, _, name = choice.partition(":")
                 self.ask_set_value(alias, name, written.get(name) or dict(cells).get(name, ""),
                                    shares if kind == "cell" else [])
-        self.push_screen(PickerScreen(f"set: of {alias}", message, rows, typing=True,
-                                      keys={"delete": "remove:"}), answer)
+        app.push_screen(PickerScreen(f"set: of {alias}", message, rows, typing=True,
+                                     keys={"delete": "remove:"}), answer)
 
     def ask_set_value(self, alias: str, name: str, text: str, shares: list[str], refused: str = "") -> None:
+        app = self.app
         split = (f"\n\n{alias} shares one instance with {', '.join(shares)} (format 10.3): this first set: entry "
                  f"splits it off; {alias} becomes an instance of its own, which {', '.join(shares)} no longer "
                  "follow." if shares else "")
@@ -341,24 +372,28 @@ class ImportActions:
 
         def answer(value: str | None) -> None:
             if value is None:
-                self.set_status(f"{alias}: set: unchanged")
+                app.set_status(f"{alias}: set: unchanged")
                 return
-            document = self.document
+            document = app.document
+            if document is None:
+                return
             try:
                 result = document.set_import_value(alias, name, value)
             except StructureError as e:
-                self.set_status(Text(str(e), style="yellow"))
+                app.set_status(Text(str(e), style="yellow"))
                 return
             if not result.ok:
                 self.ask_set_value(alias, name, value, shares, result.rendered or result.message)
                 return
-            self.after_edit(result, result.text)
-            self.set_status(f"{result.text}" + (f" · {alias} now its own instance" if shares else "")
-                            + " · unsaved · Ctrl+Z undoes it" + (f" · {result.note}" if result.note else ""))
+            app.after_edit(result, result.text)
+            app.set_status(f"{result.text}" + (f" · {alias} now its own instance" if shares else "")
+                           + " · unsaved · Ctrl+Z undoes it" + (f" · {result.note}" if result.note else ""))
         body = (Text(refused + "\n\n", style="bold red") if refused else Text()) + Text(message)
-        self.push_screen(PromptScreen(f"{alias}: set {name}", body, text, selected=True), answer)
+        app.push_screen(PromptScreen(f"{alias}: set {name}", body, text, selected=True), answer)
 
-    def _set_entry_removed(self, alias: str, name: str) -> None:
-        if self._structural(lambda: self.document.remove_set_entry(alias, name), None):
-            self.set_status(f"{alias}: removed the set: entry {name} · {alias}.{name} has its sheet's value again "
-                            "· unsaved · Ctrl+Z undoes it")
+    def set_entry_removed(self, alias: str, name: str) -> None:
+        app = self.app
+        document = app.document
+        if document is not None and app.structural_edit(lambda: document.remove_set_entry(alias, name), None):
+            app.set_status(f"{alias}: removed the set: entry {name} · {alias}.{name} has its sheet's value again "
+                           "· unsaved · Ctrl+Z undoes it")

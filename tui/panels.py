@@ -100,9 +100,9 @@ class PanelController:
             if chosen is not None:
                 self.diff_chosen(chosen)
 
-    def jump(self, key: str) -> None:
+    def jump(self, key: str | None) -> None:
         app = self.app
-        if app.document is not None and app.document.has_cell(key):
+        if key is not None and app.document is not None and app.document.has_cell(key):
             app.go_to(key)
 
     def go_to_place(self, place: Place) -> None:

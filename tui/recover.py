@@ -111,7 +111,7 @@ class RecoveryController:
                 recovery.remove(document.path)
                 app.set_status("recovery file discarded")
         app.push_screen(ChoiceScreen("Unsaved edits were recovered", recovery_message(document, found),
-                                      [("recover", "Recover them"), ("discard", "Discard them")]), answer)
+                                     [("recover", "Recover them"), ("discard", "Discard them")]), answer)
 
 
 def recovery_message(document: Document, found: recovery.Recovery) -> Text:

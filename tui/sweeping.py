@@ -76,7 +76,7 @@ class SweepController:
             return
         if view.choice.startswith(FIT):
             app.set_status(Text(f"a fit's rows are written by supersheet fit {document.path.name} "
-                                 f"{view.choice[len(FIT):]} --format csv", style="yellow"))
+                                f"{view.choice[len(FIT):]} --format csv", style="yellow"))
             return
         name = None if view.choice == ADHOC else view.choice
         axis = view.axis_text if name is None else None
@@ -90,9 +90,9 @@ class SweepController:
             target = target if target.is_absolute() else document.path.parent / target
             if os.path.lexists(target):
                 app.push_screen(ChoiceScreen(f"{target.name} exists", f"{target} exists. Replace it with the table?",
-                                              [("cancel", "Cancel"), ("replace", "Replace it")]),
-                                 lambda choice: self._export(target, name, axis) if choice == "replace"
-                                 else app.set_status("nothing exported"))
+                                             [("cancel", "Cancel"), ("replace", "Replace it")]),
+                                lambda choice: self._export(target, name, axis) if choice == "replace"
+                                else app.set_status("nothing exported"))
             else:
                 self._export(target, name, axis)
         app.push_screen(PromptScreen(

@@ -17,18 +17,18 @@ async def test_f12_goes_to_the_definition_and_ctrl_b_comes_back(example: Path) -
         await pilot.press("f12")
         await pilot.pause()
         assert app.document.path.name == "hgx-h100.yaml" and app.grid.current_key == "hbm_capacity"
-        assert app.sheet_stack == [(example, "capacity")]
+        assert app.definition.sheet_stack == [(example, "capacity")]
         await pilot.press("f12")                     # = gpu.hbm_capacity: one level deeper, the card
         await pilot.pause()
         assert app.document.path.name == "h100-sxm.yaml" and app.grid.current_key == "hbm_capacity"
-        assert [(p.name, k) for p, k in app.sheet_stack] == [(example.name, "capacity"),
+        assert [(p.name, k) for p, k in app.definition.sheet_stack] == [(example.name, "capacity"),
                                                              ("hgx-h100.yaml", "hbm_capacity")]
         await pilot.press("ctrl+b")
         await pilot.pause()
         assert app.document.path.name == "hgx-h100.yaml" and app.grid.current_key == "hbm_capacity"
         await pilot.press("ctrl+b")
         await pilot.pause()
-        assert app.document.path == example and app.grid.current_key == "capacity" and app.sheet_stack == []
+        assert app.document.path == example and app.grid.current_key == "capacity" and app.definition.sheet_stack == []
         await pilot.press("ctrl+b")
         assert app.document.path == example
         app.go_to("context")                         # written here: nowhere to go

@@ -204,7 +204,7 @@ async def test_ctrl_u_imports_ctrl_t_sets_and_del_removes_at_80x24(example: Path
         await pilot.pause()
         # the file hgx imports as hgx.gpu, without set: one instance: its rows are hgx.gpu's
         assert "imported ../hardware/h100-sxm.yaml as h100" in _status(app)
-        assert "one instance with hgx.gpu" in _status(app) and app.import_row() is None
+        assert "one instance with hgx.gpu" in _status(app) and app.imports.import_row() is None
         await pilot.press("ctrl+t")                      # not on an import's row: which one?
         await pilot.pause()
         assert isinstance(app.screen, PickerScreen) and app.screen.title_text == "set: entries of which import?"
@@ -226,9 +226,9 @@ async def test_ctrl_u_imports_ctrl_t_sets_and_del_removes_at_80x24(example: Path
         await pilot.pause()
         assert added_lines(before, example.read_text(encoding="utf-8")) == [
             "+  h100: {sheet: ../hardware/h100-sxm.yaml, set: {hbm_capacity: 96 GB}}"]
-        app.go_to_import("h100")                         # an instance of its own now: rows of its own
+        app.imports.go_to_import("h100")                         # an instance of its own now: rows of its own
         await pilot.pause()
-        assert app.import_row() == "h100"
+        assert app.imports.import_row() == "h100"
         footer = {key.description for key in app.query_one(KeyFooter).query("FooterKey")}
         assert {"Remove import", "Swap import", "set: entries", "Add import"} <= footer
         await pilot.press("delete")

@@ -10,8 +10,18 @@ here, since Textual's `run_action` asks `check_action` too, and the key must
 work wherever it is pressed."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator, Protocol, cast
+
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+
+
+class Asking(Protocol):
+    """The app's flag (tui/app.py): its check_action hides keys only while it is set."""
+
+    footer_asking: bool
 
 
 class KeyFooter(Footer):
@@ -19,19 +29,22 @@ class KeyFooter(Footer):
         super().__init__()
         self._shown: tuple | None = None
 
-    def compose(self):
-        self.app.footer_asking = True
+    @contextmanager
+    def _asking(self) -> Iterator[None]:
+        app = cast(Asking, self.app)
+        app.footer_asking = True
         try:
-            yield from super().compose()
+            yield
         finally:
-            self.app.footer_asking = False
+            app.footer_asking = False
+
+    def compose(self) -> ComposeResult:
+        with self._asking():
+            yield from super().compose()
 
     def bindings_changed(self, screen: Screen) -> None:
-        self.app.footer_asking = True
-        try:
+        with self._asking():
             shown = self._as_shown(screen)
-        finally:
-            self.app.footer_asking = False
         if shown == self._shown and self._bindings_ready:
             return
         self._shown = shown
