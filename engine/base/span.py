@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from supersheet.engine.base.slots import install_init, slot_setters
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -43,13 +45,9 @@ class Origin:
 
 
 
-# A frozen dataclass's __init__ sets each field through object.__setattr__; a large sheet makes
-# several spans and origins a cell, so these set their slots directly (same arguments and
-# defaults; a field assigned afterwards still raises FrozenInstanceError). formula/ast.py does
-# the same for the formula nodes.
-_span_file, _span_line, _span_col, _span_end_col = (Span.__dict__[f].__set__ for f in ("file", "line", "col", "end_col"))
-_origin_file, _origin_line, _origin_col, _origin_exact = (Origin.__dict__[f].__set__
-                                                          for f in ("file", "line", "col", "exact"))
+# A large sheet makes several spans and origins a cell: they set their slots directly (slots.py).
+_span_file, _span_line, _span_col, _span_end_col = slot_setters(Span, "file", "line", "col", "end_col")
+_origin_file, _origin_line, _origin_col, _origin_exact = slot_setters(Origin, "file", "line", "col", "exact")
 
 
 def _span_init(self, file, line, col, end_col):  # type: ignore[no-untyped-def]
@@ -66,6 +64,5 @@ def _origin_init(self, file, line, col, exact=True):  # type: ignore[no-untyped-
     _origin_exact(self, exact)
 
 
-_span_init.__qualname__, _origin_init.__qualname__ = "Span.__init__", "Origin.__init__"
-Span.__init__ = _span_init  # type: ignore[method-assign]
-Origin.__init__ = _origin_init  # type: ignore[method-assign]
+install_init(Span, _span_init)
+install_init(Origin, _origin_init)

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from supersheet.engine.base.diagnostics import Diagnostic, sheet_problems
+from supersheet.engine.base.slots import install_init, slot_setters
 from supersheet.engine.base.types import Type
 from supersheet.engine.formula.ast import Node
 from supersheet.engine.formula.distributions import Draw
@@ -38,6 +39,22 @@ class CheckedCell:
     display_unit: str | None = None
     ok: bool = True
     family: str | None = None   # prefix family of the operands: "binary", "decimal", "mixed" (display_family.py)
+
+
+# One a cell: its __init__ sets the slots directly (engine/base/slots.py).
+_cell_type, _cell_deps, _cell_display_unit, _cell_ok, _cell_family = slot_setters(
+    CheckedCell, "type", "deps", "display_unit", "ok", "family")
+
+
+def _checked_cell_init(self, type, deps=(), display_unit=None, ok=True, family=None):  # type: ignore[no-untyped-def]
+    _cell_type(self, type)
+    _cell_deps(self, deps)
+    _cell_display_unit(self, display_unit)
+    _cell_ok(self, ok)
+    _cell_family(self, family)
+
+
+install_init(CheckedCell, _checked_cell_init)
 
 
 @dataclass(frozen=True, eq=False)

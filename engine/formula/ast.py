@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, TypeVar, Union
 
+from supersheet.engine.base.slots import install_init, slot_setters
+
 T = TypeVar("T")
 
 
@@ -78,19 +80,12 @@ class Binary:
 Node = Union[Number, Bool, Array, Name, Call, Unary, Binary]
 
 
-# A frozen dataclass's __init__ sets each field through object.__setattr__, ~2.2x the time of
-# setting its slots directly, and a large sheet's formulas make ~7 nodes a cell. The classes
-# most made get an __init__ that sets the slots (the same arguments, keywords and defaults;
-# assigning to a field afterwards still raises FrozenInstanceError).
-def _slot_setters(cls: type, *fields: str) -> tuple:
-    return tuple(cls.__dict__[name].__set__ for name in fields)
-
-
-_number_value, _number_unit, _number_span, _number_unit_span = _slot_setters(Number, "value", "unit", "span", "unit_span")
-_name_name, _name_alias, _name_span = _slot_setters(Name, "name", "alias", "span")
-_call_func, _call_args, _call_span, _call_name_span = _slot_setters(Call, "func", "args", "span", "name_span")
-_unary_op, _unary_operand, _unary_span = _slot_setters(Unary, "op", "operand", "span")
-_binary_op, _binary_left, _binary_right, _binary_span = _slot_setters(Binary, "op", "left", "right", "span")
+# The classes most made (~7 nodes a cell) set their slots directly (engine/base/slots.py).
+_number_value, _number_unit, _number_span, _number_unit_span = slot_setters(Number, "value", "unit", "span", "unit_span")
+_name_name, _name_alias, _name_span = slot_setters(Name, "name", "alias", "span")
+_call_func, _call_args, _call_span, _call_name_span = slot_setters(Call, "func", "args", "span", "name_span")
+_unary_op, _unary_operand, _unary_span = slot_setters(Unary, "op", "operand", "span")
+_binary_op, _binary_left, _binary_right, _binary_span = slot_setters(Binary, "op", "left", "right", "span")
 
 
 def _number_init(self, value, unit, span, unit_span=None):  # type: ignore[no-untyped-def]
@@ -128,8 +123,7 @@ def _binary_init(self, op, left, right, span):  # type: ignore[no-untyped-def]
 
 for _cls, _init in ((Number, _number_init), (Name, _name_init), (Call, _call_init), (Unary, _unary_init),
                     (Binary, _binary_init)):
-    _init.__qualname__ = f"{_cls.__name__}.__init__"
-    _cls.__init__ = _init  # type: ignore[method-assign]  # the dataclass's __init__ replaced by the faster one above
+    install_init(_cls, _init)   # the dataclass's __init__ replaced by the faster one above
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -138,6 +132,19 @@ class Formula:
     expr: Node
     display_unit: str | None = None
     display_span: tuple[int, int] | None = None
+
+
+_formula_expr, _formula_display_unit, _formula_display_span = slot_setters(Formula, "expr", "display_unit",
+                                                                           "display_span")
+
+
+def _formula_init(self, expr, display_unit=None, display_span=None):  # type: ignore[no-untyped-def]
+    _formula_expr(self, expr)
+    _formula_display_unit(self, display_unit)
+    _formula_display_span(self, display_span)
+
+
+install_init(Formula, _formula_init)   # one a cell, as its nodes (above)
 
 
 def to_text(node: Node) -> str:

@@ -120,7 +120,7 @@ def scan(text: str, common_tokens: bool = True) -> tuple[list[Token], list[str]]
                 break
         i = _one_token(text, i, tokens)
         keys.extend(key_of(t) for t in tokens[len(keys):])
-    tokens.append(Token("END", "", n, n))
+    tokens.append(_new_token(Token, ("END", "", n, n)))
     keys.append("END")
     return tokens, keys
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from supersheet.engine.base.slots import install_init, slot_setters
 from supersheet.engine.base.types import Type
 from supersheet.engine.check.checked import Checked
 from supersheet.engine.compile.evaluate import ErrorValue, Value
@@ -22,6 +23,18 @@ class Shown:
     value: float | bool | str | list | None   # number in `unit`, bool, error code, or list of those
     unit: str | None
     text: str
+
+
+_shown_value, _shown_unit, _shown_text = slot_setters(Shown, "value", "unit", "text")
+
+
+def _shown_init(self, value, unit, text):  # type: ignore[no-untyped-def]
+    _shown_value(self, value)
+    _shown_unit(self, unit)
+    _shown_text(self, text)
+
+
+install_init(Shown, _shown_init)   # one a cell `run` shows (engine/base/slots.py)
 
 
 def display_unit(checked: Checked, key: str, magnitude: float | None = None) -> str | None:
