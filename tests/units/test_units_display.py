@@ -101,3 +101,22 @@ def test_compact_unit_value_lands_in_range() -> None:
         text = compact_unit(value, dims("B"))
         assert text is not None
         assert 1 <= convert(value, text) < 1000
+
+
+def test_positional_places_the_point_as_decimal_does() -> None:
+    """format_number's positional text (no Decimal, for speed) is Decimal's, over magnitudes from
+    1e-12 to 1e17, both signs, 1 to 17 digits, and values that round up to the next power of ten."""
+    import random
+    from decimal import Decimal
+
+    from supersheet.units.display import positional
+    pick = random.Random(30)
+    values = [9.9995, 99.995, 0.00099995, 999.95, 1.0, 10.0, 1e15, 5e-10, 123456789.0, 0.1 + 0.2]
+    values += [pick.choice((-1, 1)) * 10 ** pick.uniform(-12, 17) for _ in range(20000)]
+    compared = 0
+    for x in values:
+        for digits in (1, 2, 3, 4, 6, 15, 17):
+            scientific = f"{x:.{digits - 1}e}"
+            assert positional(scientific) == format(Decimal(scientific), "f"), (x, digits)
+            compared += 1
+    assert compared == len(values) * 7
