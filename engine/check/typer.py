@@ -282,6 +282,9 @@ class Typer(CallRules):
     def binary_type(self, node: A.Binary) -> Type:
         # a flat run (a + b + … + z) in a loop: only real nesting recurses (A.fold_run, inlined:
         # this is the checker's hottest loop)
+        left = node.left
+        if type(left) is not A.Binary or not A.same_chain(left, node.op):   # a run of one, the most common
+            return self.combine(node, self.type_of(left), self.type_of(node.right))   # (type_of records it)
         first, links = A.unroll(node)
         type_of, node_types = self.type_of, self.checked.node_types
         typ = type_of(first)

@@ -77,7 +77,7 @@ def evaluate_cells(checked: Any, keys: Iterable[str], values: MutableMapping[str
         node = fixed.get(key)
         if node is None:
             formula = checked.model.cells[key].formula
-            if formula is None or any(values.get(d) is None for d in cell.deps):
+            if formula is None or None in map(values.get, cell.deps):   # (values are never == None)
                 values[key] = None
                 continue
             node = formula.expr
@@ -125,6 +125,9 @@ class Walker:
 
     def binary(self, node: A.Binary) -> Any:
         # a flat run in a loop: only real nesting recurses (A.fold_run, inlined: every operator of a sheet runs here)
+        left = node.left
+        if type(left) is not A.Binary or not A.same_chain(left, node.op):   # a run of one, the most common
+            return self.combine(node, self.value(left), self.value(node.right))
         first, links = A.unroll(node)
         value, combine = self.value, self.combine
         result = value(first)
@@ -268,6 +271,16 @@ def _choose(cond: Any, a: Any, b: Any) -> Any:
     return [_if(*(x[i] if isinstance(x, list) else x for x in (cond, a, b))) for i in range(length)]
 
 
+def _extreme(pick: Callable[[Any], Any]) -> Callable[[Walker, A.Call, list[Any]], Any]:
+    """min or max: of plain numbers at once (the common case), else per element, an error first."""
+    def call(w: Walker, n: A.Call, args: list[Any]) -> Any:
+        for a in args:
+            if type(a) is not float:
+                return broadcast(lambda *xs: pick(xs), *_items(args))
+        return pick(args)
+    return call
+
+
 def _items(args: list[Any]) -> list[Any]:
     """min/max arguments: the elements of a single array, else the arguments."""
     return list(args[0]) if len(args) == 1 and isinstance(args[0], list) else args
@@ -340,8 +353,8 @@ def _interpolation(kind: str) -> Callable[..., Any]:
 
 
 FUNCTIONS: dict[str, Callable[[Walker, A.Call, list[Any]], Any]] = {
-    "min": lambda w, n, args: broadcast(lambda *xs: min(xs), *_items(args)),
-    "max": lambda w, n, args: broadcast(lambda *xs: max(xs), *_items(args)),
+    "min": _extreme(min),
+    "max": _extreme(max),
     "sum": lambda w, n, args: _sum(args, _is_bool_arg(w, n)),
     "mean": lambda w, n, args: strict(lambda s: s / _length(w, n), [_sum(args, _is_bool_arg(w, n))]),
     "count": lambda w, n, args: _sum(args, True) if _is_bool_arg(w, n) else float(_length(w, n)),
