@@ -16,7 +16,6 @@ def origin_of(cell: Cell) -> Origin:
 
 def resolve_deps(checked: Draft, cell: Cell) -> tuple[str, ...]:
     assert cell.formula is not None
-    origin = origin_of(cell)
     found: dict[str, None] = {}   # insertion-ordered set: a formula may read thousands of cells
     # a `use: … set:` formula is read where it is written, in the importing
     # sheet (format 9.1); the imported sheet's cells are reached via the alias
@@ -26,7 +25,7 @@ def resolve_deps(checked: Draft, cell: Cell) -> tuple[str, ...]:
     for node in A.names(cell.formula.expr):
         key = local.get(node.name) if node.alias is None else None   # a cell of the sheet itself: inline
         if key is None:
-            key = resolve_name(checked, node, scope, origin, imported)
+            key = resolve_name(checked, node, scope, origin_of(cell), imported)
             if key is None:
                 continue
         else:

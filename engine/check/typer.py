@@ -122,17 +122,22 @@ class Typer(CallRules):
         raise CheckFailed
 
     def type_of(self, node: A.Node) -> Type:
-        typ = self._type_of(node)
-        self.checked.node_types[node] = typ
+        checked = self.checked
+        if type(node) is A.Name:   # here, not in _type_of: a name is the most frequent node (~half of them)
+            target = checked.cells.get(checked.bindings.get(node))   # type: ignore[arg-type]
+            if target is None or target.type is None:
+                raise CheckFailed  # unbound (its E-NAME is recorded), or the cell has its own diagnostic
+            typ = target.type
+        else:
+            typ = self._type_of(node)
+        checked.node_types[node] = typ
         return typ
 
     def _type_of(self, node: A.Node) -> Type:
         # the exact class, most frequent first (the node classes are final): this runs for every
         # node of every formula, and an isinstance chain was a tenth of checking a large sheet
-        cls = type(node)
+        cls = type(node)   # (a Name is typed by type_of itself)
         # (`cls is` narrows nothing for mypy: each branch's call takes the class its test names)
-        if cls is A.Name:
-            return self.name_type(node)   # type: ignore[arg-type]
         if cls is A.Binary:
             return self.binary_type(node)   # type: ignore[arg-type]
         if cls is A.Number:
@@ -199,15 +204,6 @@ class Typer(CallRules):
                 self.fail("E-TYPE", "an array of booleans has no unit", node.unit_span or node.span)
             dims = multiply(dims, self.unit_dims(node.unit, node.unit_span))
         return Type(first.kind, dims, len(items))
-
-    def name_type(self, node: A.Name) -> Type:
-        key = self.checked.bindings.get(node)
-        if key is None:
-            raise CheckFailed
-        target = self.checked.cells.get(key)
-        if target is None or target.type is None:
-            raise CheckFailed  # the referenced cell has its own diagnostic (or is in a cycle)
-        return target.type
 
     def need_number(self, typ: Type, node: A.Node, op: str) -> None:
         if typ.is_bool:
