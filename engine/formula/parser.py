@@ -203,7 +203,7 @@ class _Parser:
                                  "combine them with 'and': a < b and b < c")
         return left
 
-    # sum, product and unary/power run for every operand of every formula: an operator's
+    # sum, product and factor run for every operand of every formula: an operator's
     # key is its text, so they read `keys` and step `pos` themselves
     def sum(self) -> Node:
         left = self.product()
@@ -216,30 +216,38 @@ class _Parser:
         return left
 
     def product(self) -> Node:
-        left = self.unary()
+        left = self.factor()
         keys = self.keys
         while keys[self.pos] in _PRODUCTS:
             op = keys[self.pos]
             self.pos += 1
-            right = self.unary()
+            right = self.factor()
             left = Binary(op, left, right, (left.span[0], right.span[1]))
         return left
 
-    def unary(self) -> Node:
-        if self.keys[self.pos] == "-":
+    def factor(self) -> Node:
+        """unary := "-" unary | power;  power := atom ( ("^" | "**") unary )?  (right-associative)
+
+        One method for both levels, and a plain cell name (the most common operand) taken here:
+        every operand of every formula passes through it."""
+        keys, pos = self.keys, self.pos
+        key = keys[pos]
+        if key == "-":
             tok = self.advance()
             self.enter(tok)
-            operand = self.unary()
+            operand = self.factor()
             self.nesting -= 1
             return Unary("-", operand, (tok.start, operand.span[1]))
-        return self.power()
-
-    def power(self) -> Node:
-        base = self.name_or_call() if self.keys[self.pos] == "NAME" else self.atom()
-        if self.keys[self.pos] in _POWERS:
+        if key == "NAME" and keys[pos + 1] != "(" and keys[pos + 1] != ".":   # name_or_call's first case
+            self.pos = pos + 1
+            _kind, text, start, end = self.tokens[pos]
+            base: Node = Name(text, None, (start, end))
+        else:
+            base = self.name_or_call() if key == "NAME" else self.atom()
+        if keys[self.pos] in _POWERS:
             tok = self.advance()
             self.enter(tok)
-            exponent = self.unary()
+            exponent = self.factor()
             self.nesting -= 1
             return Binary("^", base, exponent, (base.span[0], exponent.span[1]))
         return base
