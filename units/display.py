@@ -19,6 +19,7 @@ _LARGEST_POSITIONAL = 1e15
 
 # Any decimal of at most 15 significant digits survives a trip through a double (DBL_DIG).
 EXACT_DIGITS = 15
+_EXACT_FORMAT = f".{EXACT_DIGITS}g"   # (built once: in_unit runs for every value shown)
 
 
 def convert(base_magnitude: float, unit: str) -> float:
@@ -38,7 +39,7 @@ def in_unit(base_magnitude: float, factor: float) -> float:
     quotient = base_magnitude / factor
     if factor == 1.0 or quotient == 0 or not math.isfinite(quotient):
         return quotient
-    short = float(f"{quotient:.{EXACT_DIGITS}g}")
+    short = float(format(quotient, _EXACT_FORMAT))
     return short if short * factor == base_magnitude else quotient
 
 

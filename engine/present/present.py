@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from supersheet.engine.base.slots import install_init, slot_setters
 from supersheet.engine.base.types import Type
-from supersheet.engine.check.checked import Checked
+from supersheet.engine.check.checked import Checked, CheckedCell
 from supersheet.engine.compile.evaluate import ErrorValue, Value
 from supersheet.units import compact_unit, convert, format_number, parse_unit
 
@@ -38,7 +38,10 @@ install_init(Shown, _shown_init)   # one a cell `run` shows (engine/base/slots.p
 
 
 def display_unit(checked: Checked, key: str, magnitude: float | None = None) -> str | None:
-    cell = checked.cells.get(key)
+    return _display_unit(checked.cells.get(key), magnitude)
+
+
+def _display_unit(cell: CheckedCell | None, magnitude: float | None = None) -> str | None:
     if cell is None or cell.type is None or cell.type.is_bool:
         return None
     if cell.display_unit:
@@ -54,7 +57,8 @@ def digits_of(checked: Checked, key: str) -> int:
 
 def show(checked: Checked, key: str, value: Value, unit: str | None = None) -> Shown:
     """The value of one cell, in its display unit (or `unit`)."""
-    typ = checked.cells[key].type if key in checked.cells else None
+    cell = checked.cells.get(key)
+    typ = cell.type if cell is not None else None
     digits = digits_of(checked, key)
     if value is None or typ is None:
         return Shown(None, None, "—")
@@ -67,7 +71,7 @@ def show(checked: Checked, key: str, value: Value, unit: str | None = None) -> S
         return Shown([i.value for i in items], unit, text)
     if type(value) is float:   # the common case: show_scalar's number and the unit after it, in one step
         if unit is None:
-            unit = display_unit(checked, key, abs(value))
+            unit = _display_unit(cell, abs(value))
         number = convert(value, unit) if unit else value
         text = format_number(number, digits)
         return Shown(number, unit, f"{text} {unit}" if unit else text)

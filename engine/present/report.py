@@ -14,7 +14,7 @@ from typing import Any
 from supersheet.engine.base.project import shown_path
 from supersheet.engine.compile.errorcodes import NUM
 from supersheet.engine.compile.evaluate import Scenario, error_code
-from supersheet.engine.formula.parser import formula_body
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.load.model import CONDITIONS, Cell
 from supersheet.engine.present.present import Shown, show
 from supersheet.engine.workbook import Workbook
@@ -32,21 +32,23 @@ def cell_record(workbook: Workbook, scenario: Scenario, cell: Cell, sampled: Any
     """One cell as the shared schema: name, value, unit, display (+ kind, formula,
     error; and mean, p5, p50, p95 for a cell that depends on random draws).
     `overrides` are the user's `--set` assignments by cell key (`set_overrides`)."""
-    summary = sampled.summaries.get(cell.key) if sampled is not None else None
-    share = sampled.shares.get(cell.key) if sampled is not None else None
+    key = cell.key
+    summary = sampled.summaries.get(key) if sampled is not None else None
+    share = sampled.shares.get(key) if sampled is not None else None
+    value = scenario.values.get(key)
     if summary is not None:
-        record = uncertain_record(workbook, cell.key, summary)
+        record = uncertain_record(workbook, key, summary)
     elif share is not None:
-        record = share_record(workbook, cell.key, share, sampled.samples)
+        record = share_record(workbook, key, share, sampled.samples)
     else:
-        value = scenario.values.get(cell.key)
-        shown = show(workbook.checked, cell.key, value)
-        record = {"name": cell.key, "value": _json_value(shown), "unit": shown.unit, "display": shown.text}
+        shown = show(workbook.checked, key, value)
+        record = {"name": key, "value": _json_value(shown), "unit": shown.unit, "display": shown.text}
     record["kind"] = cell.kind
     if cell.kind != "input":
         record["formula"] = formula_text(cell)
-    _mark_override(record, cell, overrides or {})
-    error = error_code(scenario.values.get(cell.key)) if summary is None else None
+    if overrides:
+        _mark_override(record, cell, overrides)
+    error = error_code(value) if summary is None and type(value) is not float else None   # (a float is none)
     if error:
         record["error"] = error
     return record
@@ -137,7 +139,7 @@ def formula_text(cell: Cell) -> str:
     text = spec.text.strip()
     if cell.kind in CONDITIONS:
         return text
-    return formula_body(text)[0].rstrip()
+    return text[1:].strip() if is_formula(text) else text   # formula_body(text)[0].rstrip() of the stripped text
 
 
 def _json_value(shown: Shown) -> Any:
