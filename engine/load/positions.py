@@ -33,24 +33,25 @@ class Positions:
 
     # lc.data[key] is [key line, key column, value line, value column] (ruamel's LineCol.key and
     # .value, read without their two calls: a large sheet reads it for every cell)
-    def key_span(self, mapping: CommentedMap, key: Any) -> Span:
-        where = mapping.lc.data[key]
-        col = where[1] + 1
-        return Span(self.file, where[0] + 1, col, col + len(str(key)))
+    # (`where`: the mapping's lc.data, when the caller read it once for all its keys)
+    def key_span(self, mapping: CommentedMap, key: Any, where: dict | None = None) -> Span:
+        at = (mapping.lc.data if where is None else where)[key]
+        col = at[1] + 1
+        return Span(self.file, at[0] + 1, col, col + len(str(key)))
 
-    def value_pos(self, container: Any, key: Any) -> tuple[int, int]:
+    def value_pos(self, container: Any, key: Any, where: dict | None = None) -> tuple[int, int]:
         """The 0-based line and column of container[key] (a mapping's value or a list's item)."""
         if isinstance(container, CommentedSeq):
             return container.lc.item(key)
-        where = container.lc.data[key]
-        return where[2], where[3]
+        at = (container.lc.data if where is None else where)[key]
+        return at[2], at[3]
 
     def line(self, number: int) -> str:
         return self.lines[number] if number < len(self.lines) else ""
 
-    def text_origin(self, container: Any, key: Any, text: str) -> Origin:
+    def text_origin(self, container: Any, key: Any, text: str, where: dict | None = None) -> Origin:
         """Where `text` (the value's string) starts in the file."""
-        line, col = self.value_pos(container, key)
+        line, col = self.value_pos(container, key, where)
         raw = self.line(line)
         if raw.startswith(text, col):
             return Origin(self.file, line + 1, col + 1)

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.compat import ordereddict
 
 from supersheet.engine.base.diagnostics import Diagnostic, did_you_mean, excerpt
 from supersheet.engine.base.limits import MAX_SAMPLES
@@ -161,13 +162,18 @@ class SheetReader(Positions):
             self.error("E-SHEET", "'cells' must be a mapping of name: value", self.key_span(document, "cells"))
             return
         read: dict[str, CellSpec] = {}
-        for name in cells:
-            span = self.key_span(cells, name)
+        where = cells.lc.data   # (read once: a large sheet has tens of thousands of cells)
+        for name, value in ordereddict.items(cells):   # cells[name] for each name, without their Python calls
+            span = self.key_span(cells, name, where)
             if not self.valid_name(name, span):
                 continue
-            spec = self.read_cell(cells, str(name), span)
+            name = str(name)
+            if isinstance(value, CommentedMap):
+                spec = self.read_long_cell(value, name, span)
+            else:
+                spec = self.read_short_value(cells, name, name, value, span, where=where)
             if spec is not None:
-                read[str(name)] = spec
+                read[name] = spec
         self.sheet.cells = read
 
     def read_conditions(self, document: CommentedMap, block: str) -> None:
@@ -215,15 +221,10 @@ class SheetReader(Positions):
             return False
         return True
 
-    def read_cell(self, cells: CommentedMap, name: str, span: Span) -> CellSpec | None:
-        value = cells[name]
-        if isinstance(value, CommentedMap):
-            return self.read_long_cell(value, name, span)
-        return self.read_short_value(cells, name, name, value, span)
-
     def read_short_value(self, container: Any, key: Any, name: str, value: Any, span: Span,
-                         formula_key: bool = False) -> CellSpec | None:
-        """A value written inline: a formula string, or an input literal."""
+                         formula_key: bool = False, where: dict | None = None) -> CellSpec | None:
+        """A value written inline: a formula string, or an input literal (`where`: the container's
+        positions, `lc.data`, when the caller read them once)."""
         if isinstance(value, CommentedSeq):
             return self.read_list_input(container, key, name, value, span)
         text = scalar_text(value)
@@ -231,11 +232,12 @@ class SheetReader(Positions):
             self.error("E-SHEET", f"cell {name!r} must be a value or a formula", span,
                        "write `name: 80 GB` or `name: = a * b`")
             return None
-        origin = self.text_origin(container, key, text)
-        if formula_key or (isinstance(value, str) and is_formula(text)):
+        origin = self.text_origin(container, key, text, where)
+        written = isinstance(value, str) and is_formula(text)   # `= …` (a `formula:` key's may leave the = out)
+        if formula_key or written:
             body, offset = formula_body(text)
             origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
-            raw = text if is_formula(text) else "= " + text
+            raw = text if written or is_formula(text) else "= " + text
             return CellSpec(name, "formula", raw, self.parse(body, origin), origin, span)
         formula = self.parse(text, origin)
         if formula is not None and not is_literal(formula):
