@@ -288,7 +288,8 @@ class _Direct:
             key_mark, value_mark = key_node.start_mark, value_node.start_mark
             positions[key] = [key_mark.line, key_mark.column, value_mark.line, value_mark.column]
             set_item(data, key, value)
-        data._ok.update(positions)   # own keys, as CommentedMap.__setitem__ records them
+        # own keys, as __setitem__ records them (`_ok` is a set, typed MutableSet)
+        data._ok.update(positions)   # type: ignore[attr-defined]
         if positions:
             lc.data = positions
             if node.flow_style is True:
