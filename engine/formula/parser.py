@@ -41,6 +41,7 @@ from supersheet.engine.formula.ast import (
     depth,
     operators,
 )
+from supersheet.engine.formula import shapes
 from supersheet.engine.formula.lexer import LexError, Token, key_of, scan
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
@@ -71,7 +72,13 @@ def formula_body(text: str) -> tuple[str, int]:
 
 
 def parse_formula(text: str) -> Formula:
-    """Parse a formula (without its leading '='). Raises ParseError."""
+    """Parse a formula (without its leading '='). Raises ParseError. A formula of a shape
+    parsed before (the same text but for the cells it reads) is copied from it (shapes.py)."""
+    return shapes.parse(text, parse_in_full)
+
+
+def parse_in_full(text: str) -> Formula:
+    """`parse_formula`, always by lexing and parsing `text`."""
     tokens, keys = scan(text)
     parser = _Parser(tokens, text, keys)
     formula = parser.formula()

@@ -1,0 +1,149 @@
+"""Formulas of one shape parsed once (issue 30).
+
+Large sheets are written by programs or by filling a formula down: thousands of
+formulas that differ only in the cells they read (`= max(a1, b1) + c1 / 4 -> GB`,
+`= max(a2, b7) + c9 / 4 -> GB`, …), and lexing and parsing them was half of
+loading a 20,000-cell sheet. A formula's *shape* is its text with each identifier
+(a cell name, a function, a unit, a keyword, an alias) cut out. The first formula
+of a shape is parsed in full and kept as a template, each identifier marked as a
+*name* (it is exactly a cell name `Name` of the tree) or *fixed* (anything else).
+A later formula of that shape whose fixed identifiers are the same and whose names
+are no reserved words gets the template's tree, copied with its own names and every
+position moved by how much longer or shorter the names before it are. The copy is
+new nodes throughout: later stages key facts by node identity.
+
+Why the copy is the parser's tree. The lexer decides where tokens start and end
+from the characters between identifiers (the same: the shape), the extent of an
+identifier (the same ASCII run on both sides), and an identifier's text only where
+it is a unit, a keyword or a number's part (never a name slot: those are fixed and
+equal) or is reserved (excluded). The parser reads a name token's text only into
+its `Name`; everything else it reads is a token's kind, an operator's text, a
+number's or unit's text (fixed) and positions (moved alike). A formula that does
+not parse is never a template, so its error always comes from the parser; text
+outside ASCII (the lexer's names are Unicode words) and long formulas (more
+than TEMPLATE_TOKENS identifiers) are always parsed in full.
+tests/engine/test_formula_shapes.py compares both ways on every formula of the
+library and on generated ones."""
+from __future__ import annotations
+
+import re
+from operator import itemgetter
+from typing import Callable
+
+from supersheet.engine.base.vocabulary import RESERVED
+from supersheet.engine.formula import ast as A
+
+_IDENTIFIER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)")   # the lexer's names, in ASCII
+TEMPLATE_TOKENS = 48    # identifiers at most in a template (its tree is copied recursively)
+MAX_SHAPES = 4096       # shapes kept (a process reading many sheets: the first ones)
+MAX_PER_SHAPE = 4       # templates of one shape (`min(a, b)` and `max(a, b)` are one shape)
+
+_seen: set[tuple[str, ...]] = set()   # shapes met once: a template is made when one comes again
+_templates: dict[tuple[str, ...], list[Template]] = {}
+
+
+def parse(text: str, parse_in_full: Callable[[str], A.Formula]) -> A.Formula:
+    """`parse_in_full(text)` (the parser), from a template of the same shape when there is one."""
+    if not text.isascii():
+        return parse_in_full(text)
+    parts = _IDENTIFIER.split(text)   # between, identifier, between, …, between
+    shape, identifiers = tuple(parts[0::2]), parts[1::2]
+    known = _templates.get(shape)
+    if known is not None:
+        for template in known:
+            if template.fits(identifiers):
+                return template.copy(identifiers)
+    formula = parse_in_full(text)
+    if len(identifiers) > TEMPLATE_TOKENS:
+        return formula
+    if shape not in _seen:   # a shape written once (a hand-written sheet's) never pays for a template
+        if len(_seen) < MAX_SHAPES:
+            _seen.add(shape)
+    elif known is None or len(known) < MAX_PER_SHAPE:
+        _templates.setdefault(shape, []).append(Template(formula, parts))
+    return formula
+
+
+def _picker(indices: list[int]) -> Callable[[list[str]], tuple[str, ...]]:
+    """The items at `indices` of a list, as a tuple (C speed)."""
+    if not indices:
+        return lambda items: ()
+    if len(indices) == 1:
+        index = indices[0]
+        return lambda items: (items[index],)
+    return itemgetter(*indices)   # type: ignore[return-value]
+
+
+class Template:
+    """A parsed formula and where its identifiers are: which are cell names, which fixed."""
+
+    __slots__ = ("formula", "lengths", "fixed", "fixed_texts", "names", "name_slot", "slots_before")
+
+    def __init__(self, formula: A.Formula, parts: list[str]) -> None:
+        self.formula = formula
+        identifiers = parts[1::2]
+        spans, position = [], 0
+        for i, part in enumerate(parts):
+            if i % 2:
+                spans.append((position, position + len(part)))
+            position += len(part)
+        plain_names = {node.span for node in A.names(formula.expr) if node.alias is None}
+        slots = range(len(identifiers))
+        name_slots = [i for i in slots if spans[i] in plain_names]
+        fixed = [i for i in slots if spans[i] not in plain_names]
+        self.lengths = [len(identifier) for identifier in identifiers]
+        self.fixed, self.fixed_texts = _picker(fixed), tuple(identifiers[i] for i in fixed)
+        self.names = _picker(name_slots)
+        self.name_slot = {spans[i][0]: i for i in name_slots}   # a name's start -> its identifier
+        # for each position a span of the tree starts or ends at: how many identifiers end at or before it
+        ends = [end for _start, end in spans]
+        self.slots_before = {p: sum(1 for end in ends if end <= p) for p in _positions(formula)}
+
+    def fits(self, identifiers: list[str]) -> bool:
+        return len(identifiers) == len(self.lengths) and self.fixed(identifiers) == self.fixed_texts \
+            and RESERVED.isdisjoint(self.names(identifiers))
+
+    def copy(self, identifiers: list[str]) -> A.Formula:
+        """The template's tree with `identifiers`' names, every position moved with them."""
+        moved, shift = [0], 0
+        for identifier, length in zip(identifiers, self.lengths):
+            shift += len(identifier) - length
+            moved.append(shift)   # moved[k]: how far a position after k identifiers moves
+        before, name_slot = self.slots_before, self.name_slot
+
+        def span(s: tuple[int, int]) -> tuple[int, int]:
+            return s[0] + moved[before[s[0]]], s[1] + moved[before[s[1]]]
+
+        def node(n: A.Node) -> A.Node:
+            if isinstance(n, A.Name):
+                if n.alias is None:
+                    return A.Name(identifiers[name_slot[n.span[0]]], None, span(n.span))
+                return A.Name(n.name, n.alias, span(n.span))
+            if isinstance(n, A.Binary):
+                return A.Binary(n.op, node(n.left), node(n.right), span(n.span))
+            if isinstance(n, A.Number):
+                return A.Number(n.value, n.unit, span(n.span), n.unit_span and span(n.unit_span))
+            if isinstance(n, A.Call):
+                return A.Call(n.func, tuple(node(a) for a in n.args), span(n.span), span(n.name_span))
+            if isinstance(n, A.Unary):
+                return A.Unary(n.op, node(n.operand), span(n.span))
+            if isinstance(n, A.Array):
+                return A.Array(tuple(node(i) for i in n.items), n.unit, span(n.span), n.unit_span and span(n.unit_span))
+            return A.Bool(n.value, span(n.span))
+
+        formula = self.formula
+        display_span = formula.display_span
+        return A.Formula(node(formula.expr), formula.display_unit, display_span and span(display_span))
+
+
+def _positions(formula: A.Formula) -> set[int]:
+    """Every position a span of the tree (or of its `-> unit`) starts or ends at."""
+    found: set[int] = set(formula.display_span or ())
+    stack: list[A.Node] = [formula.expr]
+    while stack:
+        node = stack.pop()
+        found.update(node.span)
+        for extra in ("unit_span", "name_span"):
+            found.update(getattr(node, extra, None) or ())
+        stack.extend(A.children(node))
+    return found
