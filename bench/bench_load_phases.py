@@ -3,8 +3,10 @@ one fresh process on an N-cell random DAG (bench/generate.py's shape: three
 references a cell, mixed units), each timed with the process's own CPU clock,
 min and median over the rounds, the load printed.
 
-Phases, in the order `run` takes them: importing the engine and building the unit
-registry; reading the YAML (libyaml and the documents it builds, fastyaml.py:
+Phases, in the order `run` takes them: importing the engine (as `run` does, without
+building Pint's unit registry: units resolved by an earlier process are read from its
+disk cache, units/_names.py; the first `run` after an installation pays the registry
+in "load"); reading the YAML (libyaml and the documents it builds, fastyaml.py:
 timed alone first, on the same text); loading (the YAML again, every formula
 lexed and parsed, `use:` resolved: build_model); checking (names, order, types:
 check_model); evaluating one scenario; rendering the text table `run` prints.
@@ -43,8 +45,6 @@ from supersheet.engine.load.resolve import build_model
 from supersheet.engine.load.sheet import yaml_loader
 from supersheet.engine.present.report import render_run
 from supersheet.engine.workbook import Workbook
-from supersheet.units import registry
-registry()
 set_limits(max_file_size=10**8, max_cells=10**7, max_yaml_nodes=10**8)
 fastyaml.available()
 times = {"import": clock() - t}
