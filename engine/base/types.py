@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from supersheet.engine.base.slots import install_init, slot_setters
+
 from supersheet.units import DIMENSIONLESS, Dimensions, describe
 
 
@@ -30,6 +32,18 @@ class Type:
     def describe(self) -> str:
         base = "boolean" if self.is_bool else describe(self.dims)
         return f"array of {self.length} {base}" if self.is_array else base
+
+
+_type_kind, _type_dims, _type_length = slot_setters(Type, "kind", "dims", "length")
+
+
+def _type_init(self, kind, dims=DIMENSIONLESS, length=None):  # type: ignore[no-untyped-def]
+    _type_kind(self, kind)
+    _type_dims(self, dims)
+    _type_length(self, length)
+
+
+install_init(Type, _type_init)   # made for calls and arrays at every formula that has them (slots.py)
 
 
 BOOL = Type("bool")

@@ -67,21 +67,24 @@ def evaluate_cells(checked: Any, keys: Iterable[str], values: MutableMapping[str
     cells from it. `fixed` replaces a cell's formula (None: its own formula);
     returns the keys computed. Cells that cannot be evaluated get None."""
     fixed = fixed or {}
-    walker = Walker(checked, values)
+    value_of = Walker(checked, values).value
+    cells, written, isfinite = checked.cells, checked.model.cells, math.isfinite   # (looked up once: a cell each)
     done = []
     for key in keys:
-        cell = checked.cells.get(key)
+        cell = cells.get(key)
         if cell is None or cell.type is None:
             values[key] = None
             continue
         node = fixed.get(key)
         if node is None:
-            formula = checked.model.cells[key].formula
+            formula = written[key].formula
             if formula is None or None in map(values.get, cell.deps):   # (values are never == None)
                 values[key] = None
                 continue
             node = formula.expr
-        values[key] = finite(walker.value(node))
+        value = value_of(node)
+        # finite(value), a plain number's case inline
+        values[key] = (value if isfinite(value) else ErrorValue(NUM)) if type(value) is float else finite(value)
         done.append(key)
     return done
 
