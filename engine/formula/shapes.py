@@ -109,31 +109,37 @@ class Template:
         for identifier, length in zip(identifiers, self.lengths):
             shift += len(identifier) - length
             moved.append(shift)   # moved[k]: how far a position after k identifiers moves
-        before, name_slot = self.slots_before, self.name_slot
-
-        def span(s: tuple[int, int]) -> tuple[int, int]:
-            return s[0] + moved[before[s[0]]], s[1] + moved[before[s[1]]]
-
-        def node(n: A.Node) -> A.Node:
-            if isinstance(n, A.Name):
-                if n.alias is None:
-                    return A.Name(identifiers[name_slot[n.span[0]]], None, span(n.span))
-                return A.Name(n.name, n.alias, span(n.span))
-            if isinstance(n, A.Binary):
-                return A.Binary(n.op, node(n.left), node(n.right), span(n.span))
-            if isinstance(n, A.Number):
-                return A.Number(n.value, n.unit, span(n.span), n.unit_span and span(n.unit_span))
-            if isinstance(n, A.Call):
-                return A.Call(n.func, tuple(node(a) for a in n.args), span(n.span), span(n.name_span))
-            if isinstance(n, A.Unary):
-                return A.Unary(n.op, node(n.operand), span(n.span))
-            if isinstance(n, A.Array):
-                return A.Array(tuple(node(i) for i in n.items), n.unit, span(n.span), n.unit_span and span(n.unit_span))
-            return A.Bool(n.value, span(n.span))
-
         formula = self.formula
         display_span = formula.display_span
-        return A.Formula(node(formula.expr), formula.display_unit, display_span and span(display_span))
+        return A.Formula(self._node(formula.expr, identifiers, moved), formula.display_unit,
+                         display_span and self._span(display_span, moved))
+
+    # (methods, not closures within `copy`: a recursive closure is a reference cycle, which
+    # `run` never collects: the cycle collector is paused while a sheet loads)
+    def _span(self, span: tuple[int, int], moved: list[int]) -> tuple[int, int]:
+        before = self.slots_before
+        return span[0] + moved[before[span[0]]], span[1] + moved[before[span[1]]]
+
+    def _node(self, n: A.Node, identifiers: list[str], moved: list[int]) -> A.Node:
+        node, span = self._node, self._span
+        if isinstance(n, A.Name):
+            if n.alias is None:
+                return A.Name(identifiers[self.name_slot[n.span[0]]], None, span(n.span, moved))
+            return A.Name(n.name, n.alias, span(n.span, moved))
+        if isinstance(n, A.Binary):
+            return A.Binary(n.op, node(n.left, identifiers, moved), node(n.right, identifiers, moved),
+                            span(n.span, moved))
+        if isinstance(n, A.Number):
+            return A.Number(n.value, n.unit, span(n.span, moved), n.unit_span and span(n.unit_span, moved))
+        if isinstance(n, A.Call):
+            return A.Call(n.func, tuple([node(a, identifiers, moved) for a in n.args]), span(n.span, moved),
+                          span(n.name_span, moved))
+        if isinstance(n, A.Unary):
+            return A.Unary(n.op, node(n.operand, identifiers, moved), span(n.span, moved))
+        if isinstance(n, A.Array):
+            return A.Array(tuple([node(i, identifiers, moved) for i in n.items]), n.unit, span(n.span, moved),
+                           n.unit_span and span(n.unit_span, moved))
+        return A.Bool(n.value, span(n.span, moved))
 
 
 def _positions(formula: A.Formula) -> set[int]:
