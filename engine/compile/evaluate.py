@@ -24,6 +24,7 @@ from supersheet.engine.compile.errorcodes import ERROR
 from supersheet.engine.compile.scalar import ErrorValue, Scalar, Unsupported, Value, Walker, error_code, evaluate_cells
 from supersheet.engine.formula import ast as A
 from supersheet.units import convert
+import functools
 import os
 
 if TYPE_CHECKING:
@@ -113,14 +114,22 @@ def constant_column(value: float, rows: int) -> pl.Series:
     the cache, where a full column cost a page fault per 4 KiB and a pass of memory per divisor
     (~13 % of a 10^6-row sweep of 6.2.2's decode step, with two)."""
 
-    import numpy as np   # deferred: numpy
     import polars as pl   # deferred: polars
     tile = int(os.environ.get("POLARS_IDEAL_MORSEL_SIZE") or MORSEL_ROWS)
-    block = pl.Series(np.full(min(rows, tile), value))
+    block = _constant_block(float(value).hex(), min(rows, tile))
     if rows <= tile:
         return block
     whole, rest = divmod(rows, tile)
     return pl.concat([block] * whole + ([block.head(rest)] if rest else []), rechunk=False)
+
+
+@functools.lru_cache(maxsize=32)
+def _constant_block(value: str, rows: int) -> pl.Series:
+    """One block of a constant (by its exact text: -0.0 is not 0.0), kept: the next sweep
+    reads the same constants, and a block made anew cost a page fault per 4 KiB."""
+    import numpy as np   # deferred: numpy
+    import polars as pl   # deferred: polars
+    return pl.Series(np.full(rows, float.fromhex(value)))
 
 
 MORSEL_ROWS = 100_000   # the rows of a morsel in Polars' streaming engine, unless POLARS_IDEAL_MORSEL_SIZE says
