@@ -239,3 +239,50 @@ async def test_new_samples_draw_again_only_the_ranges_they_changed(tmp_path: Pat
         for key in ("step", "read_time", "comm_time", "efficiency"):
             record = moved.record(key)
             assert record is not None and f"({format_number(record['p5'], moved.digits(key))} …" in on_screen(app, key)
+
+
+async def test_an_edit_paints_its_changed_rows_first_and_alone(tmp_path: Path) -> None:
+    """The first frame after an edit of an input's value repaints the grid's changed rows
+    only: not the whole screen (a callback meant for after it, the title's or the focus's
+    return, run before it: rowsview.py's repaint_rows) and not the editor bar or the status
+    line, which follow in the next frame (widgets/status.py, widgets/editor.py) and then say
+    what the edit did. A sheet with no problems: a problem count that changes draws the
+    status bar in that frame too."""
+    from textual._compositor import ChopsUpdate
+
+    path = tmp_path / "chain.yaml"
+    path.write_text("title: Chain\ncells:\n  # inputs\n  x: 2 GB\n  untouched: 2\n\n  # chain\n  c0: = x * 2\n"
+                    + "".join(f"  c{i}: = c{i - 1} + x\n" for i in range(1, 10)), encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    frames: list[object] = []
+    display = app._display
+
+    def recorded(screen, update):
+        frames.append(update)
+        return display(screen, update)
+
+    app._display = recorded  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await edit(pilot, "x", "3 GB")        # the first edit makes the sheet unsaved: a new title
+        checked = 0
+        for gb in (4, 5, 6):
+            await pilot.press("enter")
+            assert app.editor.editing
+            app.query_one("#editor-input", Input).value = f"{gb} GB"
+            await pilot.pause()
+            frames.clear()
+            await pilot.press("enter")
+            await pilot.pause()
+            first = next(f for f in frames if f is not None)
+            assert isinstance(first, ChopsUpdate), type(first)       # not a full repaint
+            grid = app.grid
+            lines = sorted({y for y, _, _ in first.spans})
+            row_y = {key: grid.content_region.y + 1 + grid.index_of(key) - grid.scroll_offset.y
+                     for key in ("x", "c0", "c9", "untouched")}
+            assert {row_y["x"], row_y["c0"], row_y["c9"]} <= set(lines), (row_y, lines)
+            assert row_y["untouched"] not in lines and all(grid.region.y < y < grid.region.bottom - 1 for y in lines)
+            status = str(app.query_one("#status", Static).render())
+            assert "edited x: " in status and "✎" not in str(app.query_one("#editor-label", Static).render())
+            assert f" {gb * 11} GB " in on_screen(app, "c9")
+            checked += 1
+        assert checked == 3

@@ -160,7 +160,7 @@ class CellEditor(Vertical):
         # did, and Textual draws again every widget in the box from the first changed
         # row down to it (and not restyled at all when the editor opened again meanwhile)
         self._redraw_due = True
-        self.call_after_refresh(self._redraw)
+        self.app.call_after_refresh(self._redraw)    # (in the app's queue, with its own: not waking the editor's)
 
     def _redraw(self) -> None:
         self._redraw_due = False

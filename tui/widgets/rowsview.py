@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events, messages
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -110,9 +110,12 @@ class RowsView(ScrollView):
         self._forget_painted_repaints()
         top, bottom = self._rows_on_screen()
         lines = [index + 1 for index in map(self.index_of, keys) if index is not None and top <= index < bottom]
-        for line in lines:
-            self.refresh_line(line)   # (line 0 is the column titles)
-        if lines and self.is_mounted:
+        if not lines:
+            return
+        # (line 0 is the column titles) one refresh for them all: each clears the widget's caches
+        width, scroll_y = max(self.virtual_size.width, self.size.width), self.scroll_offset.y
+        self.refresh(*(Region(0, line - scroll_y, width, 1) for line in lines))   # (as refresh_line)
+        if self.is_mounted:
             # the screen learns now, not at the grid's next idle, that it has rows to paint:
             # else it may find nothing to paint first and run the callbacks meant for after
             # this frame (`call_after_refresh`: the title, the editor bar and the status line,

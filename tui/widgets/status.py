@@ -30,7 +30,7 @@ class StatusLine(Static):
     def say_after_frame(self, text: str | Text) -> None:
         """Say `text` once the next frame is drawn, unless something is said before."""
         self._due = text
-        self.call_after_refresh(self._say_due, text)
+        self.app.call_after_refresh(self._say_due, text)   # (in the app's queue: not waking the line's)
 
     def _say_due(self, text: str | Text) -> None:
         if self._due is text:
