@@ -12,11 +12,10 @@ rows or more.)
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import polars as pl
 import pytest
+from repo_paths import BENCH, SHEETS
 
 import supersheet.engine.scenarios.factored as factored_module
 import supersheet.engine.scenarios.sweep as sweep_module
@@ -33,7 +32,6 @@ from supersheet.engine.scenarios.sweep import (
 from supersheet.engine.present.headers import error_header
 from supersheet.engine.workbook import open_workbook
 
-ROOT = Path(__file__).resolve().parents[2]
 SHEET = """\
 title: factored sweep
 cells:
@@ -108,7 +106,7 @@ def test_written_sheet_same_rows_in_any_chunks(tmp_path, always):
 
 def test_library_sweeps_same_rows(always):
     compared = factored = 0
-    for path in sorted((ROOT / "sheets").rglob("*.yaml")):
+    for path in sorted(SHEETS.rglob("*.yaml")):
         if "sweeps:" not in path.read_text():
             continue
         workbook = open_workbook(path)
@@ -133,14 +131,14 @@ def test_library_sweeps_same_rows(always):
 def test_decode_step_factors_its_tp_cells_only_where_it_pays():
     """At 10^6 rows the decode step's cells of tp alone are computed four times, not a
     million; bench/tp-step.yaml's groups save too little to pay for their copies."""
-    sheet = ROOT / "sheets" / "supernodes" / "6.2.2-qwen3-32b-decode-step.yaml"
+    sheet = SHEETS / "supernodes" / "6.2.2-qwen3-32b-decode-step.yaml"
     workbook = open_workbook(sheet)
     grid = Grid([cli_axis(workbook, v) for v in ["tp=1,2,4,8", "s=1024token..131064token:250000"]])
     found = factoring(plans_for(workbook, grid, None, None, None)[0], grid, grid.value_size())
     assert found is not None
     assert {"allreduce", "allreduce_doubled", "whole_heads", "within_one_server"} <= found.skipped
     assert not {"kv_read", "local", "step"} & found.skipped   # of s: a quarter of the rows, not worth a copy
-    tp_step = open_workbook(ROOT / "bench" / "tp-step.yaml")
+    tp_step = open_workbook(BENCH / "tp-step.yaml")
     grid = Grid([cli_axis(tp_step, v) for v in ["tp=1,2,4,8", "context=1024token..131072token:2500", "batch=1..100"]])
     assert factoring(plans_for(tp_step, grid, None, None, None)[0], grid, grid.value_size()) is None
 

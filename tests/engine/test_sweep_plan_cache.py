@@ -3,18 +3,17 @@ cells and filter: the same sweep run again evaluates at once, with the same rows
 axis or another workbook (an edit makes a new one) compiles anew."""
 from __future__ import annotations
 
-from pathlib import Path
+from repo_paths import BENCH
 
 import supersheet.engine.scenarios.sweep as sweep_module
 from supersheet.engine.scenarios.axes import cli_axis
 from supersheet.engine.scenarios.sweep import Grid, SweepSpec, run_in_memory
 from supersheet.engine.workbook import open_workbook
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_plans_compiled_once_per_workbook_and_sweep():
-    workbook = open_workbook(ROOT / "bench" / "tp-step.yaml")
+    workbook = open_workbook(BENCH / "tp-step.yaml")
 
     def spec(context: str) -> SweepSpec:
         return SweepSpec("s", Grid([cli_axis(workbook, v) for v in ["tp=1,2,4,8", context]]), ["step"])
@@ -25,7 +24,7 @@ def test_plans_compiled_once_per_workbook_and_sweep():
     try:
         again = run_in_memory(workbook, spec("context=1024token..4096token:4"))
         other = run_in_memory(workbook, spec("context=1024token..8192token:4"))
-        fresh = run_in_memory(open_workbook(ROOT / "bench" / "tp-step.yaml"), spec("context=1024token..4096token:4"))
+        fresh = run_in_memory(open_workbook(BENCH / "tp-step.yaml"), spec("context=1024token..4096token:4"))
     finally:
         sweep_module.plans_for = real
     assert again.equals(first) and fresh.equals(first) and not other.equals(first)
