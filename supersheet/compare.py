@@ -145,9 +145,12 @@ def git_drivers(program: str = "supersheet") -> dict[str, str]:
     """The git configuration of supersheet's diff drivers (key -> command), for `program` (the
     command as shell words: `supersheet`, or an absolute path, quoted). The one source of the
     README's lines and of what `supersheet init` writes: options end with `--`, so a sheet
-    named `--help.yaml` is a file to the command, not an option."""
+    named `--help.yaml` is a file to the command, not an option. A tool's command sees
+    `$MERGED` (the work-tree path of the temporary copies) only as a shell variable of
+    git's helper, never in its environment (as `-x` sees `$BASE`): it is passed on, so
+    the old copy is evaluated with its revision's imports instead of not at all."""
     return {"diff.supersheet.textconv": f"{program} textconv --",
-            "difftool.supersheet.cmd": f'{program} diff -- "$LOCAL" "$REMOTE"'}
+            "difftool.supersheet.cmd": f'MERGED="$MERGED" {program} diff -- "$LOCAL" "$REMOTE"'}
 
 
 GIT_TEXTCONV = git_drivers()["diff.supersheet.textconv"]   # git config diff.supersheet.textconv '…'

@@ -240,6 +240,23 @@ def test_difftool_resolves_the_old_copy_at_its_revision(repo) -> None:
     assert "hbm_bandwidth: 3350 GB/s → 4000 GB/s" in out     # the changed import is listed
 
 
+def test_difftool_tool_that_init_configures_resolves_the_old_copy(repo) -> None:
+    """`git difftool -t supersheet`, the tool `supersheet init` configures: git's helper keeps
+    `$MERGED` as a shell variable, never in the tool's environment, so the command must pass
+    it on. Without it the old copy in /tmp was opened as itself: outside the sheet root, its
+    imports not found, and the diff said the old version "does not check"."""
+    from supersheet.compare import git_drivers
+    for key, value in git_drivers(SUPERSHEET).items():
+        git(repo, "config", key, value)
+    _edit_card_and_sheet(repo)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    out = git(repo, "difftool", "-y", "-t", "supersheet", "HEAD", "--",
+              "sheets/supernodes/6.1.2-running-example.yaml")
+    assert "does not check" not in out
+    assert f"(sheets/supernodes/6.1.2-running-example.yaml at {head[:12]}, with its imports → " in out
+    assert "per_card_step: 1.727 ms → " in out
+
+
 def test_git_diff_textconv_evaluates_each_side_at_its_revision(repo) -> None:
     (repo / ".gitattributes").write_text("*.yaml diff=supersheet\n", encoding="utf-8")
     git(repo, "config", "diff.supersheet.textconv", f"{SUPERSHEET} textconv")
