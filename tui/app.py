@@ -82,7 +82,7 @@ class SupersheetApp(App[int]):
         self.structure = StructureController(self, self.files, self.imports)
         self.definition = DefinitionController(self, self.files)
         self.heap = QuietHeap()   # full garbage collections only when the user is idle (heap.py)
-        self._problems_shown = False   # the status line's problem count is on screen
+        self._problems_width = 0       # the status line's problem count's width (0: not on screen)
         self._problems_count: tuple | None = None   # ... and what it says, in which style
         self._widgets: dict[type, Widget] = {}       # the main screen's panels (_one)
         self.footer_asking = False           # the footer is asking check_action (widgets/footer.py)
@@ -220,8 +220,10 @@ class SupersheetApp(App[int]):
             # the same: not drawn again (an empty count has no width, and drawing a widget
             # that is not on screen makes Textual map the whole screen again, ~1 ms an edit)
             return
-        self.query_one("#problems", Static).update(count, layout=bool(said) != self._problems_shown)
-        self._problems_shown, self._problems_count = bool(said), (count.plain, count.style)
+        # laid out again when its width changes (it appears, goes, grows or shrinks): a count
+        # that grew in its old width lost its end
+        self.query_one("#problems", Static).update(count, layout=count.cell_len != self._problems_width)
+        self._problems_width, self._problems_count = count.cell_len, (count.plain, count.style)
 
     def set_status(self, text: str | Text) -> None:
         self.query_one(StatusLine).say(text)

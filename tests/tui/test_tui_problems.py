@@ -82,3 +82,32 @@ async def test_the_status_line_counts_them_and_f8_goes_through_them(tmp_path: Pa
         assert status(app, "#problems") == ""
         await pilot.press("f8")
         assert "no problems" in status(app)
+
+
+async def test_the_count_is_never_cut_when_it_grows(tmp_path: Path) -> None:
+    """The count's width follows its text: it was laid out again only when it appeared or went,
+    so a count that grew from "2 problems: …" to "5 problems: …" kept the old width and lost its
+    end (`⚠ 20 problems: 1 failed check, 19` at 120 columns, the `· F8` gone)."""
+    path = tmp_path / "p.yaml"
+    path.write_text(SHEET.replace("  a: 0\n", "  a: 2\n"), encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        count = app.query_one("#problems", Static)
+        widths = []
+        for value, said in [("2", "2 problems: 1 violated assumption, 1 failed expectation"),
+                            ("0", "5 problems: 3 errors, 1 failed check, 1 failed expectation"),
+                            ("1.2", "1 problem: 1 failed expectation"),
+                            ("0", "5 problems: 3 errors, 1 failed check, 1 failed expectation")]:
+            if value != "2":
+                app.go_to("a")
+                await pilot.press("enter")
+                app.query_one("#editor-input", Input).value = value
+                await pilot.press("enter")
+                await pilot.pause()
+                await pilot.pause()
+            text = f" ⚠ {said} · F8 "
+            assert status(app, "#problems") == text
+            assert count.region.width == len(text), (value, count.region.width, text)
+            widths.append(count.region.width)
+        assert len(set(widths)) == 3      # it grew, shrank and grew again
