@@ -18,11 +18,13 @@ from supersheet.engine.diff.diffview import SECTIONS, arrowed, percent_text
 
 from .errors import RequestError, bounded
 from .html import diff_html
+from .loading import checked_workbook, shown_path
 from supersheet.engine.diff.diff import diff_workbooks
 from supersheet.engine.diff.diffview import render_json, render_markdown, render_text
 
 if TYPE_CHECKING:
     from supersheet.engine.diff.diff import SheetDiff
+    from supersheet.engine.workbook import Workbook
 
     from .handle import SheetHandle
 
@@ -68,16 +70,22 @@ class Diff:
         return diff_html(self.result)
 
 
-def diff(old: SheetHandle, new: SheetHandle) -> Diff:
-    """Compare two sheets (each with the inputs set on it) as `supersheet diff` does."""
-    name = str(new.path)
-    return Diff(diff_workbooks(name, old.written_workbook, new.written_workbook,
-                               _label(old), _label(new)))
+def diff(old: SheetHandle | str | os.PathLike[str], new: SheetHandle | str | os.PathLike[str]) -> Diff:
+    """Compare two sheets (each with the inputs set on it) as `supersheet diff` does. A side
+    may also be a path or a library name (`supersheet:hardware/h200.yaml`): the file as it is
+    on disk, loaded and checked as `ss.load` does (SheetError when it does not check)."""
+    old_workbook, old_label = _side(old)
+    new_workbook, new_label = _side(new)
+    name = new_label.partition(" (")[0]
+    return Diff(diff_workbooks(name, old_workbook, new_workbook, old_label, new_label))
 
 
-def _label(sheet: SheetHandle) -> str:
+def _side(sheet: SheetHandle | str | os.PathLike[str]) -> tuple[Workbook, str]:
+    """A side's workbook and label: a sheet's with the inputs set on it, or a file's as written."""
+    if isinstance(sheet, (str, os.PathLike)):
+        return checked_workbook(os.fspath(sheet)), shown_path(os.fspath(sheet))
     inputs = ", ".join(f"{k}={v}" for k, v in sheet.inputs.items())
-    return f"{sheet.path}" + (f" ({inputs})" if inputs else "")
+    return sheet.written_workbook, f"{sheet.path}" + (f" ({inputs})" if inputs else "")
 
 
 def diff_files(old: str, new: str, cwd: Path | None = None) -> list[Diff]:

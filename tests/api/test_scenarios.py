@@ -110,6 +110,28 @@ def test_diff_reports_the_input_and_the_results_that_changed(run_cli):
     assert not ss.diff(sheet, sheet).differs
 
 
+def test_diff_of_two_files_is_the_cli_diff(run_cli, write_sheet):
+    """`ss.diff("a.yaml", "b.yaml")`, as a user first tries it (it raised AttributeError: a path
+    has no `.path`): files and library names are loaded as `ss.load` loads them, compared as
+    `supersheet diff` compares them; a side that does not check raises SheetError."""
+    variant = REPO / "sheets/supernodes/6.1.2-running-example-32k.yaml"
+    from_files = ss.diff(str(RUNNING), variant)
+    cli = run_cli("diff", str(RUNNING), str(variant), "--format", "json")
+    (expected,) = json.loads(cli.out)["sheets"]
+    results = {c.name: (c.old, c.new) for c in from_files.sections["results"]}
+    assert results == {c["name"]: (c["old"], c["new"]) for c in expected["results"]}
+    assert results["max_sessions"] == ("47", "11")
+    library = ss.diff("supersheet:hardware/h100-sxm.yaml", "supersheet:hardware/h200.yaml")
+    inputs = {c.name: (c.old, c.new) for c in library.sections["inputs"]}
+    assert inputs["hbm_capacity"] == ("80 GB", "141 GB")
+    assert str(library).startswith("== supersheet:hardware/h200.yaml  (supersheet:hardware/h100-sxm.yaml → ")
+    assert not ss.diff(ss.load(RUNNING), RUNNING).differs          # a Sheet and a path mix
+    broken = write_sheet("cells:\n  a: = b + 1\n")
+    with pytest.raises(ss.SheetError) as raised:
+        ss.diff(RUNNING, broken)
+    assert raised.value.code == "E-NAME"
+
+
 def test_a_solved_sheet_holds_the_root_the_solver_found(write_sheet):
     """The answer is not written as text in its display unit and parsed back: 962.201125180818 ms
     read back is 0.9622011251808181 s, one ulp off the root, where the goal no longer holds."""
