@@ -45,7 +45,9 @@ class StructureController:
             return None
         return document, key
 
-    def add_cell(self) -> None:
+    def add_cell(self, typed: str = "") -> None:
+        """Ask for the new cell's line; one that is refused (the reason in a notice) is asked
+        again holding what was typed, never dropped with the dialog."""
         app = self.app
         selected = self.selected_own()
         if selected is None:
@@ -56,10 +58,11 @@ class StructureController:
             if not line:
                 return
             name, _, text = line.partition(":")
-            app.structural_edit(lambda: document.add_cell(after, name.strip(), text.strip()), name.strip())
+            if not app.structural_edit(lambda: document.add_cell(after, name.strip(), text.strip()), name.strip()):
+                self.add_cell(line)
         app.push_screen(PromptScreen(
             "Add a cell", f"After {after}, in its group.\nType `name: value` or `name: = formula`, as in "
-            "`busbw: = algbw * bus_factor -> GB/s`.\nEnter adds it, Esc cancels."), answer)
+            "`busbw: = algbw * bus_factor -> GB/s`.\nEnter adds it, Esc cancels.", typed), answer)
 
     def duplicate_cell(self) -> None:
         app = self.app

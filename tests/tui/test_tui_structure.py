@@ -38,6 +38,33 @@ async def test_add_a_cell_after_the_selected_one_and_save(library: Path, line_di
     assert path.read_text(encoding="utf-8").splitlines() == lines[:end] + [new] + lines[end:]
 
 
+async def test_a_refused_new_cell_is_asked_again_with_what_was_typed(library: Path) -> None:
+    """A line the sheet refuses (a formula naming no cell) is not lost with the dialog: the
+    prompt comes back holding it, to fix the typo (it closed, the typed formula gone)."""
+    path = sheet(library)
+    before = path.read_text(encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("time")
+        await pilot.press("ctrl+n")
+        typed = "per_rank: = busbw / rankz -> GB/s"
+        app.screen.query_one(Input).value = typed
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen) and app.screen.query_one(Input).value == typed
+        assert "per_rank" not in app.document.workbook.model.cells and not app.document.dirty
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "backspace",
+                          "backspace", "backspace", "backspace", "s", " ", "-", ">", " ", "G", "B", "/", "s")
+        assert app.screen.query_one(Input).value == "per_rank: = busbw / ranks -> GB/s"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, PromptScreen) and app.grid.current_key == "per_rank"
+        await pilot.press("ctrl+n", "escape")         # Esc still cancels
+        await pilot.pause()
+        assert not isinstance(app.screen, PromptScreen)
+    assert path.read_text(encoding="utf-8") == before
+
+
 async def test_delete_refuses_silently_nothing_and_asks_with_the_dependents(library: Path) -> None:
     path = sheet(library)
     before = path.read_text(encoding="utf-8")
