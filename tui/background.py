@@ -8,7 +8,8 @@ only if the run was not cancelled by then, so a slow result of an older text nev
 lands after a newer edit's (a newer run that starts after it was shown shows its own).
 A thread cannot be stopped, so the runs of a group also take turns: one computes at a
 time, and one cancelled while it waited for its turn does nothing (quick edits do not
-pile up work)."""
+pile up work). (Started with `run_worker`, not the `@work` decorator, which wraps the
+methods of a DOM node: the controllers that start them are plain classes.)"""
 from __future__ import annotations
 
 import threading

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Button, DataTable, Input, OptionList, Static
+from textual.worker import WorkerCancelled
 
 from supersheet.tui.app import SupersheetApp
 from supersheet.tui.commands import SheetCommands
@@ -33,8 +34,15 @@ async def edit(pilot, key: str, text: str) -> None:
 
 
 async def settled(pilot) -> None:
-    """Wait for the work done off the UI thread (sweeps, samples, checks) and its showing."""
-    await pilot.app.workers.wait_for_complete()
+    """Wait for the work done off the UI thread (sweeps, samples, checks) and its showing.
+    A run cancelled while it was waited for (a newer run of its group started: tui/background.py)
+    is not waited for again; the newer one is."""
+    while True:
+        try:
+            await pilot.app.workers.wait_for_complete()
+            break
+        except WorkerCancelled:
+            continue
     await pilot.pause()
 
 
