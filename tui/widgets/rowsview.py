@@ -59,7 +59,7 @@ class RowsView(ScrollView):
         self._strips: dict[str, Strip] = {}
         self._texts: dict[str, tuple[Text, ...]] = {}
         self._style = Style()
-        self._cursor_bg = None          # the cursor's background (per repaint: focused or not)
+        self._cursor_bg: Style | None = None        # the cursor's background (per repaint: focused or not)
         self._line_width = 0            # the width rows are cropped to (per repaint)
         self.formulas_shown_by: Widget | None = None   # a panel that, when shown, shows the cell's formula
 
