@@ -12,6 +12,7 @@ build=check_plan)`) without loading it.
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -352,6 +353,7 @@ def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:
 # A Workbook is never changed (an edit makes a new one): it is known by its identity, and
 # held weakly, so a plan never outlives its sheet. Values are never kept: only compiled plans.
 _compiled: OrderedDict[tuple, tuple[weakref.ref[Workbook], list[Plan]]] = OrderedDict()
+_compiled_lock = threading.Lock()
 PLANS_KEPT = 8
 
 
@@ -361,14 +363,16 @@ def compiled_plans(workbook: Workbook, spec: SweepSpec) -> list[Plan]:
     if spec.grid.import_axes:
         return plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
     key = (id(workbook), grid_key(spec.grid), tuple(spec.show) if spec.show is not None else None, spec.where)
-    kept = _compiled.get(key)
-    if kept is not None and kept[0]() is workbook:
-        _compiled.move_to_end(key)
-        return kept[1]
+    with _compiled_lock:   # (the editor sweeps in worker threads)
+        kept = _compiled.get(key)
+        if kept is not None and kept[0]() is workbook:
+            _compiled.move_to_end(key)
+            return kept[1]
     plans = plans_for(workbook, spec.grid, spec.show, spec.where, spec.where_origin)
-    _compiled[key] = (weakref.ref(workbook), plans)
-    while len(_compiled) > PLANS_KEPT:
-        _compiled.popitem(last=False)
+    with _compiled_lock:
+        _compiled[key] = (weakref.ref(workbook), plans)
+        while len(_compiled) > PLANS_KEPT:
+            _compiled.popitem(last=False)
     return plans
 
 
