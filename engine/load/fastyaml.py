@@ -269,6 +269,8 @@ class _Direct:
         lc = data.lc
         lc.line, lc.col = node.start_mark.line, node.start_mark.column
         positions: dict[str, list[int]] = {}
+        # converter.count(child, depth + 1) for a key and a plain value, inline (two calls a cell)
+        too_deep, max_nodes = bool(converter.max_depth and depth + 1 > converter.max_depth), converter.max_nodes
         for key_node, value_node in node.value:
             if type(key_node) is not scalar_node or key_node.style or \
                     not converter.plain_text(key_node.value):
@@ -276,10 +278,16 @@ class _Direct:
             key = key_node.value
             if key in positions:
                 raise _Declined
-            converter.count(key_node, depth + 1)
+            if too_deep:
+                raise ValueError("nested deeper than the limit")
+            converter.nodes += 1
+            if max_nodes and converter.nodes > max_nodes:
+                raise too_many_nodes(max_nodes, key_node.start_mark)
             kind = type(value_node)
             if kind is scalar_node and not value_node.style and converter.plain_text(value_node.value):
-                converter.count(value_node, depth + 1)
+                converter.nodes += 1
+                if max_nodes and converter.nodes > max_nodes:
+                    raise too_many_nodes(max_nodes, value_node.start_mark)
                 value: Any = value_node.value
             elif kind is mapping_node:
                 value = self.mapping(value_node, depth + 1)

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from supersheet.engine.formula import parser
 from supersheet.engine.formula.lexer import LexError, key_of, scan, tokenize
-from supersheet.engine.formula.parser import ParseError, parse_formula
+from supersheet.engine.formula.parser import ParseError, parse_in_full
 
 PIECES = list("0123456789.eE_ +-*/^()[],<>=!abgsGBKiMm%μ·²\u00a0\t\n") + [
     "and ", "or ", "not ", "true", "gpu.", "max(", "GB/s", "->", "**", "é", "x²", "1_000", ".5", "5.", "1e3", "2e",
@@ -53,7 +53,7 @@ def _tree(value: object) -> object:
 
 def _parsed(text: str) -> object:
     try:
-        return _tree(parse_formula(text))
+        return _tree(parse_in_full(text))   # the parser itself, never a shape's copy (formula/shapes.py)
     except ParseError as e:
         return ("error", e.message, e.start, e.end, e.hint)
 
