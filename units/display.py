@@ -63,7 +63,16 @@ def format_number(x: float, digits: int = 4) -> str:
         return f"{_strip_zeros(mantissa)}e{exponent}"
     if magnitude >= 10**digits:
         return str(round(x))
+    # Python's `g` is this text wherever it writes no exponent (the same correctly rounded digits,
+    # its trailing zeros and point dropped): the exponent only where rounding reaches 10**digits
+    # or below 1e-4, which take the general path
+    text = format(x, _GENERAL[digits] if digits < len(_GENERAL) else f".{digits}g")
+    if "e" not in text:
+        return text
     return _strip_zeros(positional(f"{x:.{digits - 1}e}"))
+
+
+_GENERAL = [f".{digits}g" for digits in range(18)]   # format specs, built once (a value shown a cell)
 
 
 def positional(scientific: str) -> str:

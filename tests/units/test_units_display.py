@@ -120,3 +120,23 @@ def test_positional_places_the_point_as_decimal_does() -> None:
             assert positional(scientific) == format(Decimal(scientific), "f"), (x, digits)
             compared += 1
     assert compared == len(values) * 7
+
+
+def test_format_number_takes_the_g_format_where_it_is_the_same_text() -> None:
+    """format_number's short path (Python's `g` where it writes no exponent) gives the text of its
+    general path (the e-format's digits with the point placed, trailing zeros dropped), over
+    magnitudes from 1e-9 to 1e15, both signs, 1 to 17 digits, values rounding up to a power of ten."""
+    import random
+
+    from supersheet.units.display import _strip_zeros, positional
+    pick = random.Random(31)
+    values = [9.9995, 99.995, 0.00099995, 0.000099995, 999.95, 9999.5, 1.0, 10.0, 1e-4, 9.99995e-5, 123456789.0]
+    values += [pick.choice((-1, 1)) * 10 ** pick.uniform(-9, 15) for _ in range(20000)]
+    compared = 0
+    for x in values:
+        for digits in (1, 2, 3, 4, 6, 15, 17):
+            if abs(x) >= 10 ** digits:
+                continue   # shown rounded to an integer, before either path
+            assert format_number(x, digits) == _strip_zeros(positional(f"{x:.{digits - 1}e}")), (x, digits)
+            compared += 1
+    assert compared > 50000
