@@ -12,6 +12,9 @@ rows or more.)
 """
 from __future__ import annotations
 
+import io
+import sys
+
 import numpy as np
 import polars as pl
 import pytest
@@ -156,3 +159,28 @@ def test_rows_of_is_the_broadcast_flattened():
             assert np.array_equal(rows_of(values, full, start, stop), whole[start:stop])
             checked += 1
     assert checked == 240
+
+
+def test_a_kept_array_is_never_overwritten_while_a_result_shows_it(always):
+    """The arrays groups are copied into are reused by the next sweep only once nothing holds
+    them: a result kept from one sweep (large enough that it holds those arrays, not copies)
+    is not changed by the next (the same shapes, other values)."""
+    workbook = open_workbook(BENCH / "tp-step.yaml")
+
+    def sweep(tp: str) -> pl.DataFrame:
+        grid = Grid([cli_axis(workbook, v) for v in [tp, "context=1024token..131072token:500", "batch=1..100"]])
+        assert factoring(plans_for(workbook, grid, None, None, None)[0], grid, grid.value_size()) is not None
+        return rows(workbook, SweepSpec("f", grid, None, None), grid.value_size(), True)
+    first = sweep("tp=1,2,4,8")
+    written = io.BytesIO()
+    first.write_ipc(written)
+    copy = pl.read_ipc(io.BytesIO(written.getvalue()))   # a copy of the values, not of references to them
+    held = sum(sys.getrefcount(a) > 3 for kept in factored_module._kept.values() for a in kept)
+    assert held >= 1   # the case this is about: the result reads kept arrays
+    for values in ("tp=3,5,6,7", "tp=9,10,11,12"):
+        other = sweep(values)
+        assert first.equals(copy)   # still the first sweep's rows
+        assert not other.equals(copy)
+        del other
+    del first
+    assert sweep("tp=3,5,6,7").equals(sweep("tp=3,5,6,7"))
