@@ -23,14 +23,13 @@ no mask); a chunk that holds an error is evaluated again row by row, as before.
 from __future__ import annotations
 
 import math
-import sys
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from supersheet.engine.formula import ast as A
+from supersheet.engine.scenarios.kept import kept_array
 
 if TYPE_CHECKING:
     import polars as pl
@@ -248,26 +247,3 @@ def rows_of(values: np.ndarray, shape: tuple[int, ...], start: int, stop: int) -
                       max(start, i * slab) - i * slab, min(stop, (i + 1) * slab) - i * slab)
               for i in range(first, last + 1)]
     return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
-
-
-# Arrays the groups' columns are copied into, kept for the next chunk or sweep: an array new
-# from the system costs a page fault and a page cleared per 4 KiB (~2 ms for 10^6 rows, as
-# much as several passes over memory in use). One is handed out again only when nothing else
-# holds it any more: a chunk's frame, or a result that shows the column, keeps a reference.
-_kept: dict[int, list[np.ndarray]] = {}
-_kept_lock = threading.Lock()
-KEPT_BYTES = 64 << 20
-
-
-def kept_array(length: int) -> np.ndarray:
-    """An array of `length` float64 to overwrite: a kept one nothing holds, else a new one
-    (kept while the arrays kept stay under KEPT_BYTES)."""
-    with _kept_lock:
-        arrays = _kept.setdefault(length, [])
-        for array in arrays:
-            if sys.getrefcount(array) <= 3:   # the list, this loop's name and the call's argument: free
-                return array
-        array = np.empty(length)
-        if sum(a.nbytes for kept in _kept.values() for a in kept) + array.nbytes <= KEPT_BYTES:
-            arrays.append(array)
-        return array

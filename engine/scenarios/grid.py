@@ -17,6 +17,7 @@ from supersheet.engine.load.positions import scalar_text
 from supersheet.engine.load.sheetfile import CellSpec
 from supersheet.engine.load.specs import RowValue, VarySpec
 from supersheet.engine.scenarios.axes import Axis, AxisError, located, spec_axis, value_axis
+from supersheet.engine.scenarios.kept import kept_array
 from supersheet.engine.workbook import Workbook
 
 
@@ -91,7 +92,9 @@ def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.nd
         # whole periods as one broadcast view (periods x values x stride), copied once, as
         # np.meshgrid(...).ravel() does; tile(repeat(...)) copied twice
         offset = start - first_period * period
-        whole = np.broadcast_to(values[None, :, None], (periods, len(values), stride)).reshape(-1)
+        block = np.broadcast_to(values[None, :, None], (periods, len(values), stride))
+        whole = kept_array(block.size) if values.dtype == np.float64 else np.empty(block.size, values.dtype)
+        np.copyto(whole.reshape(block.shape), block)
         return whole[offset:offset + stop - start]
     first, last = start // stride, (stop - 1) // stride   # a few long blocks: each value repeated
     blocks = np.arange(first, last + 1, dtype=np.int64)

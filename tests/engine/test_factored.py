@@ -21,6 +21,7 @@ import pytest
 from repo_paths import BENCH, SHEETS
 
 import supersheet.engine.scenarios.factored as factored_module
+import supersheet.engine.scenarios.kept as kept_module
 import supersheet.engine.scenarios.sweep as sweep_module
 from supersheet.engine.scenarios.axes import cli_axis
 from supersheet.engine.scenarios.factored import factoring as factoring_of, rows_of
@@ -175,7 +176,7 @@ def test_a_kept_array_is_never_overwritten_while_a_result_shows_it(always):
     written = io.BytesIO()
     first.write_ipc(written)
     copy = pl.read_ipc(io.BytesIO(written.getvalue()))   # a copy of the values, not of references to them
-    held = sum(sys.getrefcount(a) > 3 for kept in factored_module._kept.values() for a in kept)
+    held = sum(sys.getrefcount(a) > 3 for arrays in kept_module._kept.values() for a in arrays)
     assert held >= 1   # the case this is about: the result reads kept arrays
     for values in ("tp=3,5,6,7", "tp=9,10,11,12"):
         other = sweep(values)
