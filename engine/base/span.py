@@ -50,14 +50,14 @@ _span_file, _span_line, _span_col, _span_end_col = slot_setters(Span, "file", "l
 _origin_file, _origin_line, _origin_col, _origin_exact = slot_setters(Origin, "file", "line", "col", "exact")
 
 
-def _span_init(self, file, line, col, end_col):  # type: ignore[no-untyped-def]
+def _span_init(self: Span, file: str, line: int, col: int, end_col: int) -> None:
     _span_file(self, file)
     _span_line(self, line)
     _span_col(self, col)
     _span_end_col(self, end_col)
 
 
-def _origin_init(self, file, line, col, exact=True):  # type: ignore[no-untyped-def]
+def _origin_init(self: Origin, file: str, line: int, col: int, exact: bool = True) -> None:
     _origin_file(self, file)
     _origin_line(self, line)
     _origin_col(self, col)

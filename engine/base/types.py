@@ -37,7 +37,7 @@ class Type:
 _type_kind, _type_dims, _type_length = slot_setters(Type, "kind", "dims", "length")
 
 
-def _type_init(self, kind, dims=DIMENSIONLESS, length=None):  # type: ignore[no-untyped-def]
+def _type_init(self: Type, kind: str, dims: Dimensions = DIMENSIONLESS, length: int | None = None) -> None:
     _type_kind(self, kind)
     _type_dims(self, dims)
     _type_length(self, length)

@@ -46,7 +46,8 @@ _cell_type, _cell_deps, _cell_display_unit, _cell_ok, _cell_family = slot_setter
     CheckedCell, "type", "deps", "display_unit", "ok", "family")
 
 
-def _checked_cell_init(self, type, deps=(), display_unit=None, ok=True, family=None):  # type: ignore[no-untyped-def]
+def _checked_cell_init(self: CheckedCell, type: Type | None, deps: tuple[str, ...] = (),
+                       display_unit: str | None = None, ok: bool = True, family: str | None = None) -> None:
     _cell_type(self, type)
     _cell_deps(self, deps)
     _cell_display_unit(self, display_unit)

@@ -88,33 +88,34 @@ _unary_op, _unary_operand, _unary_span = slot_setters(Unary, "op", "operand", "s
 _binary_op, _binary_left, _binary_right, _binary_span = slot_setters(Binary, "op", "left", "right", "span")
 
 
-def _number_init(self, value, unit, span, unit_span=None):  # type: ignore[no-untyped-def]
+def _number_init(self: Number, value: float, unit: str | None, span: tuple[int, int],
+                 unit_span: tuple[int, int] | None = None) -> None:
     _number_value(self, value)
     _number_unit(self, unit)
     _number_span(self, span)
     _number_unit_span(self, unit_span)
 
 
-def _name_init(self, name, alias, span):  # type: ignore[no-untyped-def]
+def _name_init(self: Name, name: str, alias: str | None, span: tuple[int, int]) -> None:
     _name_name(self, name)
     _name_alias(self, alias)
     _name_span(self, span)
 
 
-def _call_init(self, func, args, span, name_span):  # type: ignore[no-untyped-def]
+def _call_init(self: Call, func: str, args: tuple[Node, ...], span: tuple[int, int], name_span: tuple[int, int]) -> None:
     _call_func(self, func)
     _call_args(self, args)
     _call_span(self, span)
     _call_name_span(self, name_span)
 
 
-def _unary_init(self, op, operand, span):  # type: ignore[no-untyped-def]
+def _unary_init(self: Unary, op: str, operand: Node, span: tuple[int, int]) -> None:
     _unary_op(self, op)
     _unary_operand(self, operand)
     _unary_span(self, span)
 
 
-def _binary_init(self, op, left, right, span):  # type: ignore[no-untyped-def]
+def _binary_init(self: Binary, op: str, left: Node, right: Node, span: tuple[int, int]) -> None:
     _binary_op(self, op)
     _binary_left(self, left)
     _binary_right(self, right)
@@ -138,7 +139,8 @@ _formula_expr, _formula_display_unit, _formula_display_span = slot_setters(Formu
                                                                            "display_span")
 
 
-def _formula_init(self, expr, display_unit=None, display_span=None):  # type: ignore[no-untyped-def]
+def _formula_init(self: Formula, expr: Node, display_unit: str | None = None,
+                  display_span: tuple[int, int] | None = None) -> None:
     _formula_expr(self, expr)
     _formula_display_unit(self, display_unit)
     _formula_display_span(self, display_span)

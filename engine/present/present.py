@@ -28,7 +28,7 @@ class Shown:
 _shown_value, _shown_unit, _shown_text = slot_setters(Shown, "value", "unit", "text")
 
 
-def _shown_init(self, value, unit, text):  # type: ignore[no-untyped-def]
+def _shown_init(self: Shown, value: float | bool | str | list | None, unit: str | None, text: str) -> None:
     _shown_value(self, value)
     _shown_unit(self, unit)
     _shown_text(self, text)
