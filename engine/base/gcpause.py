@@ -44,4 +44,4 @@ def without_cycle_collection(fn: F) -> F:
             if _freeze:
                 gc.freeze()
             gc.enable()
-    return paused  # type: ignore[return-value]
+    return paused  # type: ignore[return-value]  # fn's own signature (functools.wraps), which F cannot say

@@ -64,7 +64,7 @@ class Patched(Mapping[K, V], Generic[K, V]):
         patch = self.patch
         return [(k, patch[k]) if k in patch else (k, v) for k, v in self.base.items()]
 
-    def values(self):  # type: ignore[override]
+    def values(self):  # a list, as items() (above)
         return [v for _, v in self.items()]
 
     def copy(self) -> dict[K, V]:

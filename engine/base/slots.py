@@ -18,4 +18,4 @@ def slot_setters(cls: type, *fields: str) -> tuple[Callable[[Any, Any], None], .
 def install_init(cls: type, init: Callable[..., None]) -> None:
     """`init` as `cls.__init__` (named so in tracebacks)."""
     init.__qualname__ = f"{cls.__name__}.__init__"
-    cls.__init__ = init  # type: ignore[misc]
+    cls.__init__ = init  # type: ignore[misc]  # replacing a method is this function's purpose

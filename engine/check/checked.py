@@ -191,4 +191,4 @@ def layer_over(own: dict[K, V], base: Mapping[K, V]) -> ChainMap[K, V]:
     """`own` seen over `base`: what is written goes into `own`, `base` is only read."""
     # ChainMap writes only to its first map; typeshed asks every map to be mutable, and
     # `base` is a result's read-only view (MappingProxyType), which this never writes.
-    return ChainMap(own, base)  # type: ignore[arg-type]
+    return ChainMap(own, base)  # type: ignore[arg-type]  # `base` only read (above)

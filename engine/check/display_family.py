@@ -36,14 +36,14 @@ def formula_family(formula: A.Formula, unit: str | None, checked: Checked | Draf
         node = stack.pop()
         cls = type(node)
         if cls is A.Binary:
-            stack.append(node.left)   # type: ignore[union-attr]
-            stack.append(node.right)   # type: ignore[union-attr]
+            stack.append(node.left)   # type: ignore[union-attr]  # cls is A.Binary: isinstance costs a call a node
+            stack.append(node.right)   # type: ignore[union-attr]  # cls is A.Binary (as above)
             continue
         if cls is A.Name:
             cell = cells.get(bindings.get(node, ""))
             family = cell.family if cell is not None else None
         elif cls is A.Number or cls is A.Array:
-            unit = node.unit   # type: ignore[union-attr]
+            unit = node.unit   # type: ignore[union-attr]  # cls is A.Number or A.Array: both have .unit
             family = prefix_family(unit) if unit else None
         else:
             family = None

@@ -124,7 +124,7 @@ class Typer(CallRules):
     def type_of(self, node: A.Node) -> Type:
         checked = self.checked
         if type(node) is A.Name:   # here, not in _type_of: a name is the most frequent node (~half of them)
-            target = checked.cells.get(checked.bindings.get(node))   # type: ignore[arg-type]
+            target = checked.cells.get(checked.bindings.get(node))   # type: ignore[arg-type]  # unbound: get(None) is None
             if target is None or target.type is None:
                 raise CheckFailed  # unbound (its E-NAME is recorded), or the cell has its own diagnostic
             typ = target.type
@@ -139,15 +139,15 @@ class Typer(CallRules):
         cls = type(node)   # (a Name is typed by type_of itself)
         # (`cls is` narrows nothing for mypy: each branch's call takes the class its test names)
         if cls is A.Binary:
-            return self.binary_type(node)   # type: ignore[arg-type]
+            return self.binary_type(node)   # type: ignore[arg-type]  # dispatched on cls (above)
         if cls is A.Number:
-            return self.number_type(node)   # type: ignore[arg-type]
+            return self.number_type(node)   # type: ignore[arg-type]  # dispatched on cls (above)
         if cls is A.Bool:
             return BOOL
         if cls is A.Array:
-            return self.array_type(node)   # type: ignore[arg-type]
+            return self.array_type(node)   # type: ignore[arg-type]  # dispatched on cls (above)
         if cls is A.Unary:
-            return self.unary_type(node)   # type: ignore[arg-type]
+            return self.unary_type(node)   # type: ignore[arg-type]  # dispatched on cls (above)
         if isinstance(node, A.Binary):
             return self.binary_type(node)
         return self.call_type(node)   # type: ignore[arg-type]  # the one class left: A.Call

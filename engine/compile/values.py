@@ -216,7 +216,7 @@ def guarded(val: Val) -> Val:
     read = all(e.meta.is_column() and e.meta.output_name() in val.raw_at(i) for i, e in enumerate(exprs))
     if isinstance(val.expr, list):
         return Val([mask(e, val.raw_at(i)) for i, e in enumerate(val.expr)], True, finite=read)
-    return Val(mask(val.expr, val.raw), True, finite=read)  # type: ignore[arg-type]
+    return Val(mask(val.expr, val.raw), True, finite=read)  # type: ignore[arg-type]  # a scalar Val: one set of raw
 
 
 def poisoned(result: Val, *inputs: Val) -> Val:
@@ -236,7 +236,7 @@ def poisoned(result: Val, *inputs: Val) -> Val:
     raw = frozenset().union(*(v.all_raw() for v in inputs))
     if not raw:
         return result
-    return Val(poison(result.expr, raw), result.nullable, raw=raw | result.all_raw())  # type: ignore[arg-type]
+    return Val(poison(result.expr, raw), result.nullable, raw=raw | result.all_raw())  # type: ignore[arg-type]  # a scalar: one Expr
 
 
 def known_finite(val: Val) -> bool:

@@ -7,7 +7,7 @@ nodes with two bindings. Compare trees by their text (`to_text`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, TypeVar, Union
+from typing import Any, Callable, TypeGuard, TypeVar, Union
 
 from supersheet.engine.base.slots import install_init, slot_setters
 
@@ -192,10 +192,10 @@ def names(node: Node) -> list[Name]:
         current = pop()
         cls = type(current)
         if cls is Name:
-            found.append(current)   # type: ignore[arg-type]
+            found.append(current)   # type: ignore[arg-type]  # cls is Name: `cls is` narrows nothing for mypy
         elif cls is Binary:
-            push(current.right)   # type: ignore[union-attr]
-            push(current.left)   # type: ignore[union-attr]
+            push(current.right)   # type: ignore[union-attr]  # cls is Binary (as below)
+            push(current.left)   # type: ignore[union-attr]  # cls is Binary: isinstance would cost a call per node
         elif cls is Call or cls is Array or cls is Unary:
             stack.extend(reversed(children(current)))
     return found
@@ -205,10 +205,10 @@ CHAINS = ({"+", "-"}, {"*", "/"}, {"and"}, {"or"})   # operators that parse as o
 _CHAIN_OF = {op: i for i, ops in enumerate(CHAINS) for op in ops}
 
 
-def same_chain(node: Node, op: str) -> bool:
+def same_chain(node: Node, op: str) -> TypeGuard[Binary]:
     """Whether `node` continues a flat run of `op` (`a + b - c` is one run, left-deep in the tree)."""
     chain = _CHAIN_OF.get(op)
-    return chain is not None and type(node) is Binary and _CHAIN_OF.get(node.op) == chain  # type: ignore[union-attr]
+    return chain is not None and type(node) is Binary and _CHAIN_OF.get(node.op) == chain
 
 
 def unroll(node: Binary) -> tuple[Node, list[Binary]]:
@@ -217,7 +217,7 @@ def unroll(node: Binary) -> tuple[Node, list[Binary]]:
     an operator outside CHAINS (`^`, comparisons) is a run of one."""
     links = [node]
     while same_chain(links[-1].left, links[-1].op):
-        links.append(links[-1].left)  # type: ignore[arg-type]
+        links.append(links[-1].left)
     links.reverse()
     return links[0].left, links
 

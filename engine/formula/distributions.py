@@ -165,9 +165,9 @@ def parameter_problem(name: str, params: list[float | None]) -> tuple[int, str] 
     tokens, top_k, experts, ranks = params
     if ranks is not None and ranks < 1:
         return 3, "routing_loads() needs at least one rank"
-    if None not in (experts, ranks) and experts % ranks:  # type: ignore[operator]
+    if experts is not None and ranks is not None and experts % ranks:
         return 2, f"routing_loads() needs experts ({experts:g}) divisible by ranks ({ranks:g})"
-    if None not in (top_k, experts) and top_k > experts:  # type: ignore[operator]
+    if top_k is not None and experts is not None and top_k > experts:
         return 1, f"routing_loads() needs top_k ({top_k:g}) <= experts ({experts:g})"
     return None
 

@@ -71,7 +71,7 @@ def _picker(indices: list[int]) -> Callable[[list[str]], tuple[str, ...]]:
     if len(indices) == 1:
         index = indices[0]
         return lambda items: (items[index],)
-    return itemgetter(*indices)   # type: ignore[return-value]
+    return itemgetter(*indices)   # of two or more indices: a tuple
 
 
 class Template:

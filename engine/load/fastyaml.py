@@ -297,7 +297,7 @@ class _Direct:
             positions[key] = [key_mark.line, key_mark.column, value_mark.line, value_mark.column]
             set_item(data, key, value)
         # own keys, as __setitem__ records them (`_ok` is a set, typed MutableSet)
-        data._ok.update(positions)   # type: ignore[attr-defined]
+        data._ok.update(positions)   # type: ignore[attr-defined]  # ruamel's private set, not in its types
         if positions:
             lc.data = positions
             if node.flow_style is True:

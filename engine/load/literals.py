@@ -129,6 +129,6 @@ def _magnitude(node: A.Node) -> float | bool:
     if isinstance(node, A.Bool):
         return node.value
     if isinstance(node, A.Unary):
-        return -_magnitude(node.operand)  # type: ignore[operator]
+        return -_magnitude(node.operand)
     assert isinstance(node, A.Number)
     return node.value * (parse_unit(node.unit).factor if node.unit else 1.0)
