@@ -43,12 +43,12 @@ def pint_unit(text: str) -> pint.Unit:
         unit = ureg.Unit(text)
         root = ureg.Quantity(1.0, unit).to_root_units()
     except Exception:   # noqa: BLE001 - Pint raises several types for text it cannot read
-        unit, root = None, None
+        root = None
     if root is not None:
         grams = float(dict(root.dimensionality).get("[mass]", 0).real)   # pint types it as any number
         size = float(root.magnitude) * _GRAMS_PER_KILOGRAM ** -grams
         if math.isclose(size, ours.factor, rel_tol=1e-12):
-            return unit   # type: ignore[return-value]
+            return unit
     raise problem("E-UNIT", f"the unit {text!r} has no Pint equivalent of the same size",
                   "read the value with Sheet.magnitude(name), which gives the number and the unit text")
 
@@ -64,7 +64,7 @@ def python_value(checked: Checked, key: str, value: Value) -> Any:
     if typ.is_bool:
         return [bool(v) for v in value] if isinstance(value, list) else bool(value)
     if typ.dims == DIMENSIONLESS:
-        return [float(v) for v in value] if isinstance(value, list) else float(value)   # type: ignore[arg-type]
+        return [float(v) for v in value] if isinstance(value, list) else float(value)   # type: ignore[arg-type]  # no ErrorValue: _has_error raised
     shown = show(checked, key, value)
     unit = pint_unit(shown.unit) if shown.unit else None
     magnitude: Any = shown.value
@@ -113,7 +113,8 @@ def spread_value(checked: Checked, key: str, record: dict[str, Any]) -> Spread:
     quantities in the unit shown, or plain fractions for a dimensionless cell (as `sheet[name]`
     gives them: 50 % is 0.5)."""
     text = record["unit"]
-    plain = checked.cells[key].type is None or checked.cells[key].type.dims == DIMENSIONLESS   # type: ignore[union-attr]
+    typ = checked.cells[key].type
+    plain = typ is None or typ.dims == DIMENSIONLESS
     factor = parse_unit(text).factor if plain and text else 1.0
     unit = pint_unit(text) if text and not plain else None
 

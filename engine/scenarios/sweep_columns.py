@@ -119,7 +119,9 @@ def column_units(workbook: Workbook, grid: Grid, show: list[str] | None, units: 
         if key not in units:
             units[key] = display_unit(checked, key, _representative(checked, baseline, key))
         elif not _unit_fits(checked, key, units[key]):   # an import axis changed the cell's dimension
-            kind = checked.cells[key].type.describe()  # type: ignore[union-attr]
+            cell_type = checked.cells[key].type
+            assert cell_type is not None, "_unit_fits holds for a cell without a type"
+            kind = cell_type.describe()
             raise AxisError("E-UNIT", f"{key} is {kind} here but {units[key] or 'dimensionless'} in the rows "
                             "before: one column holds one unit", "sweep these imports separately")
 

@@ -114,8 +114,11 @@ def validate_blocks(workbook: "Workbook") -> list[Diagnostic]:
 def top_level_expectation_problems(workbook: "Workbook") -> list[Diagnostic]:
     """Top-level expectations that name no cell or cannot hold (`check` reports them, not
     only `test`, and the editor lists them), found without evaluating."""
-    out = []
-    for name, expected in workbook.model.root.expect.items():  # type: ignore[union-attr]
+    out: list[Diagnostic] = []
+    root = workbook.model.root
+    if root is None:   # a sheet that did not load: no expectations
+        return out
+    for name, expected in root.expect.items():
         statistic = STATISTIC.match(name)
         cell = statistic.group(2) if statistic else name
         if workbook.key_for(cell) is None:

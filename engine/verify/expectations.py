@@ -43,7 +43,9 @@ STATISTIC = re.compile(r"^(mean|p\d{1,2}(?:\.\d+)?)\(\s*([A-Za-z_][\w.]*)\s*\)$"
 def expectation_problems(workbook: Workbook, name: str, expected: Expected, whole_cell: bool) -> list[Diagnostic]:
     """The expectation's text parsed and compared with its cell's type, without evaluating:
     what `test` would refuse, `check` refuses too."""
-    key = workbook.key_for(STATISTIC.match(name).group(2) if not whole_cell else name)  # type: ignore[union-attr]
+    statistic = None if whole_cell else STATISTIC.match(name)
+    assert whole_cell or statistic is not None, "a statistic's expectation is passed only once STATISTIC matched it"
+    key = workbook.key_for(statistic.group(2) if statistic is not None else name)
     typ = workbook.checked.cells[key].type if key else None
     if expected.items is not None and typ is not None:
         typ = typ.scalar()
