@@ -155,7 +155,7 @@ def check_expectation(target: str, expectation: Expectation, value: object, typ:
             raise ExpectationError("E-UNIT", f"{target} is {describe(typ.dims)}, the expectation "
                                              f"{expectation.text!r} is {describe(dims)}", span=expectation.span)
     factor = parse_unit(expectation.unit).factor if expectation.unit else 1.0
-    computed = float(value) / factor  # type: ignore[arg-type]
+    computed = float(value) / factor  # type: ignore[arg-type]  # a number: lists, errors and bools returned above
     tolerance = expectation.tolerance_in_unit()
     expected = float(expectation.value)
     ok = abs(computed - expected) <= tolerance + _EPSILON * max(abs(expected), abs(tolerance), 1e-300)

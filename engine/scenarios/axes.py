@@ -106,7 +106,10 @@ class Axis:
     def size(self) -> int:
         if self.paths is not None:
             return len(self.paths)
-        return self.spaced.count if self.spaced is not None else len(self.explicit)  # type: ignore[arg-type]
+        if self.spaced is not None:
+            return self.spaced.count
+        assert self.explicit is not None, "an axis holds import paths, a range or explicit values"
+        return len(self.explicit)
 
     @property
     def is_import(self) -> bool:
@@ -208,8 +211,8 @@ def _read(part: Part) -> Literal:
 def _value(part: Literal) -> tuple[A.Node, float]:
     if part.problem is not None:
         raise AxisError.of(part.problem)
-    assert part.node is not None
-    return part.node, part.magnitude  # type: ignore[return-value]
+    assert part.node is not None and part.magnitude is not None, "a literal without a problem has both"
+    return part.node, part.magnitude
 
 
 def range_axis(workbook: Workbook, name: str, start: Part, stop: Part, *,
@@ -237,8 +240,8 @@ def range_axis(workbook: Workbook, name: str, start: Part, stop: Part, *,
     lo, hi = float(lo) / factor, float(hi) / factor   # in the unit `start` is written in
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise AxisError("E-SHEET", f"range of {name} needs finite bounds, got {start!r} to {stop!r}")
-    if times is not None:
-        ratio = times_value.plain  # type: ignore[union-attr]
+    if times_value is not None:   # (so is `times`, its text)
+        ratio = times_value.plain
         if ratio is None:
             raise AxisError("E-SHEET", f"{words['times']} of {name} must be a plain number, got {times!r}")
         if not ratio > 1 or lo <= 0:
@@ -246,8 +249,8 @@ def range_axis(workbook: Workbook, name: str, start: Part, stop: Part, *,
                                        f"{words['times']} > 1")
         n = _count(name, math.log(hi / lo) / math.log(ratio) + 1e-9 + 1 if hi >= lo else 0, words)
         spaced = Spaced(lo, hi, n, "times", ratio, factor, unit)
-    elif step is not None:
-        step_node, by = _value(step_value)  # type: ignore[arg-type]
+    elif step_value is not None:
+        step_node, by = _value(step_value)
         if _type_of(step_node).dims != typ.dims:
             raise AxisError("E-UNIT", f"range of {name}: {words['step']} {step!r} and {start!r} have different "
                                       "dimensions")

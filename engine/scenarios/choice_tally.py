@@ -105,7 +105,7 @@ def merge(tallies: list[Tally], minimize: bool, top: int | None) -> Tally:
         if merged.first_objective is None:
             merged.first_objective = tally.first_objective
     # a stable sort: ties keep grid order, as each range's own ranking did
-    merged.ranked.sort(key=lambda r: r.objective, reverse=not minimize)  # type: ignore[arg-type,return-value]
+    merged.ranked.sort(key=lambda r: r.objective, reverse=not minimize)  # type: ignore[arg-type,return-value]  # feasible: not null
     if top is not None:
         del merged.ranked[top:]
     return merged

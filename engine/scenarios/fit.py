@@ -167,7 +167,8 @@ def _selected(table: Table, block: FitBlock) -> Any:
                 raise AxisError("E-UNIT", f"rows: {end.text} ({describe(dims)}) bounds column {entry.name} "
                                           f"[{data.unit}] ({describe(column_dims)})",
                                 f"write the bound in a unit of {describe(column_dims)}", span=end.span)
-            ends.append(float(literal.magnitude))   # type: ignore[arg-type]
+            assert literal.magnitude is not None, "a literal without a problem has a magnitude"
+            ends.append(float(literal.magnitude))
         values = data.values * data.factor
         keep &= (values >= ends[0]) & (values <= ends[1])
     if not keep.any():

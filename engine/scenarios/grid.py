@@ -62,7 +62,7 @@ class Grid:
             columns: dict[str, np.ndarray] = {}
             for axis in self.value_axes:
                 picks = np.array([row[axis.name] for row in self.rows[start:stop]])
-                columns[axis.key] = axis.values[picks]  # type: ignore[index]
+                columns[axis.cell_key] = axis.values[picks]
                 if axis.key in also:
                     columns[also[axis.key][0]] = also[axis.key][1][picks]
             return columns
@@ -71,7 +71,7 @@ class Grid:
         columns = {}
         stride = 1
         for axis in reversed(self.value_axes):
-            columns[axis.key] = _axis_chunk(axis.values, stride, start, stop)  # type: ignore[index,arg-type]
+            columns[axis.cell_key] = _axis_chunk(axis.values, stride, start, stop)
             if axis.key in also:
                 columns[also[axis.key][0]] = _axis_chunk(also[axis.key][1], stride, start, stop)
             stride *= axis.size

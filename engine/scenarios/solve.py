@@ -159,7 +159,7 @@ def _frame_differences(workbook: Workbook, key: str, bound: Bound, left: A.Node,
     from supersheet.engine.compile.values import Source   # deferred: polars
     program = compile_program(workbook.checked, inputs={key: Source(key, False)}, baseline=workbook.evaluate())
     compiler = program.compiler(bound.checked)
-    difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]
+    difference = (compiler.compile_expression(left)[0].expr - compiler.compile_expression(right)[0].expr)  # type: ignore[operator]  # goal sides are scalars: one Expr each
     needed = [d for d in bound.deps if d != key]
 
     def evaluate(xs: np.ndarray) -> np.ndarray:

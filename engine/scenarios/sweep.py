@@ -198,7 +198,7 @@ def partition_plan(workbook: Workbook, grid: Grid, picks: dict[str, int], show: 
                    build: Callable[..., Any] = make_plan) -> Any:
     """The plan of one combination of partition-axis values. `locate` maps an
     import axis's path to where the file is read from (a worker's copy)."""
-    imports = {a.name: a.paths[picks[a.name]] for a in grid.import_axes}  # type: ignore[index]
+    imports = {a.name: a.paths[picks[a.name]] for a in grid.import_axes}  # type: ignore[index]  # import axes have paths
     cells = {a.name: a.labels[picks[a.name]] for a in grid.partition_axes if not a.is_import}
     variant = workbook.variant({k: locate(v) for k, v in imports.items()}, cells)
     picked = ", ".join(f"{name}={value}" for name, value in {**imports, **cells}.items())
@@ -289,7 +289,7 @@ def _evaluate_sampled_chunk(plan: Plan, grid: Grid, start: int, stop: int, displ
             continue
         value = column.display(display)
         if column.is_outside:   # outside the model where any sample is
-            aggregations.append(column.over_samples.alias(column.header))  # type: ignore[union-attr]
+            aggregations.append(column.over_samples.alias(column.header))  # type: ignore[union-attr]  # set with is_outside (make_plan)
         elif column.statistic is None:
             aggregations.append(value.first())
         elif column.statistic == "mean":   # of the finite samples: finite, even where their sum overflows

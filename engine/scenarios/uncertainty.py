@@ -180,7 +180,7 @@ def _parameters(workbook: Workbook, deterministic: Scenario, draw: Draw) -> list
     values = [evaluate_expression(deterministic, arg) for arg in draw.node.args]
     if any(error_code(v) is not None or not isinstance(v, (float, int)) for v in values):
         raise SamplingError(f"{draw.key}: a parameter of {draw.name}() is an error value")
-    return [float(v) for v in values]  # type: ignore[arg-type]
+    return [float(v) for v in values]  # type: ignore[arg-type]  # numbers: checked above
 
 
 def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int | None = None,
@@ -209,7 +209,7 @@ def evaluate_samples(workbook: Workbook, samples: int | None = None, seed: int |
             sampled.summaries[key] = summarize(frame[source.columns])
         elif isinstance(source.columns, str) and schema[source.columns] == pl.Boolean:
             holds = frame[source.columns].drop_nulls()
-            sampled.shares[key] = float(holds.mean()) if len(holds) else float("nan")  # type: ignore[arg-type]
+            sampled.shares[key] = series_mean(holds) if len(holds) else float("nan")
     # A reduction over samples (p95, prob ...) is one value, the same in every sample: it replaces
     # the value at the mean that the deterministic scenario holds (format 9.6).
     # A new scenario: `deterministic` may be the one the workbook remembers (Workbook.evaluate), which
@@ -242,7 +242,7 @@ def summarize(values: pl.Series) -> Summary:
     # threads, or from how many Ray tasks).
     array = valid.to_numpy(writable=True)
     contiguous = pl.Series(array)   # no copy
-    mean = float(contiguous.mean())   # type: ignore[arg-type]
+    mean = series_mean(contiguous)
     if math.isfinite(mean):   # every value finite: a non-finite one makes the sum inf or NaN
         return Summary(mean, percentiles(array, PERCENTILES), len(values) - len(valid), len(values))
     return Summary(finite_mean(contiguous), {q: _quantile(contiguous, q) for q in PERCENTILES},
@@ -256,10 +256,18 @@ def _quantile(values: pl.Series, q: float) -> float:
     return float(found)
 
 
+def series_mean(values: pl.Series) -> float:
+    """The mean of a non-empty series of numbers or booleans without nulls (Polars types
+    `Series.mean()` as any Python literal or None, for any dtype)."""
+    mean = values.mean()
+    assert isinstance(mean, (int, float)), f"the mean of {values.dtype} values is {mean!r}"
+    return float(mean)
+
+
 def finite_mean(values: pl.Series) -> float:
     """The mean of finite numbers, which is finite: where their sum overflows (1,000
     samples near 1e306), the sum of each divided by their count."""
-    mean = float(values.mean())   # type: ignore[arg-type]
+    mean = series_mean(values)
     return mean if math.isfinite(mean) else float((values / len(values)).sum())
 
 
