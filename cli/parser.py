@@ -58,7 +58,8 @@ class VersionAction(argparse.Action):
                  default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
         super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[no-untyped-def]
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
         print(f"supersheet {installed_version()}")
         parser.exit()
 

@@ -75,8 +75,9 @@ class SampleProcess:
             self.requests += 1
             request = Request(self.requests, str(path), text, dict(imported or {}), asdict(current_limits()))
             try:
-                write_message(process.stdin, request.encode())      # type: ignore[arg-type]
-                reply = Reply.decode(read_message(process.stdout, 2))  # type: ignore[arg-type]
+                assert process.stdin is not None and process.stdout is not None, "started with both pipes"
+                write_message(process.stdin, request.encode())
+                reply = Reply.decode(read_message(process.stdout, 2))
             except Exception as e:  # noqa: BLE001 - whatever went wrong, the process is not used again
                 if self.closed:
                     raise WorkerClosed() from None
@@ -134,9 +135,9 @@ class SampleProcess:
             except subprocess.TimeoutExpired:
                 pass
             # (after the kill: a thread reading stdout holds its lock until the pipe closes)
-            for pipe in (process.stdin, process.stdout):
+            for pipe in filter(None, (process.stdin, process.stdout)):
                 try:
-                    pipe.close()   # type: ignore[union-attr]
+                    pipe.close()
                 except (OSError, ValueError):
                     pass
         if self.stderr is not None:

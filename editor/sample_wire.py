@@ -22,7 +22,7 @@ import json
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import IO
 
 import polars as pl
 
@@ -39,16 +39,16 @@ class WireClosed(Exception):
     """The other side closed its pipe (or died) before a whole message came."""
 
 
-def write_message(stream: BinaryIO, *parts: bytes) -> None:
+def write_message(stream: IO[bytes], *parts: bytes) -> None:
     stream.write(b"".join(LENGTH.pack(len(part)) + part for part in parts))
     stream.flush()
 
 
-def read_message(stream: BinaryIO, parts: int) -> list[bytes]:
+def read_message(stream: IO[bytes], parts: int) -> list[bytes]:
     return [_read_exactly(stream, LENGTH.unpack(_read_exactly(stream, LENGTH.size))[0]) for _ in range(parts)]
 
 
-def _read_exactly(stream: BinaryIO, size: int) -> bytes:
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
     data = stream.read(size)
     if data is None or len(data) < size:
         raise WireClosed("the pipe closed in the middle of a message" if data else "the pipe closed")

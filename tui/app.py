@@ -111,7 +111,7 @@ class SupersheetApp(App[int]):
         found = self._widgets.get(kind)
         if found is None or not found.is_attached:
             found = self._widgets[kind] = self.query_one(kind)
-        return found    # type: ignore[return-value]
+        return found    # type: ignore[return-value]  # _widgets maps each kind to a widget of it
 
     @property
     def grid(self) -> SheetGrid:

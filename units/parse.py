@@ -17,7 +17,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from supersheet.units._names import known as resolved_before
 from supersheet.units._names import remember as remember_resolved
@@ -226,9 +226,9 @@ def _resolve(token: _Token, text: str) -> tuple[float, tuple[tuple[str, float], 
     return factor, exponents, shown
 
 
-def _not_a_factor(name: str, definition: object) -> tuple[str, str]:
+def _not_a_factor(name: str, definition: Any) -> tuple[str, str]:
     """(message, hint) for a unit that is not a multiple of a base unit: an offset or a logarithm."""
-    if type(definition.converter).__name__ == "LogarithmicConverter":  # type: ignore[attr-defined]
+    if type(definition.converter).__name__ == "LogarithmicConverter":  # Pint's UnitDefinition (Any: Pint is untyped here)
         return (f'unit "{name}" is logarithmic (a ratio on a log scale, like dB) and cannot be used here',
                 "write the ratio as a plain number: a decade is a factor of 10, 3 dB about 2")
     return (f'unit "{name}" has an offset (like °C) and cannot be used here',

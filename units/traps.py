@@ -13,6 +13,8 @@ whatever the spelling: it does not exist.
 
 from __future__ import annotations
 
+from typing import Any
+
 from supersheet.units.dimensions import Dimensions, describe, make_dimensions
 
 # The dimensions of this domain: information, time, frequency, FLOP, token,
@@ -63,14 +65,14 @@ _MEANT: dict[str, str] = {
 }
 
 
-def domain_trap(name: str, prefix: str, prefix_name: str, definition: object, dims: Dimensions,
+def domain_trap(name: str, prefix: str, prefix_name: str, definition: Any, dims: Dimensions,
                 prefix_scale: float) -> tuple[str, str] | None:
     """(message, hint) when the written unit ``name`` is a slip, else None.
 
     ``prefix`` is the prefix as written, ``definition`` Pint's UnitDefinition of
     the unit after it, ``dims`` that unit's dimensions.
     """
-    unit_name: str = definition.name  # type: ignore[attr-defined]
+    unit_name: str = definition.name
     base = name[len(prefix):]
     if dims == make_dimensions({"information": 1}) or ("information", 1.0) in dims:
         if prefix_scale < 1:
@@ -80,7 +82,7 @@ def domain_trap(name: str, prefix: str, prefix_name: str, definition: object, di
         return None
     if in_domain(dims):
         return None
-    symbol = definition.symbol  # type: ignore[attr-defined]
+    symbol = definition.symbol
     if base != symbol and (len(base) > _SHORT or "_" in base or base == unit_name):
         return None   # a full name (kelvin, gauss, delta_degC): written on purpose
     what = f"{prefix_name}-{unit_name}" if prefix_name else unit_name
