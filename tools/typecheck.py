@@ -32,7 +32,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="supersheet-types-") as folder:
         package_tree(Path(folder))
         command = [sys.executable, "-m", "mypy", "--config-file", str(REPO / "pyproject.toml"),
-                   "--cache-dir", str(REPO / ".mypy_cache"), "-p", "supersheet"]
+                   "--cache-dir", str(REPO / ".mypy_cache"), "-p", "supersheet"] + sys.argv[1:]
         return subprocess.run(command, cwd=folder).returncode
 
 
