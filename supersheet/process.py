@@ -10,6 +10,6 @@ docs/security.md).
 """
 from __future__ import annotations
 
-from supersheet.engine.base.scratch import clean_up_on_signals
+from supersheet.engine.base.stopping import clean_up_on_signals
 
 __all__ = ["clean_up_on_signals"]

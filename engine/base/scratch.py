@@ -18,13 +18,14 @@ import hashlib
 import os
 import re
 import shutil
-import signal
 import socket
 import stat
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from supersheet.engine.base.stopping import on_stop
 
 STALE_AFTER = 60.0      # seconds without a change: a live writer touches its file far more often
 HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "surrogateescape")).hexdigest()[:8]
@@ -180,23 +181,4 @@ def _locked(path: str) -> bool:
     return False
 
 
-_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-def clean_up_on_signals() -> None:
-    """Remove this process's temporaries when SIGINT, SIGTERM or SIGHUP stops it. SIGINT then
-    goes on as KeyboardInterrupt (the command says it was interrupted); the others end the
-    process by the signal, as they would have. Only from the main thread (Python's rule)."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for number in _STOPPING:
-        if signal.getsignal(number) in (signal.SIG_DFL, signal.default_int_handler):
-            signal.signal(number, _stopped)
-
-
-def _stopped(number: int, frame: object) -> None:
-    remove_all()
-    if number == signal.SIGINT:
-        raise KeyboardInterrupt
-    signal.signal(number, signal.SIG_DFL)
-    os.kill(os.getpid(), number)
+on_stop(remove_all)   # when a signal stops the process (stopping.clean_up_on_signals)
