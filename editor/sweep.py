@@ -17,6 +17,7 @@ from supersheet.engine.present.present import show
 from supersheet.errors import RequestError
 from supersheet.engine.check.graph import dependents
 from supersheet.engine.base.problems import Problem
+from supersheet.engine.base.targets import OutputError, check_target
 from supersheet.units import format_number
 
 if TYPE_CHECKING:
@@ -189,6 +190,19 @@ def export_chart(workbook: Workbook, path: Path, name: str | None, axis: str | N
     except (PlotError, RequestError) as e:     # a name the chart cannot draw; a path it cannot write
         raise ExportError(str(e)) from None
     return run.frame.height
+
+
+def check_export(path: Path) -> None:
+    """ExportError at once, before a row is computed and before the editor asks whether to
+    replace what is there: a name that is neither a table's (.csv, .parquet) nor a chart's
+    (.svg, .png, .html), or a target that is not a regular file in a writable folder (a
+    device, a FIFO, a folder: the writers would refuse it only after that question)."""
+    if path.suffix.lstrip(".").lower() not in EXPORT_FORMATS + CHART_FORMATS:
+        raise ExportError(f"{path.name}: the table is written as .csv or .parquet, its chart as .svg, .png or .html")
+    try:
+        check_target(path)
+    except OutputError as e:
+        raise ExportError(str(e)) from None
 
 
 class ExportError(Exception):

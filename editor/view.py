@@ -256,7 +256,9 @@ class SheetView:
                  chart: tuple[str, str] | None = None) -> Callable[[], int]:
         """Writing the table of a sweep (or ad hoc axis) to `path` — or, for a .svg, .png or .html
         `path`, the chart of `chart` = (x, y) — to run off the UI thread, on the sheet as it is
-        now (sweep.py's `export_sweep`, `export_chart`: ExportError says why not)."""
+        now (sweep.py's `export_sweep`, `export_chart`: ExportError says why not, at once for a
+        name or a target that cannot be written, `check_export`)."""
+        editsweep.check_export(path)
         workbook = self.workbook
         if path.suffix.lstrip(".").lower() in editsweep.CHART_FORMATS:
             if chart is None:

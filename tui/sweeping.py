@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
 from rich.text import Text
 
@@ -88,30 +89,28 @@ class SweepController:
                 return
             target = Path(text.strip()).expanduser()
             target = target if target.is_absolute() else document.path.parent / target
+            try:      # refused before the question: a device or a folder is never offered to be replaced
+                export = document.exporter(target, name, axis,
+                                           (view.x, view.y) if view.x is not None and view.y is not None else None)
+            except ExportError as e:
+                app.set_status(Text(f"not exported: {e}", style="bold red"))
+                return
             if os.path.lexists(target):
                 app.push_screen(ChoiceScreen(f"{target.name} exists", f"{target} exists. Replace it with the table?",
                                              [("cancel", "Cancel"), ("replace", "Replace it")]),
-                                lambda choice: self._export(target, name, axis) if choice == "replace"
+                                lambda choice: self._export(export, target, name or axis) if choice == "replace"
                                 else app.set_status("nothing exported"))
             else:
-                self._export(target, name, axis)
+                self._export(export, target, name or axis)
         app.push_screen(PromptScreen(
             "Export the sweep table", f"The file for the rows of {name or axis}, on the current values "
             f"(relative to {document.path.parent}): .csv, or .parquet with each column's unit; "
             ".svg, .png or .html for the chart shown. Typing replaces the name.", f"{stem}.csv", selected=True),
             answer)
 
-    def _export(self, target: Path, name: str | None, axis: str | None) -> None:
+    def _export(self, export: Callable[[], int], target: Path, what: str | None) -> None:
         app = self.app
-        view, document = app.sweep, app.document
-        assert document is not None
-        try:
-            export = document.exporter(target, name, axis,
-                                            (view.x, view.y) if view.x is not None and view.y is not None else None)
-        except ExportError as e:
-            app.set_status(Text(f"not exported: {e}", style="bold red"))
-            return
-        app.set_status(f"writing the table of {name or axis} to {target}…")
+        app.set_status(f"writing the table of {what} to {target}…")
 
         def write() -> int | str:
             try:
@@ -124,5 +123,5 @@ class SweepController:
                 app.set_status(Text(f"not exported: {result}", style="bold red"))
                 app.notify(result, title="not exported", severity="error", timeout=15)
             else:
-                app.set_status(f"wrote {result} row{'s' if result != 1 else ''} of {name or axis} to {target}")
+                app.set_status(f"wrote {result} row{'s' if result != 1 else ''} of {what} to {target}")
         app.background.run("export", write, done)

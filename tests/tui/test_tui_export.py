@@ -84,3 +84,29 @@ async def test_the_sweep_table_sorts_and_hides_columns(example: Path) -> None:
         await pilot.press("a")
         await pilot.pause()
         assert str(table.ordered_columns[0].key.value) == first and values() == list(reversed(ascending))
+
+
+async def test_a_device_or_a_folder_is_refused_before_the_question(example: Path) -> None:
+    """A target no writer would write (a link to /dev/null, a folder, a name of no format) is
+    refused at once, saying why: it was first offered "exists. Replace it with the table?",
+    and refused only after the user said yes."""
+    from supersheet.tui.screens import ChoiceScreen, PromptScreen
+    (example.parent / "null.csv").symlink_to("/dev/null")
+    (example.parent / "folder.csv").mkdir()
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.sweeping.show("per_card_table")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        for name, why in [("null.csv", "it is a character device"), ("folder.csv", "it is a directory"),
+                          ("/dev/null", "null: the table is written as .csv or .parquet")]:
+            await pilot.press("ctrl+x")
+            await pilot.pause()
+            assert isinstance(app.screen, PromptScreen)
+            await pilot.press(*name, "enter")
+            await pilot.pause()
+            assert not isinstance(app.screen, (ChoiceScreen, PromptScreen)), name
+            said = str(app.query_one("#status", Static).render())
+            assert said.startswith("not exported") and why in said, (name, said)
+    assert (example.parent / "null.csv").is_symlink() and Path("/dev/null").is_char_device()
+    assert (example.parent / "folder.csv").is_dir() and not any((example.parent / "folder.csv").iterdir())
