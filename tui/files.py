@@ -308,6 +308,7 @@ class FileController:
                 app.set_status(Text(f"not saved: {e}", style="bold red"))
                 app.notify(str(e), title="not saved", severity="error", timeout=15)
                 return
+            self.recovery.drop()     # the old file's unsaved edits are saved, in the new file
             app.load(Document(written))
             app.set_status(f"saved as {written.name} · now editing it; {old.name} is unchanged on disk "
                            f"(both in {written.parent})" if written.parent == old.parent else

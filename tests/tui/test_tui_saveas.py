@@ -51,3 +51,28 @@ async def test_save_as_writes_the_edits_to_a_new_file_and_edits_it(example: Path
     assert [(a, b) for a, b in zip(before.splitlines(), written) if a != b] == [
         ("    value: 8192 token", "    value: 16384 token")]
     assert len(written) == len(before.splitlines())
+
+
+async def test_save_as_leaves_no_recovery_of_the_old_file(example: Path) -> None:
+    """The unsaved edits went to the new file: the old file's recovery file goes with them. It
+    stayed, so the next `supersheet edit` of the old file offered to "recover" edits that were
+    saved (in the new file), with a diff against a file that never had them."""
+    from supersheet.editor import recovery
+    app = SupersheetApp(example, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("context")
+        await pilot.press(*"16384", "enter")
+        await pilot.pause()
+        app.recovery.write()              # as RECOVER_AFTER seconds after the edit
+        assert recovery.find(example) is not None
+        await pilot.press("ctrl+w", *"plan-16k.yaml", "enter")
+        await pilot.pause()
+        target = example.parent / "plan-16k.yaml"
+        assert app.document.path == target and not app.document.dirty
+        assert recovery.find(example) is None and recovery.find(target) is None
+        app.go_to("context")
+        await pilot.press(*"32768", "enter")       # the new file's own unsaved edits are kept as ever
+        await pilot.pause()
+        app.recovery.write()
+        found = recovery.find(target)
+        assert found is not None and "32768 token" in found.text and recovery.find(example) is None
