@@ -116,3 +116,26 @@ async def test_a_stale_change_of_the_filter_field_is_not_applied(example: Path) 
         field.value = "context"                  # not through a routed key: Changed carries it
         await pilot.pause()
         assert app.grid.filter_text == "context" and app.grid.current_key == "context"
+
+
+async def test_the_formula_bar_follows_a_filter_that_puts_another_cell_under_the_cursor(tmp_path: Path) -> None:
+    """`/c` Enter with the cursor on `a`, the first cell: `c` is then the first cell too, at the
+    same index. The cursor had not moved, so the formula bar (and the inspector) went on
+    showing `a` while `c` was selected: typing edited `c` under a bar saying `a`."""
+    path = tmp_path / "s.yaml"
+    path.write_text("cells:\n  # one group\n  a: 1 GB\n  b: 2 GB\n  c: = a + b\n", encoding="utf-8")
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        app.go_to("a")
+        await pilot.pause()
+        index = app.grid.cursor
+        await pilot.press("f2")
+        await filter_for(pilot, "c")
+        assert app.grid.current_key == "c" and app.grid.cursor == index       # the same index, another cell
+        bar = app.query_one("#editor-input", Input)
+        assert bar.value == "= a + b", bar.value
+        assert str(app.query_one("#editor-label").render()).strip() == "c"
+        assert app.inspector.key == "c"
+        await pilot.press("escape")                      # the filter cleared: the cursor stays on c
+        await pilot.pause()
+        assert app.grid.current_key == "c" and bar.value == "= a + b"

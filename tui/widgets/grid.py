@@ -87,6 +87,7 @@ class SheetGrid(RowsView, can_focus=True):
         self._index: dict[str, int] = {}
         self._section_of: dict[str, Section] = {}
         self.measures: Measures | None = None
+        self._chosen: str | None = None     # the row the last CellChosen was about
 
     # content --------------------------------------------------------------------
     def load(self, document: Document, keep_state: bool = False) -> None:
@@ -256,7 +257,10 @@ class SheetGrid(RowsView, can_focus=True):
 
     def _set_cursor(self, index: int) -> None:
         index = max(0, min(index, len(self.rows) - 1)) if self.rows else 0
-        changed = index != self.cursor
+        row = self.rows[index].key if self.rows else None
+        # another row, or another cell at the same index: a filter or a fold rebuilt the rows
+        # (`/name` whose match lands where the cursor was left the formula bar on the old cell)
+        changed = index != self.cursor or row != self._chosen
         previous, top = self.cursor, self.scroll_offset.y
         self.cursor = index
         self._scroll_cursor_visible()
@@ -266,6 +270,7 @@ class SheetGrid(RowsView, can_focus=True):
         else:
             self.refresh()
         if changed:
+            self._chosen = row
             self.post_message(self.CellChosen(self.current_key))
 
     def action_cursor(self, step: int) -> None:
