@@ -233,7 +233,7 @@ def _edit(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.sheet} is a directory, not a sheet")
         if not path.exists() and path.suffix in (".yaml", ".yml") and path.parent.is_dir():
             return _edit_new(path)
-        if not path.is_file():
+        if not path.exists():       # a device or a FIFO is named for what it is, below
             raise UsageError(f"no such sheet: {args.sheet}")
     else:
         try:

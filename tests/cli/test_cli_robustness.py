@@ -92,6 +92,17 @@ def test_a_directory_where_a_sheet_is_expected(command, run_cli, tmp_path):
     assert result.code == 2 and "is a directory" in result.err
 
 
+@pytest.mark.parametrize("command", ["textconv", "run", "check", "test", "edit"])
+def test_a_device_or_a_fifo_where_a_sheet_is_expected(command, run_cli, tmp_path):
+    """Named for what it is, not "no such sheet" (`edit /dev/null` said so of a file that exists)."""
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    for path, what in (("/dev/null", "is a device"), (str(fifo), "is a FIFO")):
+        result = run_cli(command, path)
+        no_internal_error(result)
+        assert result.code == 2 and what in result.err and "no such sheet" not in result.err, (path, result.err)
+
+
 @pytest.mark.parametrize("cell, message", [
     ("{value: 1 GB, unit: s}", "cannot show information in s"),
     ("{value: 1 GB, unit: foo}", 'unknown unit "foo"'),
