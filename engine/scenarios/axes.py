@@ -32,7 +32,7 @@ from supersheet.engine.compile.bounds import Bounds, of_values
 from supersheet.engine.formula import ast as A
 from supersheet.engine.load.literals import Literal, bound_value, listed_value, range_part
 from supersheet.engine.load.specs import AxisSpec, Written
-from supersheet.engine.scenarios.spaced import Spaced, decimal_places
+from supersheet.engine.scenarios.spaced import Spaced, decades, decimal_places
 from supersheet.engine.workbook import OverrideError, Workbook, literal_type_of
 from supersheet.units import DIMENSIONLESS
 from supersheet.units import parse_unit
@@ -247,7 +247,7 @@ def range_axis(workbook: Workbook, name: str, start: Part, stop: Part, *,
         if not ratio > 1 or lo <= 0:
             raise AxisError("E-SHEET", f"a geometric range of {name} needs {words['from']} > 0 and "
                                        f"{words['times']} > 1")
-        n = _count(name, math.log(hi / lo) / math.log(ratio) + 1e-9 + 1 if hi >= lo else 0, words)
+        n = _count(name, decades(lo, hi) / math.log(ratio) + 1e-9 + 1 if hi >= lo else 0, words)
         spaced = Spaced(lo, hi, n, "times", ratio, factor, unit)
     elif step_value is not None:
         step_node, by = _value(step_value)
@@ -257,7 +257,8 @@ def range_axis(workbook: Workbook, name: str, start: Part, stop: Part, *,
         by = float(by) / factor
         if not by > 0 or not math.isfinite(by):
             raise AxisError("E-SHEET", f"a linear range of {name} needs {words['step']} > 0")
-        n = _count(name, (hi - lo) / by + 1e-9 + 1 if hi >= lo else 0, words)
+        span = (hi - lo) / by if math.isfinite(hi - lo) else hi / by - lo / by    # (-1e308..1e308: beyond a float)
+        n = _count(name, span + 1e-9 + 1 if hi >= lo else 0, words)
         spaced = Spaced(lo, hi, n, "step", by, factor, unit, decimal_places(lo, by))
     elif count is not None:
         if count < 1:

@@ -34,14 +34,24 @@ class Spaced:
         import numpy as np   # deferred: numpy
         i = np.arange(self.count, dtype=np.float64)
         if self.kind == "step":
-            written = self.start + i * self.by
+            with np.errstate(over="ignore", invalid="ignore"):   # (tried first: exact where it is finite)
+                written = self.start + i * self.by
+            if not np.isfinite(written[-1]):   # i * by beyond a float (-1e308..1e308+1e307): halved, then doubled
+                written = 2 * (self.start / 2 + i * (self.by / 2))
         elif self.kind == "times":
-            written = self.start * self.by ** i
+            written = _geometric(self.start, self.by, i)
         elif self.kind == "log":   # start * ratio^(i/(n-1)): exact where the ratio allows (geomspace is not)
-            written = self.start * (self.stop / self.start) ** (i / max(self.count - 1, 1))
-            written[-1] = self.stop if self.count > 1 else self.start
-        else:
+            t = i / max(self.count - 1, 1)
+            ratio = self.stop / self.start
+            written = self.start * ratio ** t if math.isfinite(ratio) else \
+                np.exp(math.log(self.start) + decades(self.start, self.stop) * t)   # 1e99 / 1e-300 is beyond a float
+            written[0], written[-1] = self.start, self.stop if self.count > 1 else self.start
+        elif math.isfinite(self.stop - self.start):
             written = np.linspace(self.start, self.stop, self.count)
+        else:   # the span is beyond a float (-1e308..1e308): each value as a mean of the ends
+            t = i / max(self.count - 1, 1)
+            written = self.start * (1 - t) + self.stop * t
+            written[0], written[-1] = self.start, self.stop if self.count > 1 else self.start
         if self.decimals is not None and self.kind in ("step", "lin"):
             written = _on_decimals(written, self.decimals)
         return written * self.factor if self.factor != 1.0 else written
@@ -54,8 +64,13 @@ class Spaced:
         monotone: a geometric range's factor is positive), up to the snapping to decimals."""
         if self.kind == "step":
             last = self.start + (self.count - 1) * self.by
-        elif self.kind == "times":   # float ** int raises where NumPy's values would hold inf
-            last = math.inf if math.log(self.by) * (self.count - 1) > 709 else self.start * self.by ** (self.count - 1)
+            if not math.isfinite(last):
+                last = 2 * (self.start / 2 + (self.count - 1) * (self.by / 2))
+        elif self.kind == "times":
+            try:        # (no NumPy for what needs none)
+                last = self.start * self.by ** (self.count - 1)
+            except OverflowError:   # by**n alone beyond a float: the value itself need not be
+                last = float(_geometric(self.start, self.by, float(self.count - 1)))
         else:
             last = self.stop
         return [self.start * self.factor, float(last) * self.factor]
@@ -68,6 +83,28 @@ class Spaced:
         smallest = min(abs(self.start), abs(self.stop))
         rounded_away = self.decimals is not None and smallest < 10.0 ** -self.decimals
         return finite, finite and ends[0] * ends[1] > 0 and not rounded_away
+
+
+def decades(lo: float, hi: float) -> float:
+    """log(hi / lo) for 0 < lo <= hi, also where the ratio itself is beyond a float
+    (1e99 / 1e-300): the span a geometric range's count is taken from."""
+    ratio = hi / lo
+    return math.log(ratio) if math.isfinite(ratio) else math.log(hi) - math.log(lo)
+
+
+def _geometric(start: float, by: float, i):
+    """start * by**i (i: a float or an array of them), finite wherever that value is: by**i
+    alone overflows when start < 1 (1e-300 * 10**399 is 1e99, not inf). Where it does, the
+    power is taken in two halves around start, and failing that (a subnormal start) in logs."""
+    import numpy as np   # deferred: numpy
+    with np.errstate(over="ignore", invalid="ignore"):
+        written = start * np.power(by, i)
+        if np.all(np.isfinite(written)):
+            return written
+        half = np.floor(np.asarray(i) / 2)
+        halves = start * np.power(by, half) * np.power(by, i - half)
+        logs = np.exp(math.log(start) + np.asarray(i) * math.log(by))
+    return np.where(np.isfinite(written), written, np.where(np.isfinite(halves), halves, logs))
 
 
 _MAX_PLACES = 12
