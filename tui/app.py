@@ -57,6 +57,22 @@ from .widgets.status import StatusLine
 W = TypeVar("W", bound=Widget)
 
 
+COUNT_SHARE = 0.4    # the most of the status line's width the problem count takes with its kinds
+
+
+def shortened_count(said: str, width: int) -> str:
+    """`15 problems: 3 errors, 2 failed checks, 10 failed expectations` in `width` characters:
+    the last kinds give way to `…` (errors, listed first, stay longest), then all of them,
+    so that the message beside the count keeps most of a narrow status line (F4 has them all)."""
+    total, _, kinds = said.partition(": ")
+    parts = kinds.split(", ") if kinds else []
+    for kept in range(len(parts), 0, -1):
+        text = f"{total}: {', '.join(parts[:kept])}" + (", …" if kept < len(parts) else "")
+        if len(text) <= width:
+            return text
+    return total
+
+
 class SupersheetApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "supersheet"
@@ -211,7 +227,7 @@ class SupersheetApp(App[int]):
         """F4's list and the count at the right of the status line (editor/problems.py)."""
         self.diagnostics_panel.load(document, verdicts)
         found = [d for d, _ in self.diagnostics_panel.problems()]
-        said = summary(found)
+        said = shortened_count(summary(found), int(self.size.width * COUNT_SHARE) - 7)
         # red while something is wrong with the sheet or outside its model; a failed check or
         # expectation (a finding, a number that moved) in yellow
         count = Text(f" ⚠ {said} · F8 ", style="bold red" if any(kind_of(d) in ("error", "assumption") for d in found)

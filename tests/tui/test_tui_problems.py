@@ -10,9 +10,9 @@ from textual.widgets import Input, Static
 
 from supersheet.editor.document import Document
 from supersheet.editor.problems import summary
-from supersheet.tui.app import SupersheetApp
+from supersheet.tui.app import COUNT_SHARE, SupersheetApp
 
-SIZE = (100, 30)
+SIZE = (170, 30)    # wide enough for the count with its kinds (COUNT_SHARE)
 SHEET = """\
 title: problems
 cells:
@@ -87,11 +87,12 @@ async def test_the_status_line_counts_them_and_f8_goes_through_them(tmp_path: Pa
 async def test_the_count_is_never_cut_when_it_grows(tmp_path: Path) -> None:
     """The count's width follows its text: it was laid out again only when it appeared or went,
     so a count that grew from "2 problems: …" to "5 problems: …" kept the old width and lost its
-    end (`⚠ 20 problems: 1 failed check, 19` at 120 columns, the `· F8` gone)."""
+    end (`⚠ 20 problems: 1 failed check, 19` at 120 columns, the `· F8` gone). Where the kinds
+    would take more than COUNT_SHARE of the line, the total alone is shown, whole."""
     path = tmp_path / "p.yaml"
     path.write_text(SHEET.replace("  a: 0\n", "  a: 2\n"), encoding="utf-8")
     app = SupersheetApp(path, watch_seconds=0)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         count = app.query_one("#problems", Static)
         widths = []
@@ -111,3 +112,19 @@ async def test_the_count_is_never_cut_when_it_grows(tmp_path: Path) -> None:
             assert count.region.width == len(text), (value, count.region.width, text)
             widths.append(count.region.width)
         assert len(set(widths)) == 3      # it grew, shrank and grew again
+
+
+async def test_a_narrow_status_line_shows_the_total_whole(tmp_path: Path) -> None:
+    """At 80 or 120 columns the count with all its kinds would leave the message beside it a few
+    characters: the last kinds give way to `…` (errors stay longest), then all of them; the
+    total and F8 are always shown whole (all the kinds are in F4)."""
+    path = tmp_path / "p.yaml"
+    path.write_text(SHEET, encoding="utf-8")
+    for width, said in ((80, " ⚠ 5 problems: 3 errors, … · F8 "), (120, " ⚠ 5 problems: 3 errors, 1 failed check, … · F8 "),
+                        (60, " ⚠ 5 problems · F8 ")):
+        app = SupersheetApp(path, watch_seconds=0)
+        async with app.run_test(size=(width, 24)) as pilot:
+            await pilot.pause()
+            count = app.query_one("#problems", Static)
+            assert status(app, "#problems") == said and count.region.width == len(said)
+            assert len(said) <= width * COUNT_SHARE
