@@ -119,13 +119,15 @@ async def edit_latency(path: Path, edits: int, key: str = "x0", texts=None) -> d
 
     app.after_edit = timed_after_edit  # type: ignore[method-assign]
     sampled_at: list[float] = []
-    show_samples = app.sampling.show_samples
+    # the samples' controller (before it, 61fcbb8, the app itself: bench_tui_edit_ab.py compares across it)
+    sampling = getattr(app, "sampling", app)
+    show_samples = sampling.show_samples
 
     def timed_show_samples(samples):
         sampled_at.append(time.perf_counter())
         return show_samples(samples)
 
-    app.sampling.show_samples = timed_show_samples  # type: ignore[method-assign]
+    sampling.show_samples = timed_show_samples  # type: ignore[method-assign]
     latencies: list[float] = []
     cpu: list[float] = []
     sampling: list[float] = []
@@ -240,7 +242,7 @@ async def echo_latency(path: Path, keys: int, key: str = "x0", resampling: bool 
         app.start_edit(key)
         for i in range(keys):
             if resampling:
-                app.sampling.resample()                  # a fresh resample in a worker thread
+                getattr(app, "sampling", app).resample()    # a fresh resample in a worker thread
             await asyncio.sleep(0.005)          # ... and under way
             running = any(w.is_running for w in app.workers)
             busy += running

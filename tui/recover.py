@@ -33,15 +33,26 @@ class RecoveryController:
     def __init__(self, app: Editor) -> None:
         self.app = app
         self.timer: Timer | None = None     # writes the recovery file RECOVER_AFTER s after the last edit
+        self.due_at = 0.0                   # ... at this time.monotonic()
         self.warned = False                 # that it cannot be written: said once
         self.old_handlers: dict[int, Any] = {}   # SIGHUP's and SIGTERM's before ours
 
     # writing ---------------------------------------------------------------------
     def due(self) -> None:
-        """The text changed: keep it RECOVER_AFTER seconds after the last change."""
-        if self.timer is not None:
-            self.timer.stop()
-        self.timer = self.app.set_timer(RECOVER_AFTER, self.write)
+        """The text changed: keep it RECOVER_AFTER seconds after the last change. One timer
+        for a run of edits, set again for the time left when it fires (a timer stopped and
+        made anew at every edit cost ~0.1 ms of the edit's time on the UI thread)."""
+        self.due_at = time.monotonic() + RECOVER_AFTER
+        if self.timer is None:
+            self.timer = self.app.set_timer(RECOVER_AFTER, self._when_due)
+
+    def _when_due(self) -> None:
+        left = self.due_at - time.monotonic()
+        if left > 0:        # edited since the timer was set
+            self.timer = self.app.set_timer(left, self._when_due)
+            return
+        self.timer = None
+        self.write()
 
     def write(self) -> None:
         """Keep the unsaved text now (nothing unsaved: remove the recovery file)."""
