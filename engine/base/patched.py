@@ -60,7 +60,7 @@ class Patched(Mapping[K, V], Generic[K, V]):
     def __len__(self) -> int:
         return len(self.base)
 
-    def items(self):  # type: ignore[override]  # a list: one pass at C speed over the base
+    def items(self):  # a list: one pass at C speed over the base
         patch = self.patch
         return [(k, patch[k]) if k in patch else (k, v) for k, v in self.base.items()]
 
