@@ -1,8 +1,9 @@
 """Arrays a sweep's chunks are built in (axis columns, factored columns), kept for the next
-chunk or sweep. An array new from the system costs a page fault and a cleared page per
+chunk of the sweep. An array new from the system costs a page fault and a cleared page per
 4 KiB (~2 ms for 10^6 rows of floats, as much as several passes over memory in use; Polars'
 own buffers are reused by its allocator). One is handed out again only when nothing else
-holds it any more: a chunk's frame, or a result that shows the column, keeps a reference."""
+holds it any more: a chunk's frame, or a result that shows the column, keeps a reference.
+A sweep that ends lets them go (`release`): a process keeps no memory for the next one."""
 from __future__ import annotations
 
 import sys
@@ -41,3 +42,9 @@ def _free(array: np.ndarray) -> bool:
 
 def _kept_bytes() -> int:
     return sum(a.nbytes for arrays in _kept.values() for a in arrays)
+
+
+def release() -> None:
+    """Keep none any more (a sweep ended): those still held live on with their holders."""
+    with _kept_lock:
+        _kept.clear()

@@ -27,6 +27,7 @@ from supersheet.engine.present.headers import is_error_header, split_header
 from supersheet.engine.scenarios.axes import Axis, AxisError, rebind
 from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.factored import Factored, Factoring, evaluate_groups, factoring
+from supersheet.engine.scenarios.kept import release
 from supersheet.engine.scenarios.grid import Grid, build_grid
 from supersheet.engine.scenarios.sweep_columns import Column, column_units, output_columns, shown_axes, with_statistics
 from supersheet.engine.workbook import Workbook
@@ -331,15 +332,18 @@ def iterate_chunks(plans: list[Plan], grid: Grid, chunk_rows: int = DEFAULT_CHUN
     rows done after each chunk; the engine draws nothing (the CLI draws a bar with it)."""
     total = grid.value_size() * len(plans)
     done = 0
-    for plan in plans:
-        rows = max(1, chunk_rows // plan.samples)   # a row of a sheet with draws is `samples` rows of the frame
-        groups = factor(plan, grid, min(rows, grid.value_size()))
-        for start in range(0, grid.value_size(), rows):
-            stop = min(start + rows, grid.value_size())
-            yield evaluate_chunk(plan, grid, start, stop, factored=groups)
-            done += stop - start
-            if progress is not None:
-                progress(done, total)
+    try:
+        for plan in plans:
+            rows = max(1, chunk_rows // plan.samples)   # a row of a sheet with draws is `samples` rows of the frame
+            groups = factor(plan, grid, min(rows, grid.value_size()))
+            for start in range(0, grid.value_size(), rows):
+                stop = min(start + rows, grid.value_size())
+                yield evaluate_chunk(plan, grid, start, stop, factored=groups)
+                done += stop - start
+                if progress is not None:
+                    progress(done, total)
+    finally:
+        release()   # the arrays kept for the next chunk (kept.py)
 
 
 def run_in_memory(workbook: Workbook, spec: SweepSpec) -> pl.DataFrame:

@@ -30,6 +30,7 @@ from supersheet.engine.base import scratch
 from supersheet.engine.base.targets import kind, shown
 from supersheet.engine.scenarios.grid import Grid
 from supersheet.engine.scenarios.sheetbundle import Materialized, SheetBundle
+from supersheet.engine.scenarios.kept import release
 from supersheet.engine.scenarios.sweep import Plan, evaluate_chunk, factor, make_plan, partition_plan
 from supersheet.engine.scenarios.axes import AxisError
 from supersheet.engine.scenarios.output import write_parquet
@@ -125,10 +126,13 @@ def compiled_plan(job: SweepJob, index: int) -> Plan:
 def chunks_of(job: SweepJob, plan: Plan, part: Part) -> Iterator[pl.DataFrame]:
     rows = max(1, job.chunk_rows // plan.samples)   # as iterate_chunks: a row with draws is `samples` frame rows
     groups = factor(plan, job.grid, min(rows, job.grid.value_size()))   # the same rows as the local path's
-    for number, start in enumerate(range(part.start, part.stop, rows)):
-        yield evaluate_chunk(plan, job.grid, start, min(start + rows, part.stop), factored=groups)
-        if job.fault is not None:
-            job.fault(part.index, number)
+    try:
+        for number, start in enumerate(range(part.start, part.stop, rows)):
+            yield evaluate_chunk(plan, job.grid, start, min(start + rows, part.stop), factored=groups)
+            if job.fault is not None:
+                job.fault(part.index, number)
+    finally:
+        release()   # the arrays kept for the next chunk (kept.py)
 
 
 def write_part(job: SweepJob, part: Part, staging: str, count: int) -> PartDone:
