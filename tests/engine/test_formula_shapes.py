@@ -4,7 +4,6 @@ conformance cases with its cell names renamed, and on generated texts with any o
 identifiers (names, functions, units, keywords) replaced."""
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Iterator
 
@@ -13,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from ruamel.yaml import YAML
 
 from repo_paths import CONFORMANCE, SHEETS
+from test_lexer_paths import _tree
 from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula import shapes
@@ -20,15 +20,6 @@ from supersheet.engine.formula.parser import ParseError, formula_body, parse_for
 
 # names of every length and kind: a function's, a unit's, an exponent's, a keyword (never copied)
 RENAMES = ["x", "a_much_longer_name_7", "max", "GB", "e5", "_", "and", "true", "in0", "ZZ9", "s", "not"]
-
-
-def _tree(value: object) -> object:
-    """A tree's structure: node types and fields, spans included (nodes compare by identity)."""
-    if dataclasses.is_dataclass(value):
-        return (type(value).__name__,) + tuple(_tree(getattr(value, f.name)) for f in dataclasses.fields(value))
-    if isinstance(value, tuple):
-        return tuple(_tree(v) for v in value)
-    return value
 
 
 def _outcome(parse, text: str) -> object:
