@@ -170,6 +170,10 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
     """Every cell in `fmt` (text, json, csv, markdown). `stable_columns`: the text table's columns
     at tab stops that depend on each line's own cell only (git's textconv: a changed value
     changes its own line, never the alignment of the others)."""
+    if fmt not in ("json", "csv", "markdown"):   # the text table
+        rows = (_plain_rows(workbook, scenario) if sampled is None and not overrides else
+                [_record_row(cell_record(workbook, scenario, c, sampled, overrides)) for c in ordered_cells(workbook)])
+        return _text_table(workbook, rows, stable_columns)
     records = [cell_record(workbook, scenario, c, sampled, overrides) for c in ordered_cells(workbook)]
     if fmt == "json":
         records = [{k: v for k, v in r.items() if k != "_by"} for r in records]
@@ -187,14 +191,12 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
                              r["display"], r["kind"], r.get("formula", r.get("replaced_formula", "")), r.get("error", "")]
                             + [_csv(r.get(k)) for k in spread])
         return out.getvalue().rstrip("\n")
-    if fmt == "markdown":
-        lines = [f"# {workbook.model.title}" if workbook.model.title else f"# {shown_path(workbook.model.path)}", "",
-                 "| cell | value | formula |", "|---|---:|---|"]
-        for r in records:
-            mark = _check_mark(r)
-            lines.append(f"| {mark}{r['name']} | {_md(r['display'])} | {_md(override_note(r) or r.get('formula', ''))} |")
-        return "\n".join(lines)
-    return _text_table(workbook, records, stable_columns)
+    lines = [f"# {workbook.model.title}" if workbook.model.title else f"# {shown_path(workbook.model.path)}", "",
+             "| cell | value | formula |", "|---|---:|---|"]   # markdown
+    for r in records:
+        mark = _check_mark(r)
+        lines.append(f"| {mark}{r['name']} | {_md(r['display'])} | {_md(override_note(r) or r.get('formula', ''))} |")
+    return "\n".join(lines)
 
 
 def _csv(value: Any) -> str:
@@ -244,32 +246,72 @@ def _overflows(record: dict[str, Any]) -> bool:
     return isinstance(record.get("value"), list) and len(record["display"]) > _WIDE_ARRAY
 
 
-def _text_table(workbook: Workbook, records: list[dict[str, Any]], stable_columns: bool = False) -> str:
+# One line of `run`'s text table: the section it is listed in, the check mark (or two spaces),
+# the cell's name, its value as shown, what follows the value (`= formula`, `set by …`), and
+# whether the value is a long array that does not set the value column's width.
+Row = tuple[str, str, str, str, str, bool]
+
+
+def _record_row(record: dict[str, Any]) -> Row:
+    """The text table's line of a cell as the shared schema has it (over samples, `--set`)."""
+    formula = record.get("formula")
+    if "set" in record:
+        tail = override_note(record)
+    elif formula:
+        tail = ("= " if record["kind"] == "formula" else "") + formula
+    else:
+        tail = ""
+    return _group(record), _check_mark(record) or "  ", record["name"], record["display"], tail, _overflows(record)
+
+
+def _plain_rows(workbook: Workbook, scenario: Scenario) -> list[Row]:
+    """The text table's lines of a scenario with no samples and no `--set`: `_record_row` of each
+    cell's record, without building the record (`run` of a 20,000-cell sheet: a dict, its JSON
+    value and error code a cell were a third of rendering; tests/engine/test_run_text_rows.py
+    compares both ways on every sheet of the library)."""
+    checked, values = workbook.checked, scenario.values
+    rows: list[Row] = []
+    for cell in ordered_cells(workbook):
+        key, kind = cell.key, cell.kind
+        shown = show(checked, key, values.get(key))
+        if kind == "input":
+            mark, tail = "  ", ""
+        else:
+            formula = formula_text(cell)
+            if kind == "formula":
+                mark, tail = "  ", "= " + formula if formula else ""
+            else:   # a condition: holds only when it is true (an error value or no value does not)
+                mark, tail = ("✓ " if shown.value is True else "✗ ") if kind in CONDITIONS else "  ", formula
+        group = key.rsplit(".", 1)[0] if "." in key else _SECTIONS.get(kind, "cells")
+        rows.append((group, mark, key, shown.text, tail,
+                     type(shown.value) is list and len(shown.text) > _WIDE_ARRAY))
+    return rows
+
+
+_SECTIONS = {"check": "checks", "assume": "assumptions"}   # an own cell's section by its kind (else cells)
+
+
+def _text_table(workbook: Workbook, rows: list[Row], stable_columns: bool = False) -> str:
     title = workbook.model.title
     lines = [title] if title else []
-    groups = [_group(r) for r in records]
-    width = max((len(r["name"]) for r in records), default=4) + 2
-    value_width = max((len(r["display"]) for r in records if not _overflows(r)), default=5) + 2
+    width = max((len(row[2]) for row in rows), default=4) + 2
+    value_width = max((len(row[3]) for row in rows if not row[5]), default=5) + 2
     if stable_columns:   # each section's names set its name column; a value's own width its value column
-        widths = {g: max(len(r["name"]) for r, h in zip(records, groups) if h == g) + 2 for g in groups}
+        widths: dict[str, int] = {}
+        for row in rows:
+            widths[row[0]] = max(widths.get(row[0], 0), len(row[2]) + 2)
     section = None
-    for r, group in zip(records, groups):
+    tables = workbook.model.tables
+    for group, mark, name, display, tail, _wide in rows:
         if group != section:
             section = group
             lines.append("")
             lines.append(f"{group}:" if group in ("cells", "checks", "assumptions") else
-                         f"{group} (table {workbook.model.tables[group].path.name}):" if group in workbook.model.tables
+                         f"{group} (table {tables[group].path.name}):" if group in tables
                          else f"{group} (imported):")
-        mark = _check_mark(r) or "  "
-        formula = r.get("formula")
         if stable_columns:
-            width, value_width = widths[group], _value_stop(r["display"])
-        line = f"{mark}{r['name']:<{width}}{r['display']:<{value_width}}"
-        if "set" in r:
-            line += override_note(r)
-        elif formula:
-            line += ("= " if r["kind"] == "formula" else "") + formula
-        lines.append(line.rstrip())
+            width, value_width = widths[group], _value_stop(display)
+        lines.append(f"{mark}{name:<{width}}{display:<{value_width}}{tail}".rstrip())
     return "\n".join(lines)
 
 
@@ -277,7 +319,7 @@ def _group(record: dict[str, Any]) -> str:
     """The section of `run`'s text a cell is listed in: cells, checks, assumptions, or its import."""
     if "." in record["name"]:
         return record["name"].rsplit(".", 1)[0]
-    return {"check": "checks", "assume": "assumptions"}.get(record["kind"], "cells")
+    return _SECTIONS.get(record["kind"], "cells")
 
 
 def render_explain(workbook: Workbook, scenario: Scenario, key: str, max_depth: int = 12,
