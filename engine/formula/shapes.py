@@ -27,7 +27,8 @@ library and on generated ones."""
 from __future__ import annotations
 
 import re
-from operator import itemgetter
+from itertools import accumulate
+from operator import itemgetter, sub
 from typing import Callable
 
 from supersheet.engine.base.vocabulary import RESERVED
@@ -74,10 +75,18 @@ def _picker(indices: list[int]) -> Callable[[list[str]], tuple[str, ...]]:
     return itemgetter(*indices)   # of two or more indices: a tuple
 
 
+# A template's tree as a function: new nodes for one formula's identifiers and `moved` (how far a
+# position after k identifiers moves). Built once a template, of one closure a node: copying a
+# tree is then a call a node, with no dispatch on its class and no lookup of its positions (a
+# 20,000-cell sheet's 18,000 copies: ~110 -> ~85 ms). A closure holds its children's, never
+# itself or the template: no reference cycle (`run` pauses the cycle collector while it loads).
+Builder = Callable[[list[str], list[int]], A.Node]
+
+
 class Template:
     """A parsed formula and where its identifiers are: which are cell names, which fixed."""
 
-    __slots__ = ("formula", "lengths", "fixed", "fixed_texts", "names", "name_slot", "slots_before")
+    __slots__ = ("formula", "lengths", "fixed", "fixed_texts", "names", "name_slot", "slots_before", "build")
 
     def __init__(self, formula: A.Formula, parts: list[str]) -> None:
         self.formula = formula
@@ -98,6 +107,7 @@ class Template:
         # for each position a span of the tree starts or ends at: how many identifiers end at or before it
         ends = [end for _start, end in spans]
         self.slots_before = {p: sum(1 for end in ends if end <= p) for p in _positions(formula)}
+        self.build = self._builder(formula.expr)
 
     def fits(self, identifiers: list[str]) -> bool:
         return len(identifiers) == len(self.lengths) and self.fixed(identifiers) == self.fixed_texts \
@@ -105,41 +115,57 @@ class Template:
 
     def copy(self, identifiers: list[str]) -> A.Formula:
         """The template's tree with `identifiers`' names, every position moved with them."""
-        moved, shift = [0], 0
-        for identifier, length in zip(identifiers, self.lengths):
-            shift += len(identifier) - length
-            moved.append(shift)   # moved[k]: how far a position after k identifiers moves
+        moved = list(accumulate(map(sub, map(len, identifiers), self.lengths), initial=0))
         formula = self.formula
         display_span = formula.display_span
-        return A.Formula(self._node(formula.expr, identifiers, moved), formula.display_unit,
+        return A.Formula(self.build(identifiers, moved), formula.display_unit,
                          display_span and self._span(display_span, moved))
 
-    # (methods, not closures within `copy`: a recursive closure is a reference cycle, which
-    # `run` never collects: the cycle collector is paused while a sheet loads)
     def _span(self, span: tuple[int, int], moved: list[int]) -> tuple[int, int]:
         before = self.slots_before
         return span[0] + moved[before[span[0]]], span[1] + moved[before[span[1]]]
 
-    def _node(self, n: A.Node, identifiers: list[str], moved: list[int]) -> A.Node:
-        node, span = self._node, self._span
-        if isinstance(n, A.Name):
+    def _builder(self, n: A.Node) -> Builder:
+        """The function that makes `n` anew (its children's builders made first, once)."""
+        before = self.slots_before
+        start, end = n.span
+        k_start, k_end = before[start], before[end]   # the span moves as the identifiers before its ends
+        cls = type(n)
+        if cls is A.Name:
             if n.alias is None:
-                return A.Name(identifiers[self.name_slot[n.span[0]]], None, span(n.span, moved))
-            return A.Name(n.name, n.alias, span(n.span, moved))
-        if isinstance(n, A.Binary):
-            return A.Binary(n.op, node(n.left, identifiers, moved), node(n.right, identifiers, moved),
-                            span(n.span, moved))
-        if isinstance(n, A.Number):
-            return A.Number(n.value, n.unit, span(n.span, moved), n.unit_span and span(n.unit_span, moved))
-        if isinstance(n, A.Call):
-            return A.Call(n.func, tuple([node(a, identifiers, moved) for a in n.args]), span(n.span, moved),
-                          span(n.name_span, moved))
-        if isinstance(n, A.Unary):
-            return A.Unary(n.op, node(n.operand, identifiers, moved), span(n.span, moved))
-        if isinstance(n, A.Array):
-            return A.Array(tuple([node(i, identifiers, moved) for i in n.items]), n.unit, span(n.span, moved),
-                           n.unit_span and span(n.unit_span, moved))
-        return A.Bool(n.value, span(n.span, moved))
+                slot = self.name_slot[start]
+                return lambda ids, m: A.Name(ids[slot], None, (start + m[k_start], end + m[k_end]))
+            name, alias = n.name, n.alias
+            return lambda ids, m: A.Name(name, alias, (start + m[k_start], end + m[k_end]))
+        if cls is A.Binary:
+            op, left, right = n.op, self._builder(n.left), self._builder(n.right)
+            return lambda ids, m: A.Binary(op, left(ids, m), right(ids, m), (start + m[k_start], end + m[k_end]))
+        if cls is A.Number:
+            value, unit, unit_span = n.value, n.unit, n.unit_span
+            if unit_span is None:
+                return lambda ids, m: A.Number(value, unit, (start + m[k_start], end + m[k_end]))
+            u_start, u_end = unit_span
+            k_u_start, k_u_end = before[u_start], before[u_end]
+            return lambda ids, m: A.Number(value, unit, (start + m[k_start], end + m[k_end]),
+                                           (u_start + m[k_u_start], u_end + m[k_u_end]))
+        if cls is A.Call:
+            func, args = n.func, [self._builder(a) for a in n.args]
+            f_start, f_end = n.name_span
+            k_f_start, k_f_end = before[f_start], before[f_end]
+            return lambda ids, m: A.Call(func, tuple([arg(ids, m) for arg in args]),
+                                         (start + m[k_start], end + m[k_end]), (f_start + m[k_f_start], f_end + m[k_f_end]))
+        if cls is A.Unary:
+            op, operand = n.op, self._builder(n.operand)
+            return lambda ids, m: A.Unary(op, operand(ids, m), (start + m[k_start], end + m[k_end]))
+        if cls is A.Array:
+            items, unit, unit_span = [self._builder(i) for i in n.items], n.unit, n.unit_span
+            u_span = unit_span or (0, 0)
+            k_u = (before[u_span[0]], before[u_span[1]]) if unit_span is not None else (0, 0)
+            return lambda ids, m: A.Array(tuple([item(ids, m) for item in items]), unit,
+                                          (start + m[k_start], end + m[k_end]),
+                                          unit_span and (u_span[0] + m[k_u[0]], u_span[1] + m[k_u[1]]))
+        value = n.value   # a Bool, the one class left
+        return lambda ids, m: A.Bool(value, (start + m[k_start], end + m[k_end]))
 
 
 def _positions(formula: A.Formula) -> set[int]:
