@@ -130,17 +130,16 @@ class Template:
         before = self.slots_before
         start, end = n.span
         k_start, k_end = before[start], before[end]   # the span moves as the identifiers before its ends
-        cls = type(n)
-        if cls is A.Name:
+        if isinstance(n, A.Name):   # (isinstance, not the exact class: once a template's node, and mypy narrows it)
             if n.alias is None:
                 slot = self.name_slot[start]
                 return lambda ids, m: A.Name(ids[slot], None, (start + m[k_start], end + m[k_end]))
             name, alias = n.name, n.alias
             return lambda ids, m: A.Name(name, alias, (start + m[k_start], end + m[k_end]))
-        if cls is A.Binary:
+        if isinstance(n, A.Binary):
             op, left, right = n.op, self._builder(n.left), self._builder(n.right)
             return lambda ids, m: A.Binary(op, left(ids, m), right(ids, m), (start + m[k_start], end + m[k_end]))
-        if cls is A.Number:
+        if isinstance(n, A.Number):
             value, unit, unit_span = n.value, n.unit, n.unit_span
             if unit_span is None:
                 return lambda ids, m: A.Number(value, unit, (start + m[k_start], end + m[k_end]))
@@ -148,23 +147,24 @@ class Template:
             k_u_start, k_u_end = before[u_start], before[u_end]
             return lambda ids, m: A.Number(value, unit, (start + m[k_start], end + m[k_end]),
                                            (u_start + m[k_u_start], u_end + m[k_u_end]))
-        if cls is A.Call:
+        if isinstance(n, A.Call):
             func, args = n.func, [self._builder(a) for a in n.args]
             f_start, f_end = n.name_span
             k_f_start, k_f_end = before[f_start], before[f_end]
             return lambda ids, m: A.Call(func, tuple([arg(ids, m) for arg in args]),
                                          (start + m[k_start], end + m[k_end]), (f_start + m[k_f_start], f_end + m[k_f_end]))
-        if cls is A.Unary:
+        if isinstance(n, A.Unary):
             op, operand = n.op, self._builder(n.operand)
             return lambda ids, m: A.Unary(op, operand(ids, m), (start + m[k_start], end + m[k_end]))
-        if cls is A.Array:
+        if isinstance(n, A.Array):
             items, unit, unit_span = [self._builder(i) for i in n.items], n.unit, n.unit_span
             u_span = unit_span or (0, 0)
             k_u = (before[u_span[0]], before[u_span[1]]) if unit_span is not None else (0, 0)
             return lambda ids, m: A.Array(tuple([item(ids, m) for item in items]), unit,
                                           (start + m[k_start], end + m[k_end]),
                                           unit_span and (u_span[0] + m[k_u[0]], u_span[1] + m[k_u[1]]))
-        value = n.value   # a Bool, the one class left
+        assert isinstance(n, A.Bool)   # the one class left
+        value = n.value
         return lambda ids, m: A.Bool(value, (start + m[k_start], end + m[k_end]))
 
 
