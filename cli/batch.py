@@ -20,6 +20,7 @@ from supersheet.cli.support import (
     print_diagnostics,
     sampling,
 )
+from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.errors import Problem, bounded
 
 if TYPE_CHECKING:
@@ -38,10 +39,18 @@ class Built:
         self.setup, self.plan = setup, plan
 
 
+@without_cycle_collection
 def sweep_setup(args: argparse.Namespace, show: Callable[[SweepSetup], list[str]] | None = None) -> Built | None:
     """The sweep a command line asks for (SHEET [NAME] --set --vary --show --where), checked and
     planned; None when the sheet is invalid (its diagnostics printed). `show`: the cells to
-    compute when the command line names none (a plot's cells), from the sheet."""
+    compute when the command line names none (a plot's cells), from the sheet.
+
+    The command's start - importing NumPy, Polars and the engine, loading, checking, planning -
+    runs with the cycle collector paused, as the engine's own phases do (engine/base/gcpause.py):
+    it allocates hundreds of thousands of objects and frees almost none, so the collections it
+    would trigger (~140 for a sweep of a small sheet, 12-15 ms of CPU; more where one happens to
+    walk the whole heap) find nothing to free. The `supersheet` command then freezes what the
+    start built; the rows are computed with collection on."""
     from supersheet.sweeps import AxisError, SweepSetup   # deferred: numpy, ruamel
     sheet = open_valid(args.sheet)
     if sheet is None:
@@ -74,11 +83,11 @@ def sweep_setup(args: argparse.Namespace, show: Callable[[SweepSetup], list[str]
 
 
 def sweep(args: argparse.Namespace) -> int:
-    from supersheet.sweeps import FORMATS, STREAMED, check_table_rows, check_writable, render_table   # deferred: numpy, ruamel
     check_on(args)
-    built = sweep_setup(args)
+    built = sweep_setup(args)   # imports supersheet.sweeps, in the start's pause
     if built is None:
         return EXIT_INVALID
+    from supersheet.sweeps import FORMATS, STREAMED, check_table_rows, check_writable, render_table
     plan = built.plan
     if args.on == "ray":
         return _sweep_on_ray(args, plan)
