@@ -99,6 +99,36 @@ def test_a_batch_command_loads_its_sheet_with_the_heap_frozen(run_cli, monkeypat
     assert gc.get_freeze_count() == 0
 
 
+def test_a_sweep_starts_with_the_collector_paused_and_computes_its_rows_with_it_on(run_cli, monkeypatch):
+    """`sweep`'s start (its imports, the sheet's load and check, the plan) allocates and frees
+    almost nothing: it runs with the cycle collector paused; the rows are computed with it on,
+    and the caller gets it back on."""
+    import gc
+
+    import supersheet.sheet
+    import supersheet.sweeps
+
+    enabled = {}
+    real_open, real_chunks = supersheet.sheet.open_checked, supersheet.sweeps.iterate_chunks
+
+    def opened(path):
+        enabled["loading"] = gc.isenabled()
+        return real_open(path)
+
+    def chunks(*args, **kwargs):
+        enabled["rows"] = gc.isenabled()
+        yield from real_chunks(*args, **kwargs)
+
+    monkeypatch.setattr(supersheet.sheet, "open_checked", opened)
+    monkeypatch.setattr(supersheet.sweeps, "iterate_chunks", chunks)
+    result = run_cli("sweep", str(REPO / "bench" / "tp-step.yaml"), "--vary", "tp=1,2", "--format", "csv")
+    assert result.code == 0, result.err
+    assert enabled == {"loading": False, "rows": True}
+    assert gc.isenabled()
+    broken = run_cli("sweep", str(REPO / "bench" / "tp-step.yaml"), "--vary", "tp=1,x")   # a start that fails
+    assert broken.code == 2 and gc.isenabled()
+
+
 def test_a_batch_command_leaves_a_callers_frozen_heap_frozen(run_cli):
     """A caller that froze its own heap (the editor's QuietHeap) keeps it frozen: the command
     gives back only what it froze itself."""
