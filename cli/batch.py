@@ -20,8 +20,8 @@ from supersheet.cli.support import (
     print_diagnostics,
     sampling,
 )
-from supersheet.engine.base.gcpause import without_cycle_collection
 from supersheet.errors import Problem, bounded
+from supersheet.loading import without_cycle_collection
 
 if TYPE_CHECKING:
     from supersheet.sweeps import SweepPlan, SweepSetup
@@ -87,7 +87,7 @@ def sweep(args: argparse.Namespace) -> int:
     built = sweep_setup(args)   # imports supersheet.sweeps, in the start's pause
     if built is None:
         return EXIT_INVALID
-    from supersheet.sweeps import FORMATS, STREAMED, check_table_rows, check_writable, render_table
+    from supersheet.sweeps import FORMATS, STREAMED, check_table_rows, check_writable, render_table   # deferred: numpy, ruamel (already imported by sweep_setup)
     plan = built.plan
     if args.on == "ray":
         return _sweep_on_ray(args, plan)

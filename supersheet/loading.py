@@ -21,14 +21,14 @@ from supersheet.engine.base.project import UnknownLibrary, library_name, project
 from supersheet.engine.base.sheetroot import UnreadableSheet, allow_paths, read_sheet_text, root_for
 
 from .errors import RequestError, SheetError, bounded
-from supersheet.engine.base.gcpause import freeze_after_pauses
+from supersheet.engine.base.gcpause import freeze_after_pauses, without_cycle_collection
 from supersheet.engine.base.diagnostics import did_you_mean
 
 if TYPE_CHECKING:
     from supersheet.engine.workbook import Workbook
 
 __all__ = ["MAX_ROWS", "MAX_TABLE_ROWS", "Limits", "check_readable", "configure", "find_sheets", "for_one_command", "library_path", "checked_workbook",
-           "shown_path"]
+           "shown_path", "without_cycle_collection"]
 
 
 def configure(allow: Sequence[str | Path] = (), **limits: int | None) -> Limits:

@@ -30,7 +30,6 @@ from supersheet.engine.formula import ast as A
 from supersheet.engine.workbook import Workbook, apply_assignments, open_workbook
 
 from .errors import OverrideError, SheetError, UnknownCell, problem
-from .html import sheet_html, solution_html
 from .inputs import Sampling, sample
 from .loading import checked_workbook, library_path
 from .quantities import CellValue, Share, Spread, literal_text, python_value, spread_value
@@ -288,6 +287,7 @@ class Sheet(Mapping[str, CellValue]):
 
     # -- Jupyter ------------------------------------------------------------
     def _repr_html_(self) -> str:
+        from .html import sheet_html   # deferred: html and the diff's view, for Jupyter only
         return sheet_html(self.records(), self.title, self.path)
 
     def __repr__(self) -> str:
@@ -330,6 +330,7 @@ class Solution:
         return f"<Solution {self.goal} when {self.cell} = {self.sheet.display(self.cell)}>"
 
     def _repr_html_(self) -> str:
+        from .html import solution_html   # deferred: html and the diff's view, for Jupyter only
         return solution_html(self.name, self.goal, self.cell, self.sheet.display(self.cell))
 
 

@@ -26,12 +26,13 @@ from supersheet.engine.scenarios.sweep import SweepSpec, iterate_chunks, load_sw
 
 from .errors import AxisError, RequestError
 from .inputs import Sampling, ray_session
-from .plots import PlotError, PlotRequest, as_altair, chart
 import json
 from supersheet.engine.scenarios.sweep import units_metadata
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from .plots import PlotRequest
 
     from supersheet.engine.scenarios.sweep import Plan
 
@@ -92,6 +93,7 @@ class SweepSetup:
         plot = block.plot if block is not None else None
         if plot is None:
             return None
+        from .plots import PlotRequest   # deferred: plots, for a chart only (not for `sweep`)
         return PlotRequest(str(plot.x.value), tuple(str(y.value) for y in plot.y),
                             str(plot.color.value) if plot.color else None, str(plot.facet.value) if plot.facet else None,
                             plot.log_x, plot.log_y, plot.title)
@@ -253,6 +255,7 @@ def render_table(frame: pl.DataFrame, format: str, digits: int = 4) -> str:
 def sheet_plot(sheet: SheetHandle, name: str | None, axes: dict[str, Any], x: str | None, y: str | Sequence[str] | None,
                 color: str | None, facet: str | None, log_x: bool, log_y: bool, title: str | None) -> Any:
     """`Sheet.plot`: the sweep's rows charted, as an altair chart."""
+    from .plots import PlotError, PlotRequest, as_altair, chart   # deferred: plots, for a chart only
     setup = SweepSetup(sheet, name)
     defaults = setup.plot_defaults if x is None and y is None else None
     ys = (y,) if isinstance(y, str) else tuple(y or (defaults.y if defaults else ()))
