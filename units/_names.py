@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import pathlib
-import tempfile
 from typing import Any
 import importlib.util
 from ._registry import cache_folder
@@ -111,6 +110,7 @@ def _write(table: dict[str, Any]) -> None:
     fingerprint = _fingerprint()
     data = {"fingerprint": fingerprint, "names": {n: [e[0], [list(d) for d in e[1]], *e[2:]]
                                                      for n, e in table.items()}}
+    import tempfile   # deferred: tempfile (~3 ms): only a process that resolves new units writes them
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".resolved-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import os
 import pathlib
-import tempfile
 from typing import TYPE_CHECKING
 
 from ._trust import empty, private_folder, sign, user_key, verify
@@ -52,6 +51,7 @@ def cache_folder() -> pathlib.Path | None:
         if not private_folder(folder):
             return None
         # os.access is not enough (root, read-only mounts): really try a write.
+        import tempfile   # deferred: tempfile (~3 ms): only a process that builds the registry asks
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError:

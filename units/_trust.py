@@ -16,7 +16,6 @@ import hmac
 import json
 import os
 import pathlib
-import secrets
 import stat
 import platformdirs
 
@@ -71,6 +70,7 @@ def user_key() -> bytes | None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = folder / KEY_NAME
         if not path.exists():
+            import secrets   # deferred: secrets (~2 ms at every start): the key is made once per user
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(secrets.token_bytes(32))
