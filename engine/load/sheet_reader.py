@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.compat import ordereddict
@@ -17,11 +17,21 @@ from supersheet.engine.formula.ast import Formula, is_literal
 from supersheet.engine.formula.parser import ParseError, formula_body, parse_formula
 from supersheet.engine.load.positions import Positions, scalar_text
 from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
-from supersheet.engine.load.specs import SpecReader
 from supersheet.engine.base.vocabulary import CELL_KEYS, NAME_RE, RESERVED, TOP_LEVEL_KEYS, is_formula
 from supersheet.engine.load.yamltags import find_tag
 
+if TYPE_CHECKING:
+    from supersheet.engine.load.specs import SpecReader
 
+
+
+
+SPEC_BLOCKS = ("samples", "sweeps", "solve", "choose", "expect", "tables", "fit")   # read by specs.py
+
+
+def _spec_reader(reader: SheetReader) -> SpecReader:
+    from supersheet.engine.load.specs import SpecReader   # deferred: specs.py, 16 dataclasses (~5 ms of every start)
+    return SpecReader(reader)
 
 
 def read_inline_values(sheet: SheetFile, mapping: CommentedMap,
@@ -78,18 +88,19 @@ class SheetReader(Positions):
         sheet.doc = str(document.get("doc") or "")
         if "extends" in document:
             sheet.extends = self.base(document)
-        specs = SpecReader(self)
-        if "samples" in document:
+        specs = _spec_reader(self) if any(block in document for block in SPEC_BLOCKS) else None
+        if specs is not None and "samples" in document:
             sheet.samples = specs.samples(document)
             self.check_samples(document)
         uses = self.block(document, "use") if "use" in document else None
         if uses:
             sheet.use = {str(k): self.import_spec(uses, k) for k in uses}
-        for block, read in (("sweeps", specs.sweeps), ("solve", specs.solves), ("choose", specs.choices),
-                            ("expect", specs.expectations), ("tables", specs.tables), ("fit", specs.fits)):
-            node = self.block(document, block) if block in document else None
-            if node:
-                setattr(sheet, block, read(node))
+        if specs is not None:
+            for block, read in (("sweeps", specs.sweeps), ("solve", specs.solves), ("choose", specs.choices),
+                                ("expect", specs.expectations), ("tables", specs.tables), ("fit", specs.fits)):
+                node = self.block(document, block) if block in document else None
+                if node:
+                    setattr(sheet, block, read(node))
         if "cells" in document:
             self.read_cells(document)
         if "checks" in document:

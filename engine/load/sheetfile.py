@@ -6,13 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
-
+from typing import TYPE_CHECKING, Any
 
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.span import Origin, Span
 from supersheet.engine.formula.ast import Formula
-from supersheet.engine.load.specs import ChoiceBlock, Expected, FitBlock, SamplesSpec, SolveBlock, SweepBlock, TableSpec
+
+if TYPE_CHECKING:   # specs.py (16 dataclasses: ~5 ms) is imported by a sheet that has such blocks (sheet_reader.py)
+    from supersheet.engine.load.specs import ChoiceBlock, Expected, FitBlock, SamplesSpec, SolveBlock, SweepBlock, TableSpec
 
 
 @dataclass(slots=True)   # one a cell of a sheet: slots, a third of a __dict__'s memory
