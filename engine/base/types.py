@@ -24,10 +24,10 @@ class Type:
         return self.length is not None
 
     def scalar(self) -> "Type":
-        return Type(self.kind, self.dims, None)
+        return self if self.length is None else Type(self.kind, self.dims, None)   # (immutable: shared)
 
     def with_length(self, length: int | None) -> "Type":
-        return Type(self.kind, self.dims, length)
+        return self if length == self.length else Type(self.kind, self.dims, length)
 
     def describe(self) -> str:
         base = "boolean" if self.is_bool else describe(self.dims)
@@ -48,3 +48,20 @@ install_init(Type, _type_init)   # made for calls and arrays at every formula th
 
 BOOL = Type("bool")
 NUMBER = Type("number")
+
+
+_SCALAR_NUMBERS: dict[Dimensions, Type] = {}   # dimensions -> the scalar number type of them
+
+
+def number_of(dims: Dimensions, length: int | None = None) -> Type:
+    """`Type("number", dims, length)`, one object for each scalar's dimensions: the checker
+    types thousands of operators and calls of the same few units, and a Type made for each
+    was one more object a cell for the cycle collector to walk (issue 30)."""
+    if length is not None:
+        return Type("number", dims, length)
+    typ = _SCALAR_NUMBERS.get(dims)
+    if typ is None:
+        typ = Type("number", dims)
+        if len(_SCALAR_NUMBERS) < 4096:   # bounded, as parse_unit's own cache
+            _SCALAR_NUMBERS[dims] = typ
+    return typ

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar, NoReturn
 
 from supersheet.engine.base.diagnostics import did_you_mean
 from supersheet.engine.base.limits import current_limits
-from supersheet.engine.base.types import NUMBER, Type
+from supersheet.engine.base.types import NUMBER, Type, number_of
 from supersheet.engine.check.reductions import REDUCTIONS
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import CONTINUOUS, DISTRIBUTIONS, Draw, parameter_problem
@@ -93,7 +93,7 @@ class CallRules:
     def same_type(self, node: A.Call, args: list[Type] | None = None) -> Type:
         args = self.arg_types(node) if args is None else args
         self.same_dims(node.func, args, node)
-        return Type("number", args[0].dims, self.broadcast(args, list(node.args)))
+        return number_of(args[0].dims, self.broadcast(args, list(node.args)))
 
     def any_type(self, node: A.Call) -> Type:
         return self.arg_types(node)[0]

@@ -7,7 +7,7 @@ from typing import NoReturn
 from supersheet.engine.base.diagnostics import Diagnostic, Label
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.span import Origin
-from supersheet.engine.base.types import BOOL, Type
+from supersheet.engine.base.types import BOOL, Type, number_of
 from supersheet.engine.check.check_calls import CallRules, fold_constant
 from supersheet.engine.check.checked import CheckedCell, Draft, scratch_draft
 from supersheet.engine.check.display_family import formula_family, share_unit
@@ -298,9 +298,9 @@ class Typer(CallRules):
                 if lt.dims == rt.dims:
                     return lt   # Type("number", lt.dims, None) is lt
             elif op == "*":
-                return _number_type(multiply(lt.dims, rt.dims))
+                return number_of(multiply(lt.dims, rt.dims))
             elif op == "/":
-                return _number_type(divide(lt.dims, rt.dims))
+                return number_of(divide(lt.dims, rt.dims))
         if op in ("and", "or"):
             self.need_bool(lt, node.left, op)
             self.need_bool(rt, node.right, op)
@@ -313,15 +313,15 @@ class Typer(CallRules):
         if op in ("+", "-"):
             if lt.dims != rt.dims:
                 self.mismatch("add" if op == "+" else "subtract", node, node.left, node.right, lt, rt)
-            return Type("number", lt.dims, length)
+            return number_of(lt.dims, length)
         if op in ("<", "<=", ">", ">=", "==", "!="):
             if lt.dims != rt.dims:
                 self.mismatch("compare", node, node.left, node.right, lt, rt)
             return BOOL.with_length(length)
         if op == "*":
-            return Type("number", multiply(lt.dims, rt.dims), length)
+            return number_of(multiply(lt.dims, rt.dims), length)
         if op == "/":
-            return Type("number", divide(lt.dims, rt.dims), length)
+            return number_of(divide(lt.dims, rt.dims), length)
         # power
         if rt.dims != DIMENSIONLESS:
             self.fail("E-UNIT", f"an exponent must be dimensionless, not {rt.describe()}", node.right.span)
@@ -343,16 +343,6 @@ class Typer(CallRules):
 
 
 _LITERAL_TYPES: dict[str | None, Type] = {}   # a literal's unit as written -> its type (Typer.number_type)
-_NUMBER_TYPES: dict[tuple, Type] = {}         # dimensions -> the scalar number type of them
-
-
-def _number_type(dims: tuple) -> Type:
-    typ = _NUMBER_TYPES.get(dims)
-    if typ is None:
-        typ = Type("number", dims)
-        if len(_NUMBER_TYPES) < 4096:
-            _NUMBER_TYPES[dims] = typ
-    return typ
 
 
 def _written_type(checked: Draft, cell: Cell) -> Type | None:

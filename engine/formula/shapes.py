@@ -39,6 +39,26 @@ TEMPLATE_TOKENS = 48    # identifiers at most in a template (its tree is copied 
 MAX_SHAPES = 4096       # shapes kept (a process reading many sheets: the first ones)
 MAX_PER_SHAPE = 4       # templates of one shape (`min(a, b)` and `max(a, b)` are one shape)
 
+# One tuple for each (start, end) a copied tree's nodes span: a formula's positions are a few
+# hundred pairs, and a tuple a node (~7 a cell) was a third of the objects a large sheet
+# allocates, each walked by the cycle collector and kept (~0.4 KiB a cell; issue 30).
+# A span is immutable and compared by value, so nodes share one freely.
+MAX_SPANS = 1 << 16
+
+
+class _SharedSpans(dict[int, tuple[int, int]]):
+    """`start << 32 | end` -> the one tuple (start, end): a subscript that hits is a dict
+    lookup at C speed (a builder's lambda cannot hold a statement); a miss makes the tuple."""
+
+    def __missing__(self, key: int) -> tuple[int, int]:
+        span = key >> 32, key & 0xFFFFFFFF
+        if len(self) < MAX_SPANS:
+            self[key] = span
+        return span
+
+
+_SPANS = _SharedSpans()
+
 _seen: set[tuple[str, ...]] = set()   # shapes met once: a template is made when one comes again
 _templates: dict[tuple[str, ...], list[Template]] = {}
 
@@ -123,7 +143,7 @@ class Template:
 
     def _span(self, span: tuple[int, int], moved: list[int]) -> tuple[int, int]:
         before = self.slots_before
-        return span[0] + moved[before[span[0]]], span[1] + moved[before[span[1]]]
+        return _SPANS[(span[0] + moved[before[span[0]]]) << 32 | (span[1] + moved[before[span[1]]])]
 
     def _builder(self, n: A.Node) -> Builder:
         """The function that makes `n` anew (its children's builders made first, once)."""
@@ -133,39 +153,41 @@ class Template:
         if isinstance(n, A.Name):   # (isinstance, not the exact class: once a template's node, and mypy narrows it)
             if n.alias is None:
                 slot = self.name_slot[start]
-                return lambda ids, m: A.Name(ids[slot], None, (start + m[k_start], end + m[k_end]))
+                return lambda ids, m: A.Name(ids[slot], None, _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])])
             name, alias = n.name, n.alias
-            return lambda ids, m: A.Name(name, alias, (start + m[k_start], end + m[k_end]))
+            return lambda ids, m: A.Name(name, alias, _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])])
         if isinstance(n, A.Binary):
             op, left, right = n.op, self._builder(n.left), self._builder(n.right)
-            return lambda ids, m: A.Binary(op, left(ids, m), right(ids, m), (start + m[k_start], end + m[k_end]))
+            return lambda ids, m: A.Binary(op, left(ids, m), right(ids, m),
+                                           _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])])
         if isinstance(n, A.Number):
             value, unit, unit_span = n.value, n.unit, n.unit_span
             if unit_span is None:
-                return lambda ids, m: A.Number(value, unit, (start + m[k_start], end + m[k_end]))
+                return lambda ids, m: A.Number(value, unit, _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])])
             u_start, u_end = unit_span
             k_u_start, k_u_end = before[u_start], before[u_end]
-            return lambda ids, m: A.Number(value, unit, (start + m[k_start], end + m[k_end]),
-                                           (u_start + m[k_u_start], u_end + m[k_u_end]))
+            return lambda ids, m: A.Number(value, unit, _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])],
+                                           _SPANS[(u_start + m[k_u_start]) << 32 | (u_end + m[k_u_end])])
         if isinstance(n, A.Call):
             func, args = n.func, [self._builder(a) for a in n.args]
             f_start, f_end = n.name_span
             k_f_start, k_f_end = before[f_start], before[f_end]
             return lambda ids, m: A.Call(func, tuple([arg(ids, m) for arg in args]),
-                                         (start + m[k_start], end + m[k_end]), (f_start + m[k_f_start], f_end + m[k_f_end]))
+                                         _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])],
+                                         _SPANS[(f_start + m[k_f_start]) << 32 | (f_end + m[k_f_end])])
         if isinstance(n, A.Unary):
             op, operand = n.op, self._builder(n.operand)
-            return lambda ids, m: A.Unary(op, operand(ids, m), (start + m[k_start], end + m[k_end]))
+            return lambda ids, m: A.Unary(op, operand(ids, m), _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])])
         if isinstance(n, A.Array):
             items, unit, unit_span = [self._builder(i) for i in n.items], n.unit, n.unit_span
             u_span = unit_span or (0, 0)
             k_u = (before[u_span[0]], before[u_span[1]]) if unit_span is not None else (0, 0)
             return lambda ids, m: A.Array(tuple([item(ids, m) for item in items]), unit,
-                                          (start + m[k_start], end + m[k_end]),
-                                          unit_span and (u_span[0] + m[k_u[0]], u_span[1] + m[k_u[1]]))
+                                          _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])],
+                                          unit_span and _SPANS[(u_span[0] + m[k_u[0]]) << 32 | (u_span[1] + m[k_u[1]])])
         assert isinstance(n, A.Bool)   # the one class left
         value = n.value
-        return lambda ids, m: A.Bool(value, (start + m[k_start], end + m[k_end]))
+        return lambda ids, m: A.Bool(value, _SPANS[(start + m[k_start]) << 32 | (end + m[k_end])])
 
 
 def _positions(formula: A.Formula) -> set[int]:

@@ -268,7 +268,9 @@ class _Direct:
         data = CommentedMap()
         lc = data.lc
         lc.line, lc.col = node.start_mark.line, node.start_mark.column
-        positions: dict[str, list[int]] = {}
+        # ruamel keeps a list a key; a tuple reads the same (nothing writes into one) and the
+        # cycle collector stops walking it (a list it walks to the end): one object less a cell
+        positions: dict[str, tuple[int, int, int, int]] = {}
         # converter.count(child, depth + 1) for a key and a plain value, inline (two calls a cell)
         too_deep, max_nodes = bool(converter.max_depth and depth + 1 > converter.max_depth), converter.max_nodes
         for key_node, value_node in node.value:
@@ -294,7 +296,7 @@ class _Direct:
             else:
                 value = self.yaml.constructor.construct_document(converter.convert(value_node, depth + 1))
             key_mark, value_mark = key_node.start_mark, value_node.start_mark
-            positions[key] = [key_mark.line, key_mark.column, value_mark.line, value_mark.column]
+            positions[key] = (key_mark.line, key_mark.column, value_mark.line, value_mark.column)
             set_item(data, key, value)
         # own keys, as __setitem__ records them (`_ok` is a set, typed MutableSet)
         data._ok.update(positions)   # type: ignore[attr-defined]  # ruamel's private set, not in its types
