@@ -42,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a command line: `argv`, or (None) this process's own, as the program `supersheet`
     does (its process exits when the command returns); the exit code."""
     program = argv is None
+    if program:
+        _one_blas_thread()   # before anything imports NumPy
     caller_froze = gc.get_freeze_count() > 0   # a caller's own frozen heap (the editor's) stays frozen
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = cli_parser.build_parser(COMMANDS, argv[0] if argv else None)
@@ -94,6 +96,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.freeze()
         elif not caller_froze:
             gc.unfreeze()   # the heap a batch command froze (support.open_valid), given back to the caller
+
+
+def _one_blas_thread() -> None:
+    """NumPy's OpenBLAS starts a thread for each further CPU as it loads, and each spins, waiting
+    for work, for a while before it sleeps: ~35 ms of CPU on 2 CPUs in every process that imports
+    NumPy (a sweep's, a hand-written script's; bench/bench_sweep.py), for matrix products no
+    command computes (a fit's are a few columns wide). The command's process asks for no such
+    thread before anything imports NumPy, unless the environment says otherwise (Ray's workers
+    inherit it, as they get Ray's own OMP_NUM_THREADS=1)."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 _OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}

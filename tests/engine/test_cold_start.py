@@ -193,3 +193,35 @@ def test_the_program_leaves_its_heap_frozen_for_the_exit(tmp_path):
     code, frozen = map(int, result.stdout.split())
     assert code == 0 and frozen > 10_000
     assert len(out.read_text(encoding="utf-8").splitlines()) == 3   # the header and two rows
+
+
+BLAS_PROBE = """
+import contextlib, io, os, sys
+from supersheet.cli.main import main
+if sys.argv[1] == "program":
+    sys.argv = ["supersheet", "calc", "1 GB -> GiB"]
+with contextlib.redirect_stdout(io.StringIO()):
+    assert (main() if sys.argv[0] == "supersheet" else main(["calc", "1 GB -> GiB"])) == 0
+import numpy
+threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None
+print(os.environ.get("OPENBLAS_NUM_THREADS"), threads)
+"""
+
+
+@pytest.mark.parametrize("how, given, expected", [("program", None, "1"), ("program", "3", "3"), ("library", None, "None")])
+def test_the_program_starts_no_blas_threads_unless_told(how, given, expected):
+    """The `supersheet` process asks OpenBLAS for no threads beside its own before NumPy loads
+    (each would spin for a while as it starts: CPU for matrix products no command computes) and
+    keeps a number the environment gives; main() called by a program (argv given) leaves that
+    program's environment alone."""
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given:
+        env["OPENBLAS_NUM_THREADS"] = given
+    result = subprocess.run([sys.executable, "-c", BLAS_PROBE, how], cwd=REPO, capture_output=True, text=True,
+                            timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    variable, threads = result.stdout.split()
+    assert variable == expected
+    if how == "program" and given is None and threads != "None":
+        assert threads == "1"     # NumPy loaded, and no thread beside the main one (Linux tells)
