@@ -53,12 +53,13 @@ class Program:
         from supersheet.engine.compile.compile import Compiler   # deferred: polars
         return Compiler(checked or self.checked, self.sources, divisors=self.divisors)
 
-    def frame(self, columns: dict[str, Any], rows: int) -> pl.LazyFrame:
-        """The input frame: `columns` (axes, samples) plus the constant-divisor columns."""
+    def frame(self, columns: dict[str, Any], rows: int, tiles: list[int] | None = None) -> pl.LazyFrame:
+        """The input frame: `columns` (axes, samples) plus the constant-divisor columns,
+        cut as `columns` are where they are tiles of these lengths (scenarios/tiling.py)."""
         import numpy as np   # deferred: numpy
         import polars as pl   # deferred: polars
         data: dict[str, Any] = dict(columns) if columns else {"__row": np.zeros(rows)}
-        data.update({name: constant_column(value, rows) for name, value in self.divisors.items()})
+        data.update({name: constant_column(value, rows, tiles) for name, value in self.divisors.items()})
         return pl.LazyFrame(data)
 
     def apply(self, frame: pl.LazyFrame, keys: Iterable[str] | None = None, errors: bool = True,
@@ -107,16 +108,21 @@ class Program:
         return needed
 
 
-def constant_column(value: float, rows: int) -> pl.Series:
+def constant_column(value: float, rows: int, tiles: list[int] | None = None) -> pl.Series:
     """A column holding `value` in each of `rows` rows (a constant divisor: a literal would be a
-    product with its reciprocal). One block of a streaming morsel's rows, repeated as chunks
-    that share it, not copied: an exact division reads the same block again and again from
-    the cache, where a full column cost a page fault per 4 KiB and a pass of memory per divisor
-    (~13 % of a 10^6-row sweep of 6.2.2's decode step, with two)."""
+    product with its reciprocal). One block of a streaming morsel's rows (or of each of `tiles`,
+    the lengths the frame's other columns are cut in), repeated as chunks that share it, not
+    copied: an exact division reads the same block again and again from the cache, where a
+    full column cost a page fault per 4 KiB and a pass of memory per divisor (~13 % of a
+    10^6-row sweep of 6.2.2's decode step, with two)."""
 
     import polars as pl   # deferred: polars
-    tile = int(os.environ.get("POLARS_IDEAL_MORSEL_SIZE") or MORSEL_ROWS)
-    block = _constant_block(float(value).hex(), min(rows, tile))
+    key = float(value).hex()
+    if tiles:
+        blocks = [_constant_block(key, length) for length in tiles]
+        return blocks[0] if len(blocks) == 1 else pl.concat(blocks, rechunk=False)
+    tile = morsel_rows()
+    block = _constant_block(key, min(rows, tile))
     if rows <= tile:
         return block
     whole, rest = divmod(rows, tile)
@@ -133,6 +139,10 @@ def _constant_block(value: str, rows: int) -> pl.Series:
 
 
 MORSEL_ROWS = 100_000   # the rows of a morsel in Polars' streaming engine, unless POLARS_IDEAL_MORSEL_SIZE says
+
+
+def morsel_rows() -> int:
+    return int(os.environ.get("POLARS_IDEAL_MORSEL_SIZE") or MORSEL_ROWS)
 
 
 def compile_program(checked: Checked, inputs: dict[str, Source] | None = None,

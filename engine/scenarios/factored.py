@@ -6,22 +6,27 @@ whatever the number of rows; a cell of tp and batch has 400. Such a cell (its
 axes few enough that their combinations are at most 1/SHARE of a chunk's rows)
 is computed over those combinations — the same Polars expressions over fewer
 rows, so the same doubles — and its column is built for a chunk's rows only
-where a row-wise formula, the filter or an output column reads it: a strided
-copy in NumPy (a gather by index for anything but floats without nulls; a
-literal for an output that is the same in every row, as an assumption that
-always holds). An output column of such cells alone is computed in its
-display unit there too. A hand-written plan computes every cell once per row.
+where a row-wise formula, the filter or an output column reads it: as tiles
+that repeat (tiling.py: a cell of tp and batch is the same 100 values again
+and again for a whole tp), each distinct tile a strided copy in NumPy (a gather
+by index for anything but floats without nulls; one value repeated by Polars
+where the tile holds one; a literal for an output that is the same in every
+row, as an assumption that always holds). An output column of such cells alone
+is computed in its display unit there too. A hand-written plan computes every
+cell once per row.
 
-A column copied into fresh memory costs about what six arithmetic passes over
-the rows cost in Polars (which reuses its memory), and a group's evaluation
-about three more: a group of axes is factored only where the operations per
-row it saves pay for that (PAYS, OVERHEAD; bench/bench_sweep.py).
+A row copied into fresh memory costs about what six arithmetic passes over a
+row cost in Polars (which reuses its memory), and a group's evaluation about a
+pass over OVERHEAD rows: a group of axes is factored only where the operations
+per row it saves pay for the rows its tiles copy and that (PAYS, OVERHEAD;
+bench/bench_sweep.py).
 
 Only the first pass of `evaluate_chunk` reads these (values: no error columns,
 no mask); a chunk that holds an error is evaluated again row by row, as before.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
@@ -29,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from supersheet.engine.formula import ast as A
-from supersheet.engine.scenarios.kept import kept_array
+from supersheet.engine.scenarios.tiling import Tiling
 
 if TYPE_CHECKING:
     import polars as pl
@@ -40,8 +45,8 @@ if TYPE_CHECKING:
 
 DISPLAY = "#factored "   # an output column computed in its group: DISPLAY + its header
 SHARE = 8                # a group's combinations are at most 1/SHARE of a chunk's rows
-PAYS = 6                 # operations saved per column copied, at least,
-OVERHEAD = 3             # and for the group's own evaluation
+PAYS = 6                 # operations saved per row of a tile copied, at least,
+OVERHEAD = 250_000       # and for the group's own evaluation (~0.2 ms: a pass over this many rows)
 
 
 @dataclass
@@ -75,18 +80,18 @@ class Factored:
     factoring: Factoring
     groups: list[Expanded]
 
-    def columns(self, grid: Grid, start: int, stop: int) -> dict[str, Any]:
-        """The groups' columns for grid rows [start, stop)."""
+    def columns(self, grid: Grid, start: int, stop: int, tiling: Tiling) -> dict[str, pl.Series]:
+        """The groups' columns for grid rows [start, stop), as tiles that repeat: a group's
+        column repeats as its axes do (tiling.py)."""
         full = tuple(a.size for a in grid.value_axes)
-        columns: dict[str, Any] = {}
-        for group in self.groups:
+        columns: dict[str, pl.Series] = {}
+        for group, axes in zip(self.groups, (g.axes for g in self.factoring.groups)):
             for name, values in group.arrays.items():
-                columns[name] = rows_of(values, full, start, stop)
+                columns[name] = tiling.column(name, axes, start, stop, functools.partial(rows_of, values, full))
             if group.series:
                 index = np.arange(math.prod(group.shape), dtype=np.uint32).reshape(group.shape)
-                picks = rows_of(index, full, start, stop)
                 for name, series in group.series.items():
-                    columns[name] = series.gather(picks)
+                    columns[name] = tiling.column(name, axes, start, stop, functools.partial(_gathered, series, index, full))
         return columns
 
     def display(self, column: Column) -> pl.Expr:
@@ -121,10 +126,17 @@ def factoring(program: Program, columns: list[Column], filter: pl.Expr | None, g
 
     candidates = {key for key, compiled in program.compiled.items()
                   if eligible(of_cell[key]) and [name for name, _ in compiled.columns] == [key]}
+    tiling = Tiling.of(tuple(axis.size for axis in axes))
+
+    def cost(group: Group) -> float:
+        """A group's evaluation and its columns' copies, in operations per row of the chunk:
+        PAYS for every row of the tiles its columns copy (tiling.py)."""
+        copied = PAYS * len(group.exports) * tiling.copied_rows(group.axes, 0, rows)
+        return (copied + OVERHEAD) / rows
+
     while candidates:
         found = _factoring(program, columns, filter, of_cell, frozenset(candidates), every, eligible)
-        unpaid = [frozenset(group.axes) for group in found.groups
-                  if group.saved < PAYS * len(group.exports) + OVERHEAD]
+        unpaid = [frozenset(group.axes) for group in found.groups if group.saved < cost(group)]
         if not unpaid:
             return found if found.groups else None
         candidates = {key for key in candidates if not any(of_cell[key] <= axes_of for axes_of in unpaid)}
@@ -230,6 +242,10 @@ def _constant(column: pl.Series) -> bool:
     return column.n_unique() == 1
 
 
+def _gathered(series: pl.Series, index: np.ndarray, shape: tuple[int, ...], start: int, stop: int) -> pl.Series:
+    return series.gather(rows_of(index, shape, start, stop))
+
+
 def rows_of(values: np.ndarray, shape: tuple[int, ...], start: int, stop: int) -> np.ndarray:
     """Rows [start, stop) of `values` broadcast to the grid's `shape` and flattened (first axis
     slowest), building no more than about twice the rows asked for: the whole slabs of the
@@ -240,7 +256,7 @@ def rows_of(values: np.ndarray, shape: tuple[int, ...], start: int, stop: int) -
     first, last = start // slab, (stop - 1) // slab
     if (last - first + 1) * slab <= 2 * (stop - start):
         block = np.broadcast_to(values, shape)[first:last + 1]
-        out = kept_array(block.size) if values.dtype == np.float64 else np.empty(block.size, values.dtype)
+        out = np.empty(block.size, values.dtype)
         np.copyto(out.reshape(block.shape), block)
         return out[start - first * slab:stop - first * slab]
     pieces = [rows_of(values[i if values.shape[0] > 1 else 0], shape[1:],

@@ -4,9 +4,10 @@ that of one chunk. Axes that need a sheet compiled per value (imports, array
 lengths) are partitions: they vary slowest."""
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,7 +19,11 @@ from supersheet.engine.load.sheetfile import CellSpec
 from supersheet.engine.load.specs import RowValue, VarySpec
 from supersheet.engine.scenarios.axes import Axis, AxisError, located, spec_axis, value_axis
 from supersheet.engine.scenarios.kept import kept_array
+from supersheet.engine.scenarios.tiling import Tiling
 from supersheet.engine.workbook import Workbook
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass
@@ -77,14 +82,31 @@ class Grid:
             stride *= axis.size
         return columns
 
+    def tiled(self, tiling: Tiling, start: int, stop: int, also: dict[str, tuple[str, np.ndarray]] | None = None
+              ) -> dict[str, pl.Series]:
+        """`chunk`'s columns (a grid of axes, not of explicit rows) as series of tiles that
+        repeat (tiling.py): a tile holding the same values as one before is that one again."""
+        also = also or {}
+        columns = {}
+        stride = 1
+        for index in reversed(range(len(self.value_axes))):
+            axis = self.value_axes[index]
+            built = [(axis.cell_key, axis.values)] + ([also[axis.key]] if axis.key in also else [])
+            for name, values in built:
+                columns[name] = tiling.column(name, (index,), start, stop, functools.partial(
+                    _axis_chunk, values, stride, kept=False))
+            stride *= axis.size
+        return columns
+
     def partitions(self) -> list[dict[str, int]]:
         """Every combination of partition-axis values, as axis name -> value index."""
         axes = self.partition_axes
         return [dict(zip((a.name for a in axes), combo)) for combo in itertools.product(*(range(a.size) for a in axes))]
 
 
-def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.ndarray:
-    """Rows [start, stop) of the column values[(row // stride) % len(values)]."""
+def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int, kept: bool = True) -> np.ndarray:
+    """Rows [start, stop) of the column values[(row // stride) % len(values)] (`kept`: in
+    an array kept for the next chunk, kept.py)."""
     period = len(values) * stride
     first_period, last_period = start // period, (stop - 1) // period
     periods = last_period - first_period + 1
@@ -93,7 +115,7 @@ def _axis_chunk(values: np.ndarray, stride: int, start: int, stop: int) -> np.nd
         # np.meshgrid(...).ravel() does; tile(repeat(...)) copied twice
         offset = start - first_period * period
         block = np.broadcast_to(values[None, :, None], (periods, len(values), stride))
-        whole = kept_array(block.size) if values.dtype == np.float64 else np.empty(block.size, values.dtype)
+        whole = kept_array(block.size) if kept and values.dtype == np.float64 else np.empty(block.size, values.dtype)
         np.copyto(whole.reshape(block.shape), block)
         return whole[offset:offset + stop - start]
     first, last = start // stride, (stop - 1) // stride   # a few long blocks: each value repeated

@@ -1,6 +1,7 @@
-"""Arrays a sweep's chunks are built in (axis columns, factored columns), kept for the next
-chunk of the sweep. An array new from the system costs a page fault and a cleared page per
-4 KiB (~2 ms for 10^6 rows of floats, as much as several passes over memory in use; Polars'
+"""Arrays a sweep's chunks are built in where they are whole columns (`Grid.chunk`'s axis
+columns: a sweep with random draws, the rows a choice tallies; a sweep's own chunks are
+tiles that repeat, tiling.py), kept for the next chunk of the sweep. An array new from
+the system costs a page fault and a cleared page per 4 KiB (~2 ms for 10^6 rows of floats, as much as several passes over memory in use; Polars'
 own buffers are reused by its allocator). One is handed out again only when nothing else
 holds it any more: a chunk's frame, or a result that shows the column, keeps a reference.
 A sweep that ends lets them go (`release`): a process keeps no memory for the next one."""

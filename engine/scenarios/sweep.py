@@ -29,6 +29,7 @@ from supersheet.engine.scenarios.expression import Bound, bind_expression
 from supersheet.engine.scenarios.factored import Factored, Factoring, evaluate_groups, factoring
 from supersheet.engine.scenarios.kept import release
 from supersheet.engine.scenarios.grid import Grid, build_grid
+from supersheet.engine.scenarios.tiling import Tiling
 from supersheet.engine.scenarios.sweep_columns import Column, column_units, output_columns, shown_axes, with_statistics
 from supersheet.engine.workbook import Workbook
 from supersheet.engine.base.diagnostics import did_you_mean
@@ -230,11 +231,18 @@ def evaluate_chunk(plan: Plan, grid: Grid, start: int, stop: int, display: bool 
     import polars as pl   # deferred: polars
     if plan.draws:
         return _evaluate_sampled_chunk(plan, grid, start, stop, display)
-    columns = grid.chunk(start, stop, shown_axes(plan.columns) if display else None)
+    also = shown_axes(plan.columns) if display else None
     factored = factored if display else None
-    if factored is not None:
-        columns.update(factored.columns(grid, start, stop))
-    axes = plan.program.frame(columns, stop - start)
+    tiles = None
+    if grid.rows is None:   # the columns as tiles that repeat (tiling.py)
+        tiling = Tiling.of(tuple(a.size for a in grid.value_axes))
+        columns: dict[str, Any] = grid.tiled(tiling, start, stop, also)
+        if factored is not None:
+            columns.update(factored.columns(grid, start, stop, tiling))
+        tiles = tiling.lengths(start, stop)
+    else:   # explicit rows (never factored: factored.py)
+        columns = grid.chunk(start, stop, also)
+    axes = plan.program.frame(columns, stop - start, tiles)
     imports = [pl.lit(value).alias(name) for name, value in plan.imports.items()]
     values = [c for c in plan.columns if not c.is_error]
     # a #NUM cell's column holds its inf or NaN here (not masked: a pass saved per cell); the rows
