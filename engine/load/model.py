@@ -24,9 +24,9 @@ from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.base.patched import Patched
 from supersheet.engine.formula.ast import Formula
 from supersheet.engine.load.sheetfile import CellSpec, ImportSpec, SheetFile
-from supersheet.engine.load.tables import Table
 
-if TYPE_CHECKING:   # specs.py (16 dataclasses: ~5 ms) is imported by a sheet that has such blocks
+if TYPE_CHECKING:   # specs.py (16 dataclasses: ~5 ms) and tables.py are imported by a sheet that has such blocks
+    from supersheet.engine.load.tables import Table
     from supersheet.engine.load.specs import ChoiceBlock, Expected, FitBlock, SamplesSpec, SolveBlock, SweepBlock, TableSpec
 
 CONDITIONS = ("check", "assume")   # cell kinds that are conditions: checks (findings) and assumptions (9.2)

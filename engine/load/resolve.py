@@ -27,7 +27,6 @@ from supersheet.engine.base.sheetroot import table_problem
 from supersheet.engine.base.vocabulary import NAME_RE
 from supersheet.engine.base.span import Origin
 from supersheet.engine.formula.parser import ParseError, parse_formula
-from supersheet.engine.load.tables import read_table
 
 class _Loader:
     def __init__(self, import_overrides: dict[str, str] | None, root: SheetRoot) -> None:
@@ -53,6 +52,7 @@ class _Loader:
         """A table file read once per load, however many sheets name it."""
         key = (name, path.resolve())
         if key not in self.tables:
+            from supersheet.engine.load.tables import read_table   # deferred: tables.py and csv, for a sheet with tables
             self.tables[key] = read_table(name, path, entry)
         return self.tables[key]
 

@@ -57,15 +57,18 @@ def digits_of(checked: Checked, key: str) -> int:
 
 def show(checked: Checked, key: str, value: Value, unit: str | None = None) -> Shown:
     """The value of one cell, in its display unit (or `unit`)."""
-    cell = checked.cells.get(key)
+    return show_checked(checked.cells.get(key), digits_of(checked, key), value, unit)
+
+
+def show_checked(cell: CheckedCell | None, digits: int, value: Value, unit: str | None = None) -> Shown:
+    """`show` of a cell as checked (None: unknown), with `digits` significant digits (`digits_of`)."""
     typ = cell.type if cell is not None else None
-    digits = digits_of(checked, key)
     if value is None or typ is None:
         return Shown(None, None, "—")
     if isinstance(value, list):
         numbers = [v for v in value if isinstance(v, float) and not isinstance(v, bool)]
         sample = max((abs(v) for v in numbers), default=1.0)
-        unit = unit or display_unit(checked, key, sample)
+        unit = unit or _display_unit(cell, sample)
         items = [show_scalar(v, typ, unit, digits) for v in value]
         text = "[" + ", ".join(i.text for i in items) + "]" + (f" {unit}" if unit else "")
         return Shown([i.value for i in items], unit, text)
@@ -76,7 +79,7 @@ def show(checked: Checked, key: str, value: Value, unit: str | None = None) -> S
         text = format_number(number, digits)
         return Shown(number, unit, f"{text} {unit}" if unit else text)
     if unit is None and isinstance(value, float):
-        unit = display_unit(checked, key, abs(value))
+        unit = _display_unit(cell, abs(value))
     shown = show_scalar(value, typ, unit, digits)
     text = shown.text + (f" {unit}" if unit and isinstance(shown.value, float) else "")
     return Shown(shown.value, shown.unit, text)

@@ -4,7 +4,6 @@
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -16,7 +15,7 @@ from supersheet.engine.compile.errorcodes import NUM
 from supersheet.engine.compile.evaluate import Scenario, error_code
 from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.load.model import CONDITIONS, Cell
-from supersheet.engine.present.present import Shown, show
+from supersheet.engine.present.present import DEFAULT_DIGITS, Shown, show, show_checked
 from supersheet.engine.workbook import Workbook
 from supersheet.engine.present.present import digits_of, display_unit
 from supersheet.units import convert, format_number
@@ -157,11 +156,13 @@ def _json_value(shown: Shown) -> Any:
 
 def ordered_cells(workbook: Workbook) -> list[Cell]:
     """Own cells, then checks, then assumptions, then imported cells grouped by alias."""
-    cells = list(workbook.model.cells.values())
-    own = [c for c in cells if not c.scope.prefix and c.kind not in CONDITIONS]
-    checks = [c for c in cells if not c.scope.prefix and c.kind == "check"]
-    assumptions = [c for c in cells if not c.scope.prefix and c.kind == "assume"]
-    imported = [c for c in cells if c.scope.prefix]
+    own: list[Cell] = []
+    checks: list[Cell] = []
+    assumptions: list[Cell] = []
+    imported: list[Cell] = []
+    for cell in workbook.model.cells.values():   # one pass (run lists every cell of a large sheet)
+        (imported if cell.scope.prefix else checks if cell.kind == "check" else assumptions if cell.kind == "assume"
+         else own).append(cell)
     return own + checks + assumptions + imported
 
 
@@ -181,6 +182,7 @@ def render_run(workbook: Workbook, scenario: Scenario, fmt: str, sampled: Any = 
         return json.dumps({"schema": RUN_SCHEMA, "sheet": shown_path(workbook.model.path),
                            "title": workbook.model.title, **extra, "cells": records}, indent=2, ensure_ascii=False)
     if fmt == "csv":
+        import csv   # deferred: csv (~1 ms at every start), for this format only
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         spread = ["mean", "p5", "p50", "p95"] if sampled is not None else []
@@ -270,10 +272,14 @@ def _plain_rows(workbook: Workbook, scenario: Scenario) -> list[Row]:
     value and error code a cell were a third of rendering; tests/engine/test_run_text_rows.py
     compares both ways on every sheet of the library)."""
     checked, values = workbook.checked, scenario.values
+    checked_cells, model_cells = checked.cells, checked.model.cells
+    same = model_cells is workbook.model.cells   # (run's case: the digits are the cell's own, digits_of's)
     rows: list[Row] = []
     for cell in ordered_cells(workbook):
         key, kind = cell.key, cell.kind
-        shown = show(checked, key, values.get(key))
+        written = cell if same else model_cells.get(key)
+        digits = (written.spec.digits if written is not None else None) or DEFAULT_DIGITS
+        shown = show_checked(checked_cells.get(key), digits, values.get(key))
         if kind == "input":
             mark, tail = "  ", ""
         else:
