@@ -37,8 +37,10 @@ def check_model(model: Model) -> Checked:
     typer = Typer(checked)
     typing, written = _typing_order(checked, model, order, deps)
     # Cells without precedents first (still a topological order), so that a mismatch's
-    # did-you-mean hint can name any input, not only those that precede the formula.
-    for key in sorted(typing, key=lambda k: bool(deps[k] or written.get(k))):
+    # did-you-mean hint can name any input, not only those that precede the formula
+    # (two passes in order: what a stable sort on that would give, without a call a cell).
+    read = [key for key in typing if deps[key] or written.get(key)]
+    for key in [key for key in typing if not (deps[key] or written.get(key))] + read:
         cells[key] = typer.check_cell(model.cells[key], deps[key])
     checked.cells = ordered = {key: cells[key] for key in order}
     for key in model.cells:
