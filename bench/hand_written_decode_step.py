@@ -1,6 +1,7 @@
 """sheets/supernodes/6.2.2-qwen3-32b-decode-step.yaml swept by hand: tp over
 1, 2, 4, 8 and the context s over 250,000 values (10^6 rows), every cell of
-the sheet in display units with the `outside` column of its assumptions —
+the sheet in display units with the `outside` column of its two assumptions
+(`within_one_server`, `whole_heads`, row by row as the sheet writes them) —
 the second sheet of bench_sweep.py's in-process comparison. The imported
 hardware and model values are written in as numbers (base units: bytes,
 seconds, FLOP), as a script's author copies them from the sheets.
@@ -16,7 +17,7 @@ import polars as pl
 
 LAYERS, LAYER_BYTES, KV_PER_TOKEN, HEAD, KV_PROJ_PARAMS = 64.0, 975175680.0, 262144.0, 1555824640.0, 10485760.0
 HBM, DTYPE, ATTN, BF16 = 3350e9, 2.0, 2097152.0, 989.4e12
-HIDDEN, ALPHA, LINK, KV_HEADS, CARDS = 5120.0, 0.822e-6, 450e9, 8.0, 8.0
+HIDDEN, ALPHA, LINK, KV_HEADS, CARDS, HEADS = 5120.0, 0.822e-6, 450e9, 8.0, 8.0, 64.0
 VARY = ["tp=1,2,4,8", "s=1024token..131064token:250000"]   # the same axes, from text (bench_sweep.py)
 
 
@@ -25,9 +26,13 @@ def grid() -> tuple[np.ndarray, np.ndarray]:
                                                 indexing="ij"))
 
 
-def _outside(tp: pl.Expr, local: pl.Expr, compute: pl.Expr) -> pl.Expr:
+def _outside(tp: pl.Expr) -> pl.Expr:
+    """The sheet's two assumptions (`assume:`), by name where a row violates them."""
+    def whole(count: float, by: pl.Expr) -> pl.Expr:   # floor(count / by) * by == count
+        return (count / by).floor() * by == count
+    whole_heads = whole(HEADS, tp) & (whole(KV_HEADS, tp) | ((tp / KV_HEADS).floor() * KV_HEADS == tp))
     parts = [pl.when(held).then(pl.lit(None, pl.String)).otherwise(pl.lit(name))
-             for name, held in (("within_one_server", tp <= CARDS), ("bandwidth_bound", local > compute))]
+             for name, held in (("within_one_server", tp <= CARDS), ("whole_heads", whole_heads))]
     names = pl.concat_str(parts, separator=", ", ignore_nulls=True)
     return pl.when(names != "").then(names).otherwise(pl.lit(None, pl.String)).alias("outside [assumptions]")
 
@@ -73,7 +78,7 @@ def frame() -> pl.DataFrame:
         (doubled * 1e6).alias("allreduce_doubled [us]"), (added * 1e3).alias("added_reductions [ms]"),
         (per_card_doubled * 1e3).alias("local_per_card_doubled [ms]"), (saved * 1e3).alias("saved_local [ms]"),
         (local > compute).alias("memory_bound"), (added < saved).alias("adding_cards_helps"),
-        _outside(tp, local, compute)).collect()
+        _outside(tp)).collect()
 
 
 def frame_staged() -> pl.DataFrame:
@@ -117,4 +122,4 @@ def frame_staged() -> pl.DataFrame:
         (c("local_per_card_doubled") * 1e3).alias("local_per_card_doubled [ms]"),
         (c("saved_local") * 1e3).alias("saved_local [ms]"),
         (c("local") > c("compute")).alias("memory_bound"), (c("added_reductions") < c("saved_local")).alias("adding_cards_helps"),
-        _outside(tp, c("local"), c("compute"))).collect()
+        _outside(tp)).collect()
