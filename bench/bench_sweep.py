@@ -4,7 +4,8 @@ both sides — the grid built, the same 14 columns computed in display units:
 
 1. whole process, 10^6 rows to Parquet: `supersheet sweep … -o out.parquet`
    against a hand-written script (NumPy grid, lazy Polars with one `select`,
-   `write_parquet`: bench/hand_written_sweep.py);
+   `write_parquet`: bench/hand_written_sweep.py), run as a user runs it and with
+   OPENBLAS_NUM_THREADS=1 (what the command asks for itself: the like-for-like ratio);
 2. in process, 10^6 rows in memory, axes parsed from text included:
    `run_in_memory` against hand-written lazy Polars written two ways (one
    `select` with every formula inline; staged, one `with_columns` per
@@ -40,7 +41,7 @@ import hand_written_decode_step  # noqa: E402
 import hand_written_sweep  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
-from paired import Sample, busy_load, child, in_process, interleave, load_average, table  # noqa: E402
+from paired import CHILD_ENV, Sample, busy_load, child, in_process, interleave, load_average, table  # noqa: E402
 
 from supersheet.engine.scenarios.axes import cli_axis  # noqa: E402
 from supersheet.engine.scenarios.sweep import Grid, SweepSpec, run_in_memory  # noqa: E402
@@ -148,9 +149,18 @@ def main() -> None:
         parts = ["3"]
     if "1" in parts:
         print(f"1. whole process, 10^6 rows to Parquet, {rounds} rounds interleaved; {load_average()}")
+        # The command asks NumPy's OpenBLAS for no threads beside its own (cli/main.py: each spins as
+        # it starts, ~35 ms of CPU on 2 CPUs); the script as a user runs it does not, so the script is
+        # also run with OPENBLAS_NUM_THREADS=1: the ratio to it is the like-for-like one.
+        one_blas = {**CHILD_ENV, "OPENBLAS_NUM_THREADS": CHILD_ENV.get("OPENBLAS_NUM_THREADS", "1")}
+        script_blas1 = "hand-written script, OPENBLAS_NUM_THREADS=1"
         whole = interleave({"hand-written Polars script": lambda: child([python, str(script), str(hand_out)]),
-                            "supersheet sweep -o out.parquet": lambda: child(sweep + ["-o", str(ours_out)])}, rounds)
+                            "supersheet sweep -o out.parquet": lambda: child(sweep + ["-o", str(ours_out)]),
+                            script_blas1: lambda: child([python, str(script), str(hand_out)], env=one_blas)}, rounds)
         print(table(whole, baseline="hand-written Polars script", memory=True))
+        like = (whole["supersheet sweep -o out.parquet"].stat("cpu", statistics.median)
+                / whole[script_blas1].stat("cpu", statistics.median))
+        print(f"supersheet / the script with one BLAS thread, CPU median: {like:.2f}x")
         ours, hand = pl.read_parquet(ours_out), pl.read_parquet(hand_out)
         assert ours.height == hand.height == 1_000_000 and ours.width == hand.width   # no error column: none held one
         assert math.isclose(ours["step [ms]"][123457], hand["step [ms]"][123457], rel_tol=1e-12)
