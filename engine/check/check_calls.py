@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar, NoReturn
 from supersheet.engine.base.diagnostics import did_you_mean
 from supersheet.engine.base.limits import current_limits
 from supersheet.engine.base.types import NUMBER, Type, number_of
+from supersheet.engine.check.checked import node_type
 from supersheet.engine.check.reductions import REDUCTIONS
 from supersheet.engine.formula import ast as A
 from supersheet.engine.formula.distributions import CONTINUOUS, DISTRIBUTIONS, Draw, parameter_problem
@@ -192,7 +193,7 @@ class CallRules:
         booleans, whose count is the number of trues."""
         if not (isinstance(node, A.Call) and node.func == "count" and len(node.args) == 1):
             return None
-        typ = self.checked.node_types.get(node.args[0])
+        typ = node_type(self.checked, node.args[0])
         if typ is None or typ.length is None or typ.is_bool:   # not a (numeric) array
             return None
         return float(typ.length)

@@ -127,10 +127,8 @@ class Typer(CallRules):
             target = checked.cells.get(checked.bindings.get(node))   # type: ignore[arg-type]  # unbound: get(None) is None
             if target is None or target.type is None:
                 raise CheckFailed  # unbound (its E-NAME is recorded), or the cell has its own diagnostic
-            typ = target.type
-        else:
-            typ = self._type_of(node)
-        checked.node_types[node] = typ
+            return target.type   # not recorded: a name's type is its cell's (checked.node_type)
+        typ = checked.node_types[node] = self._type_of(node)
         return typ
 
     def _type_of(self, node: A.Node) -> Type:

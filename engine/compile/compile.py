@@ -27,7 +27,7 @@ from typing import Callable
 
 import polars as pl
 
-from supersheet.engine.check.checked import Checked
+from supersheet.engine.check.checked import Checked, node_type
 from supersheet.engine.check.reductions import REDUCTIONS, varies_over_samples
 from supersheet.engine.compile import bounds as B
 from supersheet.engine.compile.compile_calls import CallCompiler
@@ -191,7 +191,7 @@ class Compiler(CallCompiler):
             return elementwise(combine, left, right)
         if op in _COMPARISONS:   # inf > 1 is true, but a #NUM cell compared is an error
             left, right = guarded(left), guarded(right)
-            left_type = self.checked.node_types.get(node.left)
+            left_type = node_type(self.checked, node.left)
             if left_type is not None and not left_type.is_bool:
                 return elementwise(_ieee_comparison(op, left, right), left, right)
         return elementwise(_BINARY[op], left, right)
@@ -255,7 +255,7 @@ class Compiler(CallCompiler):
             length = self.checked.node_types[node].length or 0
             return Val([pl.lit(start + i, dtype=pl.Float64) for i in range(length)])
         args = [self.compile(a) for a in node.args]
-        types = [self.checked.node_types[a] for a in node.args]
+        types = [node_type(self.checked, a) for a in node.args]
         if name in DISTRIBUTIONS:
             return self.draw(node, [guarded(a) for a in args])
         if name in REDUCTIONS:   # an aggregate over samples skips an error sample (null), not an inf

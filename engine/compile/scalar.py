@@ -25,6 +25,8 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from supersheet.engine.base.types import Type
+from supersheet.engine.check.checked import node_type
 from supersheet.engine.check.reductions import REDUCTIONS
 from supersheet.engine.compile.errorcodes import DIV0, NUM
 from supersheet.engine.compile.interpolate import INTERPOLATIONS, interpolate
@@ -308,11 +310,17 @@ def _sum(args: list[Any], bools: bool) -> Any:
 
 
 def _is_bool_arg(walker: Walker, node: A.Call) -> bool:
-    return walker.checked.node_types[node.args[0]].is_bool
+    return _arg_type(walker, node).is_bool
 
 
 def _length(walker: Walker, node: A.Call) -> int:
-    return walker.checked.node_types[node.args[0]].length or 1
+    return _arg_type(walker, node).length or 1
+
+
+def _arg_type(walker: Walker, node: A.Call) -> Type:
+    typ = node_type(walker.checked, node.args[0])
+    assert typ is not None   # a checked formula's: typed
+    return typ
 
 
 def _mean(name: str) -> Callable[..., float]:

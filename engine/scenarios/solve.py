@@ -41,6 +41,7 @@ from supersheet.engine.scenarios.axes import check_override
 from supersheet.engine.workbook import OverrideError
 from supersheet.units import UnitError
 from supersheet.engine.check.graph import dependents
+from supersheet.engine.check.checked import node_type
 from supersheet.engine.base.diagnostics import did_you_mean
 
 POINTS = 64
@@ -120,7 +121,7 @@ def solve(workbook: Workbook, vary: str, goal: str, between: tuple[Literal | str
         unit = display_unit(workbook.checked, key, abs(hi))
         factor = unit_factor(unit)
         diff_unit = None
-        left_type = bound.checked.node_types.get(left)
+        left_type = node_type(bound.checked, left)
         if left_type is not None:
             diff_unit = compact_unit(max(abs(fs[0]), abs(fs[-1]), 1e-300), left_type.dims)
         dfac = unit_factor(diff_unit)
