@@ -5,6 +5,7 @@ from __future__ import annotations
 
 
 import pytest
+from hypothesis import given, strategies as st
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from supersheet.engine.load import fastyaml
@@ -114,6 +115,13 @@ def test_every_sheet_in_the_repository_reads_the_same():
 ])
 def test_declines_what_the_round_trip_loader_must_read(text):
     assert fastyaml.load_fast(text, yaml_loader()) is None
+
+
+@given(st.text(alphabet="!=<%&\n\r \ta", max_size=12))
+def test_what_declines_is_found_as_the_regex_finds_it(text):
+    """`_unlike` (substrings, for speed on a large sheet) says what `_UNLIKE` says, on every
+    arrangement of the characters its alternatives are made of."""
+    assert fastyaml._unlike(text) == (fastyaml._UNLIKE.search(text) is not None)
 
 
 def test_small_sheets_are_read_without_importing_pyyaml_until_they_add_up(tmp_path):
