@@ -317,7 +317,7 @@ def _text_table(workbook: Workbook, rows: list[Row], stable_columns: bool = Fals
                          else f"{group} (imported):")
         if stable_columns:
             width, value_width = widths[group], _value_stop(display)
-        lines.append(f"{mark}{name:<{width}}{display:<{value_width}}{tail}".rstrip())
+        lines.append(f"{mark}{name.ljust(width)}{display.ljust(value_width)}{tail}".rstrip())   # (ljust: no format spec to parse)
     return "\n".join(lines)
 
 
