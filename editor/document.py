@@ -348,6 +348,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
             self.shared.restore(edit, backwards)
         self.source.restore(target)
         result = self.rebuild(step.key, text, target)
+        result.label = step.label
         if step.imported and step.key == FILE:     # a recovery's step
             names = ", ".join(edit.path.name for edit in step.imported)
             result.note = f"the unsaved edits of {names} {'taken back' if backwards else 'put back'}"
@@ -457,7 +458,7 @@ class Document(StructureEdits, ImportEdits, SheetView):
             return final
         self.source.restore(text)
         label = f"{key} written in this sheet (over the base's)"
-        self.history.push(Step(key, label, label, text_before=text_before, text_after=text))
+        self.history.push(Step(key, label, label, text_before=text_before, text_after=text, label=label))
         result.text = label
         return result
 

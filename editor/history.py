@@ -37,6 +37,7 @@ class Step:
     text_after: str | None = None
     files: tuple[FileEdit, ...] = ()   # other sheets it wrote on disk (rename.py's importers)
     imported: tuple[FileEdit, ...] = ()   # imported files it edited in the session (shared.py), saved on Ctrl+S
+    label: str = ""               # what a structural step did, in words ("added foo"): undo and redo say it
     id: int = field(default_factory=_ids.__next__)
 
 

@@ -21,7 +21,7 @@ from supersheet.editor.cells import StructureError
 from supersheet.editor.cellwrite import Refused, remove_set, write_set
 from supersheet.editor.history import Step
 from supersheet.editor.recheck import new_problems
-from supersheet.editor.results import EditResult
+from supersheet.editor.results import EditResult, assignment
 from supersheet.editor.roundtrip import Unmergeable
 from supersheet.engine.base.diagnostics import Diagnostic
 from supersheet.engine.load.model import CONDITIONS
@@ -192,7 +192,7 @@ class ImportEdits:
         key = self.import_key(alias, name)
         text, note = self._keep_unit(key, text)
         before = dict(self.set_entries(alias)).get(name, "")
-        label = f"{alias}: set {name} = {text}"
+        label = f"{alias}: set {assignment(name, text)}"
         root = self.workbook.model.root
         assert root is not None     # settable() above found the import in it
         result = self._write_sets(key, label, lambda doc: write_set(doc, root, alias, name, text,
@@ -226,7 +226,7 @@ class ImportEdits:
             source.restore(text_before)
             return result
         source.restore(text_after)
-        self.history.push(Step(key, before, label, text_before=text_before, text_after=text_after))
+        self.history.push(Step(key, before, label, text_before=text_before, text_after=text_after, label=label))
         result.text = label
         return result
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, TypeGuard
 
 from supersheet.engine.base.diagnostics import Diagnostic
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.compile.evaluate import Value
 
 
@@ -47,6 +48,13 @@ class EditResult:
     rendered: str = ""            # the diagnostics as the CLI prints them
     message: str = ""             # a one-line reason when the edit is refused outright
     note: str = ""                # what was understood beyond the text as typed (a unit kept)
+    label: str = ""               # an undone or redone structural step, in words ("added foo"), not a cell's text
+
+
+def assignment(key: str, text: str) -> str:
+    """`key = text` as a status line says it: a formula's own `=` is the sign
+    (`kv_proj = model.layers * …`, never `kv_proj = = model.layers * …`)."""
+    return f"{key} {text.lstrip()}" if is_formula(text) else f"{key} = {text}"
 
 
 def changes(old: Mapping[str, Value], new: Mapping[str, Value], among: Iterable[str] | None = None) -> dict[str, Change]:

@@ -210,7 +210,7 @@ class StructureEdits:
         result = self.rebuild(key, label, new_text, check_new=check)
         if result.ok:
             self.source.restore(new_text)
-            self.history.push(Step(key, label, label, text_before=before, text_after=new_text))
+            self.history.push(Step(key, label, label, text_before=before, text_after=new_text, label=label))
         return result
 
 

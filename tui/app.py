@@ -25,6 +25,7 @@ from textual.widgets import Header, Input, Static
 from supersheet.editor.baselines import HEAD, SAVED
 from supersheet.editor.document import Document, EditResult, StructureError
 from supersheet.editor.problems import kind_of, summary
+from supersheet.editor.results import assignment
 from supersheet.editor.verdicts import Verdict
 
 from .background import Background
@@ -376,7 +377,10 @@ class SupersheetApp(App[int]):
             return
         if result.key:
             self.grid.go_to(result.key)
-        self.after_edit(result, f"{which} {result.key} = {result.text}" if result.key else f"{which}: {result.text}")
+        if result.key and not result.label:
+            self.after_edit(result, f"{which} {assignment(result.key, result.text)}")
+        else:
+            self.after_edit(result, f"{which}: {result.label or result.text}")
 
     def action_copy_value(self) -> None:
         self._copy("value")

@@ -100,11 +100,19 @@ async def test_undo_and_redo_every_edit(example: Path) -> None:
         assert value(app, "kv_per_card") == "3.154 GB"
         await pilot.press("ctrl+z")
         assert value(app, "kv_split") == "4" and value(app, "kv_per_card") == "1.577 GB"
+        # a formula's own `=` is the status line's sign (it read `kv_split = = min(…)`)
+        assert status(app).startswith("undo kv_split = min(cards, model.kv_heads): "), status(app)
         await pilot.press("ctrl+z")
         assert value(app, "context") == "8192 token" and value(app, "max_sessions") == "47"
+        assert status(app).startswith("undo context = 8192 token: "), status(app)
         assert not app.document.dirty and "unsaved" not in app.sub_title
         await pilot.press("ctrl+y", "ctrl+y")
         assert value(app, "kv_split") == "2" and value(app, "context") == "32768 token"
+        assert status(app).startswith("redo kv_split = 2: "), status(app)
+
+
+def status(app: SupersheetApp) -> str:
+    return str(app.query_one("#status", Static).render())
 
 
 async def test_save_changes_exactly_one_line(example: Path, line_diff) -> None:

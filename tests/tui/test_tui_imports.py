@@ -136,6 +136,9 @@ def test_set_entries_are_written_checked_and_removed_one_line_each(example: Path
     model = "  model: ../models/qwen3-235b-a22b.yaml"
     document = Document(example)
     assert document.set_entries("model") == [] and ("layers", "94") in document.settable("model")
+    # the status line's label: a formula's own `=` is the sign (not `set layers = = 2 * 45`)
+    assert document.set_import_value("model", "layers", "= 2 * 45").text == "model: set layers = 2 * 45"
+    document.undo()
     assert document.set_import_value("model", "layers", "90").ok
     assert document.value("model.layers") == 90
     assert added_lines(before, document.text()) == [
@@ -149,7 +152,7 @@ def test_set_entries_are_written_checked_and_removed_one_line_each(example: Path
     assert document.remove_set_entry("model", "layers").ok
     assert document.remove_set_entry("model", "dtype_bytes").ok
     assert document.text() == before                                        # `{sheet: …}` is the path again
-    assert len(document.history.undo_stack) == 4                           # one step each
+    assert len(document.history.undo_stack) == 4                           # one step each (the undone one gone)
     document.undo()
     assert document.set_entries("model") == [("dtype_bytes", "1 B")]
 

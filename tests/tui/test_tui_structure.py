@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from supersheet.editor.document import Document, StructureError
 from supersheet.tui.app import SupersheetApp
 from supersheet.tui.screens import ChoiceScreen, PromptScreen
 
 SIZE = (120, 36)
+
+
+def status(app: SupersheetApp) -> str:
+    return str(app.query_one("#status", Static).render())
 
 
 def sheet(library: Path) -> Path:
@@ -30,6 +34,11 @@ async def test_add_a_cell_after_the_selected_one_and_save(library: Path, line_di
         await pilot.pause()
         assert app.grid.current_key == "busbw_per_rank"
         assert app.grid.texts("busbw_per_rank")[1].plain.strip() == "16.87 GB/s"
+        # undo and redo say the step in words (they read `undo busbw_per_rank = added busbw_per_rank`)
+        await pilot.press("ctrl+z")
+        assert status(app).startswith("undo: added busbw_per_rank"), status(app)
+        await pilot.press("ctrl+y")
+        assert status(app).startswith("redo: added busbw_per_rank"), status(app)
         await pilot.press("ctrl+s")
     lines = before.splitlines()
     end = lines.index("  algbw: = message / time -> GB/s") - 1      # the blank line that ends time's group
