@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_text
 from supersheet.engine.base.span import Span
@@ -137,21 +137,22 @@ def render(diagnostic: Diagnostic, sources: SourceCache | None = None) -> str:
     if span is not None and diagnostic.quote:
         text = sources.line(span.file, span.line)
         if text is not None:
-            text, shift = _shown(text, span.col)
+            text, shift, place = _shown(text, span.col)
             gutter = f"{span.line:>5} | "
             out.append(gutter + text)
-            marks = [" "] * max(len(text), min(span.end_col - shift, len(text) + 1))
+            marks = [" "] * (len(text) + 1)     # one past the end: a span at the end of the line
+
+            def underline(start: Span, mark: str, over: bool) -> None:
+                for i in range(place(max(0, start.col - 1 - shift)), place(max(0, start.end_col - 1 - shift))):
+                    if i < len(marks) and (over or marks[i] == " "):
+                        marks[i] = mark
             same_line = [l for l in diagnostic.labels
                          if l.span.file == span.file and l.span.line == span.line]
             for label in same_line:
-                for i in range(max(0, label.span.col - 1 - shift), label.span.end_col - 1 - shift):
-                    if i < len(marks) and marks[i] == " ":
-                        marks[i] = "~"
-            for i in range(max(0, span.col - 1 - shift), span.end_col - 1 - shift):
-                if i < len(marks):
-                    marks[i] = "^"
+                underline(label.span, "~", over=False)
+            underline(span, "^", over=True)
             out.append(" " * (len(gutter) - 2) + "| " + "".join(marks).rstrip())
-            notes = _label_row(same_line) if not shift else ""
+            notes = _label_row(same_line, place) if not shift else ""
             if notes:
                 out.append(" " * (len(gutter) - 2) + "| " + notes)
     for label in diagnostic.labels:
@@ -162,24 +163,38 @@ def render(diagnostic: Diagnostic, sources: SourceCache | None = None) -> str:
     return "\n".join(out)
 
 
-def _shown(text: str, col: int) -> tuple[str, int]:
-    """The line as shown and how many characters were cut from its start: control
-    characters replaced (same width, so the marks stay aligned), and a long line
-    cut to a window around column `col`."""
+TAB_STOP = 8     # a tab in a shown line: spaces to the next multiple of 8, as a terminal shows it
+
+
+def _shown(text: str, col: int) -> tuple[str, int, Callable[[int], int]]:
+    """The line as shown, how many characters were cut from its start, and where its
+    character at an index is shown (`place`): a long line cut to a window around column
+    `col`; a tab expanded to the next tab stop and other control characters shown as `?`,
+    so the marks under the line stay under the characters they point at. The column a
+    diagnostic reports stays the character's (format: a 1-based column into the file;
+    a tab is one)."""
     shift = 0
     if len(text) > SHOWN_LINE:
         shift = max(0, min(col - 1 - SHOWN_LINE // 4, len(text) - SHOWN_LINE))
         text = text[shift:shift + SHOWN_LINE]
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else "?" for c in text)
-    return text, shift
+    if text.isprintable():
+        return text, shift, lambda i: i
+    shown, starts = [], []
+    for c in text:
+        starts.append(len(shown))
+        if c == "\t":
+            shown.extend(" " * (TAB_STOP - len(shown) % TAB_STOP))
+        else:
+            shown.append(c if c.isprintable() else "?")
+    end = len(text)
+    return "".join(shown), shift, lambda i: starts[i] if i < end else len(shown) + i - end
 
 
-def _label_row(labels: list[Label]) -> str:
+def _label_row(labels: list[Label], place: Callable[[int], int]) -> str:
     """Label texts placed under their spans where they do not collide."""
     row = ""
     for label in sorted((l for l in labels if l.text), key=lambda l: l.span.col):
-        start = label.span.col - 1
+        start = place(label.span.col - 1)
         if len(row) > start - 1 and row:
             row += "  " + label.text
         else:
