@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -37,6 +38,10 @@ BINS = 400                 # x-bins per line when binned
 OUTSIDE = "outside [assumptions]"
 FORMATS = ("svg", "png", "html")
 WIDTH, HEIGHT = 560, 320
+# Characters of a title line (bold, ~6.1 px a character) and of a subtitle line (~5.5 px) that
+# fit over the plot: Vega draws a title on one line, centred, and cuts what passes the picture's
+# edges (the library's longest sheet title lost its end), so a longer one is wrapped at words.
+TITLE_CHARS, SUBTITLE_CHARS = 80, 95
 RED = "#d62728"
 SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"   # a name only: nothing is fetched
 VL_VERSION = "v5.21"     # the Vega-Lite that renders (vl-convert bundles it): pinned, so output stays byte-identical
@@ -119,11 +124,14 @@ def chart(frame: pl.DataFrame, request: PlotRequest) -> dict[str, Any]:
         notes.append(note)
     marked = long.filter(pl.col("problem").is_not_null())
     failing = long.filter(pl.col("failed").is_not_null() & pl.col("y").is_not_null())
-    unit = "bins" if binned else "rows"
+    unit = "bin" if binned else "row"
     if marked.height:
-        notes.append(f"{marked.height:,} {unit} hold an error value or lie outside the assumptions: gaps, red rules")
+        notes.append(f"{marked.height:,} {unit} holds an error value or lies outside the assumptions: a gap, a red rule"
+                     if marked.height == 1 else
+                     f"{marked.height:,} {unit}s hold an error value or lie outside the assumptions: gaps, red rules")
     if failing.height:
-        notes.append(f"{failing.height:,} {unit} fail a check: red crosses")
+        notes.append(f"1 {unit} fails a check: a red cross" if failing.height == 1 else
+                     f"{failing.height:,} {unit}s fail a check: red crosses")
     always = [check for check, header in checks.items() if frame.height and not frame[header].any()]
     if always:
         notes.append(f"fails in every row: {', '.join(always)}")
@@ -157,9 +165,10 @@ def chart(frame: pl.DataFrame, request: PlotRequest) -> dict[str, Any]:
                                 "filled": True},
                        "encoding": {"x": x_enc, "y": y_enc, "tooltip": [tooltip[0], {"field": "failed", "type": "nominal",
                                                                                      "title": "fails"}]}})
-    title: dict[str, Any] = {"text": request.title or f"{', '.join(request.y)} against {request.x}"}
+    title: dict[str, Any] = {"text": _wrapped(request.title or f"{', '.join(request.y)} against {request.x}",
+                                              TITLE_CHARS)}
     if notes:
-        title["subtitle"] = notes
+        title["subtitle"] = [line for note in notes for line in _lines(note, SUBTITLE_CHARS)]
     size = {"width": WIDTH // 2 if request.facet else WIDTH, "height": HEIGHT}
     if request.facet:
         body = {"facet": {"field": f"g{len(by) - 1}", "type": "nominal", "title": columns.headers[request.facet],
@@ -168,6 +177,18 @@ def chart(frame: pl.DataFrame, request: PlotRequest) -> dict[str, Any]:
     else:
         body = {"layer": layers, **size}
     return {"$schema": SCHEMA, "title": title, **body, "config": {"view": {"strokeWidth": 0}}}
+
+
+def _wrapped(text: str, width: int) -> str | list[str]:
+    """`text` as a title: itself when it fits on a line, else its lines (Vega-Lite draws a list as lines)."""
+    lines = _lines(text, width)
+    return lines[0] if len(lines) == 1 else lines
+
+
+def _lines(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, broken at spaces only (`Qwen3-32B`,
+    `TP1/2/4/8` stay whole; a word longer than a line is a line of its own)."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [text]
 
 
 def _gaps(frame: pl.DataFrame, request: PlotRequest) -> pl.Expr:
@@ -282,6 +303,7 @@ def render(spec: dict[str, Any], format: str) -> bytes:
     if format == "html":
         svg = svg_of(spec)
         title = spec.get("title", {}).get("text", "chart") if isinstance(spec.get("title"), dict) else "chart"
+        title = " ".join(title) if isinstance(title, list) else title      # a title wrapped into lines
         data = json.dumps(spec, sort_keys=True).replace("</", "<\\/")
         return (f'<!doctype html>\n<html><head><meta charset="utf-8"><title>{_escape(title)}</title></head>\n'
                 f'<body>\n{svg}\n<script type="application/vnd.vegalite+json">{data}</script>\n</body></html>\n').encode()

@@ -124,3 +124,81 @@ def test_html_and_png_outputs_and_the_api(tmp_path: Path) -> None:
     ad_hoc = sheet.plot(x="tp", y="step", tp=[1, 2, 4, 8]).to_dict()
     (line,) = [layer for layer in ad_hoc["layer"] if layer["mark"]["type"] == "line"]
     assert [round(r["y"], 2) for r in line["data"]["values"]] == [29.35, 14.89, 7.97, 5.15]    # as tp_table expects
+
+
+def png_pixels(png: bytes):
+    """An 8-bit RGBA or RGB PNG (vl-convert's) as a height x width x channels array: its IDAT
+    chunks inflated and each row's filter (PNG spec 9.2) undone."""
+    import struct
+    import zlib
+
+    import numpy as np
+
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    at, data, header = 8, b"", b""
+    while at < len(png):
+        length, kind = struct.unpack(">I4s", png[at:at + 8])
+        body = png[at + 8:at + 8 + length]
+        header = body if kind == b"IHDR" else header
+        data += body if kind == b"IDAT" else b""
+        at += 12 + length
+    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", header)
+    assert depth == 8 and colour in (2, 6) and interlace == 0, header
+    channels = 4 if colour == 6 else 3
+    raw = np.frombuffer(zlib.decompress(data), dtype=np.uint8).reshape(height, 1 + width * channels)
+    out = np.zeros((height, width * channels), dtype=np.int32)
+    for r in range(height):
+        kind, line = raw[r, 0], raw[r, 1:].astype(np.int32)
+        up = out[r - 1] if r else np.zeros_like(line)
+        if kind == 0:
+            row = line
+        elif kind == 2:
+            row = (line + up) % 256
+        else:      # Sub, Average, Paeth: each byte depends on the one a pixel to its left
+            row = np.zeros_like(line)
+            for i in range(len(line)):
+                left = row[i - channels] if i >= channels else 0
+                corner = up[i - channels] if i >= channels else 0
+                if kind == 1:
+                    predicted = left
+                elif kind == 3:
+                    predicted = (left + up[i]) // 2
+                else:
+                    p = left + up[i] - corner
+                    pa, pb, pc = abs(p - left), abs(p - up[i]), abs(p - corner)
+                    predicted = left if pa <= pb and pa <= pc else up[i] if pb <= pc else corner
+                row[i] = (line[i] + predicted) % 256
+        out[r] = row
+    return out.reshape(height, width, channels)
+
+
+def test_a_long_title_is_wrapped_whole_inside_the_picture(tmp_path: Path) -> None:
+    """The decode-step sheet's title (124 characters) was drawn on one line, centred over the
+    plot and wider than the picture: the PNG cut its end. Wrapped at words, every line is inside
+    the picture with a margin on both sides; SVG and HTML carry the same lines."""
+    long = "One decode step of a 128K Qwen3-32B session under TP1/2/4/8 - Eq. (6-4), (6-5) with ring AllReduce (6-9) (Sec. 6.2.2, 6.4.2)"
+    assert ss.load(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml").title == long
+    out = tmp_path / "step.png"
+    assert main(["plot", str(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml"), "--vary", "tp=1,2,4,8", "--x", "tp",
+                 "--y", "step", "-o", str(out)]) == 0
+    pixels = png_pixels(out.read_bytes())
+    ink = (pixels[..., :3].min(axis=2) < 128) & (pixels[..., 3] > 128 if pixels.shape[2] == 4 else True)
+    rows = ink.any(axis=1)
+    first = int(rows.argmax())
+    band_end = first + int((~rows[first:]).argmax())     # the title's first line: ink down to a blank row
+    columns = ink[first:band_end].any(axis=0).nonzero()[0]
+    margin = 24     # pixels at scale 2: Vega pads 5 px, and the cut title's ink ran to 12 px of each edge
+    assert columns.min() >= margin and columns.max() < ink.shape[1] - margin, (columns.min(), columns.max(), ink.shape)
+    frame, setup = sweep_frame(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml", vary=("tp=1,2,4,8",))
+    spec = chart(frame, PlotRequest(x="tp", y=("step",), title=long))
+    lines = spec["title"]["text"]
+    assert isinstance(lines, list) and " ".join(lines) == long and all(len(line) <= 80 for line in lines), lines
+    svg = render(spec, "svg").decode()
+    assert all(f">{line}</tspan>" in svg for line in lines), svg     # a line each
+    html = render(spec, "html").decode()
+    assert f"<title>{long}</title>" in html
+    assert main(["plot", str(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml"), "--vary", "tp=1,2,4,8", "--x", "tp",
+                 "--y", "step", "-o", str(tmp_path / "step.svg")]) == 0
+    assert ">1 row fails a check: a red cross</text>" in (tmp_path / "step.svg").read_text()   # (it said "1 rows fail")
+    short = chart(frame, PlotRequest(x="tp", y=("step",), title="A short title"))
+    assert short["title"]["text"] == "A short title"     # one line: a plain string, as before
