@@ -155,12 +155,14 @@ def chart(frame: pl.DataFrame, request: PlotRequest) -> dict[str, Any]:
     layers.append({"data": points, "mark": {"type": "line", "point": not binned, "invalid": "break-paths-show-domains"},
                    "encoding": {"x": x_enc, "y": y_enc, **color, "tooltip": tooltip}})
     if marked.height:
-        layers.append({"data": {"values": _records(marked)},
+        # the filters pick the rows of the layer's data out of the points: a facet's layers share them
+        layers.append({"data": {"values": _records(marked)}, "transform": [{"filter": "datum.problem != null"}],
                        "mark": {"type": "rule", "color": RED, "opacity": 0.5, "strokeDash": [3, 3]},
                        "encoding": {"x": x_enc, "tooltip": [tooltip[0], {"field": "problem", "type": "nominal",
                                                                           "title": "gap"}]}})
     if failing.height:
         layers.append({"data": {"values": _records(failing)},
+                       "transform": [{"filter": "datum.failed != null && datum.y != null"}],
                        "mark": {"type": "point", "shape": "cross", "color": RED, "size": 20 if binned else 90,
                                 "filled": True},
                        "encoding": {"x": x_enc, "y": y_enc, "tooltip": [tooltip[0], {"field": "failed", "type": "nominal",
@@ -171,12 +173,18 @@ def chart(frame: pl.DataFrame, request: PlotRequest) -> dict[str, Any]:
         title["subtitle"] = [line for note in notes for line in _lines(note, SUBTITLE_CHARS)]
     size = {"width": WIDTH // 2 if request.facet else WIDTH, "height": HEIGHT}
     if request.facet:
-        body = {"facet": {"field": f"g{len(by) - 1}", "type": "nominal", "title": columns.headers[request.facet],
-                          "sort": None},
-                "columns": 2, "spec": {"layer": layers, **size}}
+        # a facet splits its own data, not its layers': every layer draws from the points (the
+        # marks keep their rows by their filter); with their data beside them the panels were empty
+        body = {"data": points, "facet": {"field": f"g{len(by) - 1}", "type": "nominal",
+                                          "title": columns.headers[request.facet], "sort": None},
+                "columns": 2, "spec": {"layer": [_without_data(layer) for layer in layers], **size}}
     else:
         body = {"layer": layers, **size}
     return {"$schema": SCHEMA, "title": title, **body, "config": {"view": {"strokeWidth": 0}}}
+
+
+def _without_data(layer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in layer.items() if k != "data"}
 
 
 def _wrapped(text: str, width: int) -> str | list[str]:

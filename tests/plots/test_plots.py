@@ -4,6 +4,7 @@ chart shows, byte-identical SVG, and the library's default plots as snapshots.""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -202,3 +203,23 @@ def test_a_long_title_is_wrapped_whole_inside_the_picture(tmp_path: Path) -> Non
     assert ">1 row fails a check: a red cross</text>" in (tmp_path / "step.svg").read_text()   # (it said "1 rows fail")
     short = chart(frame, PlotRequest(x="tp", y=("step",), title="A short title"))
     assert short["title"]["text"] == "A short title"     # one line: a plain string, as before
+
+
+def test_a_facet_draws_each_panel_s_own_rows_and_marks(tmp_path: Path) -> None:
+    """`--facet tp`: a panel per tp, each with its line of six points, and the red crosses where a
+    check fails (tp = 8 only) in that panel. The layers had their data beside them, which a facet
+    does not split: every panel was empty (the SVG held the titles and no mark)."""
+    out = tmp_path / "facet.svg"
+    assert main(["plot", str(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml"), "--vary", "tp=1,2,4,8",
+                 "--vary", "s=4096token..131072token*2", "--x", "s", "--y", "step", "--facet", "tp", "--log-x",
+                 "-o", str(out)]) == 0
+    svg = out.read_text()
+    lines = svg.count('aria-roledescription="line mark"')
+    points = re.findall(r'aria-label="s \[token\]: (\d+); step \[ms\]: ([\d.]+)(; fails: \w+)?" role="graphics-symbol" '
+                        r'aria-roledescription="point"', svg)
+    plain = [p for p in points if not p[2]]
+    crosses = [p for p in points if p[2]]
+    assert lines == 4 and len(plain) == 24, (lines, len(plain))
+    frame, _ = sweep_frame(SUPERNODES / "6.2.2-qwen3-32b-decode-step.yaml", vary=("tp=8", "s=4096token..131072token*2"))
+    fastest = sorted(round(v, 3) for v in frame["step [ms]"].to_list())
+    assert sorted(round(float(y), 3) for _, y, _ in crosses) == fastest, crosses    # tp = 8's six rows
