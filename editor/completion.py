@@ -7,7 +7,7 @@ by itself. Pure Python: no UI imports.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from supersheet.engine.base.vocabulary import is_formula
@@ -91,6 +91,17 @@ def complete(view: SheetView, key: str, text: str, cursor: int, listed: int = LI
     shown = [Offer(o.text, value_detail(view, o.detail)) if view.has_cell(o.detail) else o
              for o in offers[:listed]]
     return _offers(start, word, shown + offers[listed:], listed)
+
+
+def complete_new_cell(view: SheetView, line: str, cursor: int, listed: int = LISTED) -> Completions | None:
+    """The offers for the word before `cursor` in a new cell's line `name: text` (the editor's
+    Ctrl+N), as in a cell's text: after the colon, the text is completed as the new cell's."""
+    name, colon, text = line.partition(":")
+    start = len(name) + len(colon)
+    if not colon or cursor < start:
+        return None       # the name: a new one, nothing to offer
+    found = complete(view, name.strip(), text, cursor - start, listed)
+    return None if found is None else replace(found, start=found.start + start)
 
 
 def value_detail(view: SheetView, key: str) -> str:

@@ -14,6 +14,20 @@ from supersheet.editor.completion import Completions, complete
 from .host import Editor
 
 
+def offers_text(found: Completions) -> Text:
+    """`Tab: cards 8 · capacity 80 GB · 3 more`: the first offer (what Tab takes) in bold."""
+    said = Text("Tab: ", style="bold")
+    for i, offer in enumerate(found.offers):
+        if i:
+            said.append(" · ", style="dim")
+        said.append(offer.text, style="bold cyan" if i == 0 else "cyan")
+        if offer.detail:
+            said.append(f" {offer.detail}", style="dim")
+    if found.more:
+        said.append(f" · {found.more} more", style="dim")
+    return said
+
+
 class CompletionController:
     def __init__(self, app: Editor) -> None:
         self.app = app
@@ -33,16 +47,7 @@ class CompletionController:
             if had is not None:
                 app.set_status(f"editing {editor.key} · Enter commits · Esc cancels · Ctrl+Z undoes typing")
             return
-        said = Text("Tab: ", style="bold")
-        for i, offer in enumerate(found.offers):
-            if i:
-                said.append(" · ", style="dim")
-            said.append(offer.text, style="bold cyan" if i == 0 else "cyan")
-            if offer.detail:
-                said.append(f" {offer.detail}", style="dim")
-        if found.more:
-            said.append(f" · {found.more} more", style="dim")
-        app.set_status(said)
+        app.set_status(offers_text(found))
 
     def accept(self) -> None:
         """Tab in the cell editor: the first offer replaces the word at the cursor."""

@@ -7,7 +7,7 @@ Enter go to what the answer leads to — never to the grid behind the dialog,
 never lost while a field is not focused yet. The mouse works as usual."""
 from __future__ import annotations
 
-from typing import Any, Generic, Sequence, TypeVar
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -19,6 +19,9 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.input import Selection
 from textual.widgets.option_list import Option
 
+from supersheet.editor.completion import Completions
+
+from .completing import offers_text
 from .widgets.editor import type_into
 
 Answer = TypeVar("Answer")
@@ -180,21 +183,49 @@ class FieldsDialog(Dialog[Answer]):
 
 
 class PromptScreen(FieldsDialog["str | None"]):
-    """One line to type (a new cell, a name); Enter answers it, Escape answers None."""
+    """One line to type (a new cell, a name); Enter answers it, Escape answers None.
+    With `complete` (the offers for the word at a cursor in the line), the offers are shown
+    under the field as it changes and Tab takes the first, as in the cell editor."""
 
-    def __init__(self, title: str, message: str | Text, value: str = "", selected: bool = False) -> None:
+    def __init__(self, title: str, message: str | Text, value: str = "", selected: bool = False,
+                 complete: Callable[[str, int], Completions | None] | None = None) -> None:
         super().__init__([value], selected)
         self.title_text = title
         self.message = message
+        self.complete = complete
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(self.title_text, id="dialog-title")
             yield Static(self.message, id="dialog-message")
             yield Input(self.texts[0], id="prompt-input", select_on_focus=False)
+            if self.complete is not None:
+                yield Static("", id="prompt-offers")
 
     def answer(self, texts: list[str]) -> str:
         return texts[0]
+
+    def take_key(self, event: events.Key) -> bool:
+        fields = self.fields()
+        if event.key != "tab" or self.complete is None or not fields:
+            return super().take_key(event)
+        # Tab: the first offer for the word at the cursor, found now (in a burst of keys the
+        # offers shown may be of an older text); with none, Tab does nothing
+        field = fields[0]
+        found = self.complete(field.value, field.cursor_position)
+        if found is not None:
+            field.value, field.cursor_position = found.accept(field.value, field.cursor_position)
+            self._show_offers(field)
+        return True
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._show_offers(event.input)
+
+    def _show_offers(self, field: Input) -> None:
+        if self.complete is None:
+            return
+        found = self.complete(field.value, field.cursor_position)
+        self.query_one("#prompt-offers", Static).update(offers_text(found) if found is not None else "")
 
 
 PROPERTY_HINTS = {

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.text import Text
 
+from supersheet.editor.completion import complete_new_cell
 from supersheet.editor.document import Document, StructureError
 from supersheet.editor.history import Step
 from supersheet.editor.importers import Update
@@ -62,7 +63,8 @@ class StructureController:
                 self.add_cell(line)
         app.push_screen(PromptScreen(
             "Add a cell", f"After {after}, in its group.\nType `name: value` or `name: = formula`, as in "
-            "`busbw: = algbw * bus_factor -> GB/s`.\nEnter adds it, Esc cancels.", typed), answer)
+            "`busbw: = algbw * bus_factor -> GB/s` (Tab completes a name, a unit).\nEnter adds it, Esc cancels.",
+            typed, complete=lambda line, cursor: complete_new_cell(document, line, cursor)), answer)
 
     def duplicate_cell(self) -> None:
         app = self.app
