@@ -101,6 +101,7 @@ class SupersheetApp(App[int]):
         self.heap = QuietHeap()   # full garbage collections only when the user is idle (heap.py)
         self._problems_width = 0       # the status line's problem count's width (0: not on screen)
         self._problems_count: tuple | None = None   # ... and what it says, in which style
+        self._problems_found = ("", False)  # the count in full, and whether it is red (an error, an assumption)
         self._widgets: dict[type, Widget] = {}       # the main screen's panels (_one)
         self.footer_asking = False           # the footer is asking check_action (widgets/footer.py)
 
@@ -228,11 +229,23 @@ class SupersheetApp(App[int]):
         """F4's list and the count at the right of the status line (editor/problems.py)."""
         self.diagnostics_panel.load(document, verdicts)
         found = [d for d, _ in self.diagnostics_panel.problems()]
-        said = shortened_count(summary(found), int(self.size.width * COUNT_SHARE) - 7)
         # red while something is wrong with the sheet or outside its model; a failed check or
         # expectation (a finding, a number that moved) in yellow
-        count = Text(f" ⚠ {said} · F8 ", style="bold red" if any(kind_of(d) in ("error", "assumption") for d in found)
-                     else "bold yellow") if said else Text("")
+        self._problems_found = (summary(found), any(kind_of(d) in ("error", "assumption") for d in found))
+        self.show_problem_count(self.size.width)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The count fitted again to the new width: fitted only when the sheet was checked, it
+        kept its old length after a resize until the next edit. (Before App's own handler:
+        `self.size` is still the old size here.)"""
+        if self._problems_count is not None:     # (none yet before the sheet is first checked)
+            self.show_problem_count(event.size.width)
+
+    def show_problem_count(self, width: int) -> None:
+        """The count at the right of the status line, fitted to `width` columns (COUNT_SHARE)."""
+        found, red = self._problems_found
+        said = shortened_count(found, int(width * COUNT_SHARE) - 7)
+        count = Text(f" ⚠ {said} · F8 ", style="bold red" if red else "bold yellow") if said else Text("")
         if (count.plain, count.style) == self._problems_count:
             # the same: not drawn again (an empty count has no width, and drawing a widget
             # that is not on screen makes Textual map the whole screen again, ~1 ms an edit)

@@ -128,3 +128,30 @@ async def test_a_narrow_status_line_shows_the_total_whole(tmp_path: Path) -> Non
             count = app.query_one("#problems", Static)
             assert status(app, "#problems") == said and count.region.width == len(said)
             assert len(said) <= width * COUNT_SHARE
+
+
+async def test_the_count_is_fitted_again_when_the_terminal_is_resized(tmp_path: Path) -> None:
+    """The count was fitted to the width only when the sheet was checked: after the terminal
+    went from 170 to 80 columns it kept all its kinds (the message beside it cut to `1…`) until
+    the next edit. It follows every resize, under a dialog too (there when the dialog goes)."""
+    path = tmp_path / "p.yaml"
+    path.write_text(SHEET, encoding="utf-8")
+    whole, narrow = " ⚠ 5 problems: 3 errors, 1 failed check, 1 failed expectation · F8 ", " ⚠ 5 problems: 3 errors, … · F8 "
+    app = SupersheetApp(path, watch_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        count = app.query_one("#problems", Static)
+        seen = []
+        for width, said in ((80, narrow), (SIZE[0], whole), (60, " ⚠ 5 problems · F8 "), (120, " ⚠ 5 problems: 3 errors, 1 failed check, … · F8 ")):
+            await pilot.resize_terminal(width, SIZE[1])
+            await pilot.pause()
+            assert status(app, "#problems") == said and count.region.width == len(said), (width, status(app, "#problems"))
+            seen.append(said)
+        await pilot.press("ctrl+n")           # a dialog over the sheet
+        await pilot.pause()
+        await pilot.resize_terminal(80, SIZE[1])
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert status(app, "#problems") == narrow and count.region.width == len(narrow)
+        assert len(set(seen)) == 4
