@@ -78,15 +78,29 @@ def diff_pair(old: str, new: str, cwd: Path) -> list[SheetDiff]:
         name = merged or (new.partition(":")[2] if is_revision_spec(new) else shown_path(new))
         diff = diff_workbooks(name, old_wb, new_wb, _label(old, old_spec, old_label), _label(new, new_spec, new_label))
         if old_as is not None and old_wb is not None and _imports(old_wb):
-            diff.note = WORKING_TREE_IMPORTS
+            diff.note = working_tree_imports(Path(old_as))
         return [diff]
     finally:
         revisions.close()
 
 
-WORKING_TREE_IMPORTS = ("the old copy's imports were resolved from the working tree (git passes no revision, and "
-                        "none holding this copy could be told apart), so its values show the old sheet with today's "
-                        "imports; `supersheet diff --rev REV` resolves them at REV")
+def working_tree_imports(path: Path, copy: str = "the old copy") -> str:
+    """What is said of a copy evaluated over the working tree at `path`: its imports are today's,
+    and, when its project has a supersheet.toml, so are its library names and settings (that
+    file as it is today, not at the copy's revision: format 10.2)."""
+    config = project_for(path).config_file
+    toml = f", its library names by today's {_relative(config)}" if config is not None else ""
+    return (f"{copy}'s imports were resolved from the working tree{toml} (git passes no revision, and "
+            "none holding this copy could be told apart), so its values show the old sheet with today's "
+            "imports; `supersheet diff --rev REV` resolves them at REV")
+
+
+def _relative(path: Path) -> str:
+    """`path` from the current folder (git runs its drivers at the top of the work tree)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:      # on another drive (Windows)
+        return str(path)
 
 
 def _difftool_side(spec: str, merged: str, revisions: Revisions) -> tuple[str, str | None]:
@@ -286,7 +300,7 @@ def textconv(file: str, cwd: Path) -> str:
     workbook = _open_as(path, as_path) if as_path else open_workbook(path)
     first = ""
     if _imports(workbook):
-        first = (f"# supersheet: {WORKING_TREE_IMPORTS.replace('the old copy', 'this copy')}\n" if as_path is not None
+        first = (f"# supersheet: {working_tree_imports(as_path, 'this copy')}\n" if as_path is not None
                  else OWN_REVISION_IMPORTS)
     return _textconv_text(path, workbook, first)
 

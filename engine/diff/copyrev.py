@@ -7,15 +7,18 @@ revision it was taken from, not today's. The copy's content names its blob;
 the commits that hold that blob at the sheet's path are found in the history.
 The revision is the one git is diffing when its command line (the git process
 that started us) names one holding the blob; otherwise the commit that
-introduced the blob, when the sheet's imports did not change while the blob
-stayed at the path (then every such commit gives the same values). Anything
-else is ambiguous, and the caller says so instead of guessing.
+introduced the blob, when the sheet's imports and the supersheet.toml files
+that could govern it (its `[libraries]` names, `allow`, limits: format 10.2)
+did not change while the blob stayed at the path (then every such commit gives
+the same values). Anything else is ambiguous, and the caller says so instead
+of guessing.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from supersheet.engine.base.project import CONFIG
 from supersheet.engine.diff.gitrev import GitError, commit_of, run_git
 from supersheet.engine.diff.gitrev import repo_path as relative, snapshot
 
@@ -72,9 +75,19 @@ def _unambiguous_introduction(blob: str, repo_path: str, root: Path) -> str | No
     imported = _imported_files(start, repo_path, root)
     if imported is None:
         return None
-    if imported and run_git(["diff", "--name-only", start, commit_of(end, root), "--", *imported], root).strip():
+    # a project file changed (or added, or removed) in the stretch may name another folder for
+    # a library the sheet imports from: the commit that introduced the blob may not be the one shown
+    governing = [*imported, *_project_files(repo_path)]
+    if run_git(["diff", "--name-only", start, commit_of(end, root), "--", *governing], root).strip():
         return None
     return start
+
+
+def _project_files(repo_path: str) -> list[str]:
+    """The repository paths where a supersheet.toml would make the sheet's project: its folder's
+    and each folder's above it (the nearest one is its project's; format 10.2)."""
+    folders = Path(repo_path).parents
+    return [(folder / CONFIG).as_posix() for folder in folders]
 
 
 def _imported_files(commit: str, repo_path: str, root: Path) -> list[str] | None:

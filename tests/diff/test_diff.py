@@ -390,3 +390,42 @@ def _edit_bandwidth_to(repo: Path, old: str, new: str) -> None:
     text = card.read_text(encoding="utf-8")
     assert f"value: {old}" in text
     card.write_text(text.replace(f"value: {old}", f"value: {new}"), encoding="utf-8")
+
+
+def test_a_copy_that_stood_while_the_project_s_libraries_changed_is_not_given_a_revision(tmp_path,
+                                                                                         monkeypatch) -> None:
+    """`team:gpu.yaml` is lib1's card (80 GB) at HEAD~2, lib2's (96 GB) at HEAD~1 by a change of
+    supersheet.toml alone, and the sheet changes at HEAD; today's toml names lib3 (120 GB, not
+    committed). `git log -p` names no commit: the old copy's content was introduced at HEAD~2,
+    whose toml it was evaluated with (80 GB, "evaluated with the imports of its own revision"),
+    though HEAD's parent names lib2. A toml that changed while the content stood makes the
+    revision ambiguous: the copy is evaluated over the working tree and its first line says so,
+    today's toml named. With the revision on git's command line, HEAD~1's own toml (96 GB)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    for folder, hbm in (("lib1", "80 GB"), ("lib2", "96 GB"), ("lib3", "120 GB")):
+        (repo / folder).mkdir(parents=True)
+        _write(repo / folder / "gpu.yaml", f"cells:\n  hbm: {hbm}\n")
+    toml = repo / "supersheet.toml"
+    toml.write_text('[libraries]\nteam = "lib1"\n', encoding="utf-8")
+    plan = _write(repo / "plan.yaml", "title: plan\nuse:\n  gpu: team:gpu.yaml\ncells:\n  total: = 2 * gpu.hbm\n")
+    (repo / ".gitattributes").write_text("*.yaml diff=supersheet\n", encoding="utf-8")
+    git(repo, "init", "-q")
+    git(repo, "config", "diff.supersheet.textconv", f"{SUPERSHEET} textconv")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "lib1")
+    toml.write_text('[libraries]\nteam = "lib2"\n', encoding="utf-8")
+    git(repo, "commit", "-qam", "lib2")
+    plan.write_text(plan.read_text(encoding="utf-8") + "  half: = gpu.hbm / 2\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "half")
+    toml.write_text('[libraries]\nteam = "lib3"\n', encoding="utf-8")     # today's, not committed
+    monkeypatch.chdir(repo)
+    log = git(repo, "log", "-p", "-1", "--format=%h", "--", "plan.yaml")
+    old_first = next((line for line in log.splitlines() if line.startswith("-# supersheet:")), "")
+    assert old_first.startswith("-# supersheet: this copy's imports were resolved from the working tree, "
+                                "its library names by today's supersheet.toml"), log
+    assert re.search(r"^-#   gpu.hbm +120 GB", log, re.M) and not re.search(r"^-#   gpu.hbm +80 GB", log, re.M), log
+    if Path("/proc/self/cmdline").exists():   # Linux: the revision git diffs is read from its command line
+        named = git(repo, "diff", "HEAD~1", "HEAD", "--", "plan.yaml")
+        assert "-# supersheet:" not in named and re.search(r"^ #   gpu.hbm +96 GB", named, re.M), named
