@@ -162,10 +162,33 @@ def test_rows_of_is_the_broadcast_flattened():
     assert checked == 240
 
 
-def test_a_kept_array_is_never_overwritten_while_a_chunk_shows_it(always):
-    """The arrays a chunk is built in are reused by the next chunk only once nothing holds
-    them: the chunks an in-memory sweep keeps (large enough to hold those arrays, not copies)
-    are the rows of the same sweep in one chunk, factored or not; a sweep that ends keeps none."""
+def test_a_kept_array_is_never_overwritten_while_held():
+    """`Grid.chunk` builds its columns in arrays kept for the next chunk (kept.py: a sweep with
+    draws, a choice's tally): one is handed out again once nothing holds it, never before."""
+    workbook = open_workbook(BENCH / "tp-step.yaml")
+    grid = Grid([cli_axis(workbook, v) for v in ["tp=1,2,4,8", "context=1024token..131072token:500", "batch=1..100"]])
+    kept_module.release()
+    try:
+        held = grid.chunk(0, 50_000)
+        values = {name: column.copy() for name, column in held.items()}
+        for start in (50_000, 100_000, 150_000):
+            other = grid.chunk(start, start + 50_000)
+            for name, column in other.items():
+                assert not np.shares_memory(column, held[name]), (start, name)
+            assert all(np.array_equal(held[name], values[name]) for name in held)
+        bases = {id(column.base) for column in other.values() if column.base is not None}
+        assert len(bases) == 2   # batch and context (tp repeats each value: np.repeat)
+        del other
+        again = grid.chunk(0, 50_000)
+        assert bases == {id(column.base) for column in again.values() if column.base is not None}   # reused
+    finally:
+        kept_module.release()
+    assert not kept_module._kept
+
+
+def test_a_sweep_in_chunks_is_its_rows_in_one(always):
+    """The chunks an in-memory sweep keeps (large enough to hold its tiles, not copies) are
+    the rows of the same sweep in one chunk, factored or not; a sweep that ends keeps no array."""
     workbook = open_workbook(BENCH / "tp-step.yaml")
     grid = Grid([cli_axis(workbook, v) for v in ["tp=1,2,4,8", "context=1024token..131072token:500", "batch=1..100"]])
     spec = SweepSpec("f", grid, None, None)
