@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 import pytest
 from repo_paths import BENCH, SHEETS
+from sweep_cases import WRITTEN_SHEET, WRITTEN_VARY, library_sweeps
 
 import supersheet.engine.scenarios.factored as factored_module
 import supersheet.engine.scenarios.kept as kept_module
@@ -26,33 +27,11 @@ from supersheet.engine.scenarios.sweep import (
     Grid,
     SweepSpec,
     iterate_chunks,
-    load_sweep,
     plans_for,
-    sweep_specs,
 )
 from supersheet.engine.present.headers import error_header
 from supersheet.engine.workbook import open_workbook
 
-SHEET = """\
-title: factored sweep
-cells:
-  a: 1
-  b: 2 GB
-  c: 3
-  inv: = 1 / (a - 2)
-  big: = exp(a * 400)
-  scaled: = b * a * 2 -> GiB
-  ratio: = scaled / (c * 1 GB)
-  flag: = a > 1.5
-  half: = a / 3 + 0.25
-  steps: = floor(b / 0.3 GB) * c
-assume:
-  small_a: a < 3
-  few: b <= 1 GB
-checks:
-  ok: ratio < 10
-"""
-VARY = ["a=1,2,3,4,5", "b=1GB,2GB,0.5GB", "c=1..7"]
 
 
 def factoring(plan, grid, rows):
@@ -83,10 +62,10 @@ def always(monkeypatch):
 
 def test_written_sheet_same_rows_in_any_chunks(tmp_path, always):
     path = tmp_path / "f.yaml"
-    path.write_text(SHEET)
+    path.write_text(WRITTEN_SHEET)
     workbook = open_workbook(path)
     assert workbook.ok, workbook.diagnostics
-    grid = Grid([cli_axis(workbook, v) for v in VARY])
+    grid = Grid([cli_axis(workbook, v) for v in WRITTEN_VARY])
     plan = plans_for(workbook, grid, None, None, None)[0]
     found = factoring(plan, grid, grid.value_size())
     assert found is not None and {"inv", "big", "flag", "half", "scaled", "steps"} <= found.skipped
@@ -107,25 +86,13 @@ def test_written_sheet_same_rows_in_any_chunks(tmp_path, always):
 
 def test_library_sweeps_same_rows(always):
     compared = factored = 0
-    for path in sorted(SHEETS.rglob("*.yaml")):
-        if "sweeps:" not in path.read_text():
-            continue
-        workbook = open_workbook(path)
-        if not workbook.ok:
-            continue
-        for name in sweep_specs(workbook):
-            spec = load_sweep(workbook, name)
-            grid = spec.grid
-            if grid.rows is not None or len(grid.value_axes) < 2 or not 4 <= grid.size() <= 200_000:
-                continue
-            plans = plans_for(workbook, grid, spec.show, spec.where, spec.where_origin)
-            if any(p.draws for p in plans):
-                continue
-            factored += any(factoring(p, grid, grid.value_size()) is not None for p in plans)
-            for chunk in {grid.value_size(), *(c for c in (5, 6, 7) if grid.value_size() % c not in (1, 2, 3))}:
-                ours, plain = rows(workbook, spec, chunk, True), rows(workbook, spec, chunk, False)
-                assert ours.equals(plain), (path.name, name, chunk)
-                compared += 1
+    for where, workbook, spec, plans in library_sweeps():
+        grid = spec.grid
+        factored += any(factoring(p, grid, grid.value_size()) is not None for p in plans)
+        for chunk in {grid.value_size(), *(c for c in (5, 6, 7) if grid.value_size() % c not in (1, 2, 3))}:
+            ours, plain = rows(workbook, spec, chunk, True), rows(workbook, spec, chunk, False)
+            assert ours.equals(plain), (where, chunk)
+            compared += 1
     assert factored >= 5 and compared >= factored, (factored, compared)
 
 

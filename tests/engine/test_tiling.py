@@ -12,37 +12,17 @@ import itertools
 import numpy as np
 import polars as pl
 import pytest
-from repo_paths import BENCH, SHEETS
+from repo_paths import BENCH
+from sweep_cases import WRITTEN_SHEET, WRITTEN_VARY, library_sweeps
 
 import supersheet.engine.scenarios.factored as factored_module
 import supersheet.engine.scenarios.sweep as sweep_module
 import supersheet.engine.scenarios.tiling as tiling_module
 from supersheet.engine.scenarios.axes import cli_axis
-from supersheet.engine.scenarios.sweep import Grid, SweepSpec, iterate_chunks, load_sweep, plans_for, sweep_specs
+from supersheet.engine.scenarios.sweep import Grid, SweepSpec, iterate_chunks, plans_for
 from supersheet.engine.scenarios.tiling import SHORTEST, Tiling, tile_length
 from supersheet.engine.workbook import open_workbook
 
-SHEET = """\
-title: tiled sweep
-cells:
-  a: 1
-  b: 2 GB
-  c: 3
-  inv: = 1 / (a - 2)
-  big: = exp(a * 400)
-  scaled: = b * a * 2 -> GiB
-  ratio: = scaled / (c * 1 GB)
-  third: = ratio / 3
-  flag: = a > 1.5
-  half: = a / 3 + 0.25
-  steps: = floor(b / 0.3 GB) * c
-assume:
-  small_a: a < 3
-  few: b <= 1 GB
-checks:
-  ok: ratio < 10
-"""
-VARY = ["a=1,2,3,4,5", "b=1GB,2GB,0.5GB", "c=1..7"]
 
 
 def indices(shape: tuple[int, ...], axis: int, first: int, rows: int) -> tuple[int, ...]:
@@ -160,10 +140,10 @@ def factor(request, monkeypatch):
 
 def test_written_sheet_same_rows_in_small_tiles(tmp_path, monkeypatch, factor):
     path = tmp_path / "t.yaml"
-    path.write_text(SHEET)
+    path.write_text(WRITTEN_SHEET)
     workbook = open_workbook(path)
     assert workbook.ok, workbook.diagnostics
-    grid = Grid([cli_axis(workbook, v) for v in VARY])
+    grid = Grid([cli_axis(workbook, v) for v in WRITTEN_VARY])
     compared = 0
     for where in (None, "half > 0.6 and ratio < 4", "flag"):
         spec = SweepSpec("t", grid, None, where)
@@ -177,21 +157,10 @@ def test_written_sheet_same_rows_in_small_tiles(tmp_path, monkeypatch, factor):
 
 def test_library_sweeps_same_rows_in_small_tiles(monkeypatch, factor):
     compared = 0
-    for path in sorted(SHEETS.rglob("*.yaml")):
-        if "sweeps:" not in path.read_text():
-            continue
-        workbook = open_workbook(path)
-        if not workbook.ok:
-            continue
-        for name in sweep_specs(workbook):
-            spec = load_sweep(workbook, name)
-            grid = spec.grid
-            if grid.rows is not None or len(grid.value_axes) < 2 or not 4 <= grid.size() <= 200_000:
-                continue
-            if any(p.draws for p in plans_for(workbook, grid, spec.show, spec.where, spec.where_origin)):
-                continue
-            for chunk in {grid.value_size(), *(c for c in (5, 7) if grid.value_size() % c not in (1, 2, 3))}:
-                tiled, whole = tiled_and_whole(monkeypatch, workbook, spec, chunk)
-                assert tiled.equals(whole), (path.name, name, chunk)
-                compared += 1
+    for where, workbook, spec, _ in library_sweeps():
+        size = spec.grid.value_size()
+        for chunk in {size, *(c for c in (5, 7) if size % c not in (1, 2, 3))}:
+            tiled, whole = tiled_and_whole(monkeypatch, workbook, spec, chunk)
+            assert tiled.equals(whole), (where, chunk)
+            compared += 1
     assert compared >= 10, compared
