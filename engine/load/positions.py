@@ -41,7 +41,7 @@ class Positions:
 
     def value_pos(self, container: Any, key: Any, where: dict | None = None) -> tuple[int, int]:
         """The 0-based line and column of container[key] (a mapping's value or a list's item)."""
-        if isinstance(container, CommentedSeq):
+        if type(container) is not CommentedMap and isinstance(container, CommentedSeq):   # (an ABC: ~0.3 µs a test)
             return container.lc.item(key)
         at = (container.lc.data if where is None else where)[key]
         return at[2], at[3]
