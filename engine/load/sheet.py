@@ -38,12 +38,16 @@ def yaml_loader() -> YAML:
     return yaml
 
 
-def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
+def load_sheet(path: str | Path, text: str | None = None, keep_document: bool = False) -> SheetFile:
     """Read and shape-check one sheet file. Never raises for bad input.
 
     A file that is not a sheet (not a regular file, too large, not text, not a
     mapping of sheet keys) is reported by its name and first problem, and its
-    diagnostics never quote its lines."""
+    diagnostics never quote its lines. The YAML document is kept (`document`) only
+    when asked: once read into the sheet's specs nothing reads it, and a large
+    sheet's is ~0.3 KiB a cell (a mapping entry, a set entry and a position tuple,
+    in three tables of the sheet's size) that every collection of the cycle
+    collector would walk again (issue 30)."""
     path = Path(path)
     sheet = SheetFile(path=path)
     file = str(path)
@@ -93,7 +97,8 @@ def load_sheet(path: str | Path, text: str | None = None) -> SheetFile:
     if merge is not None:
         sheet.diagnostics.append(merge)
         return sheet
-    sheet.document = document
+    if keep_document:
+        sheet.document = document
     SheetReader(sheet, text.splitlines()).read(document)
     return sheet
 
@@ -110,7 +115,7 @@ def not_a_sheet(path: str | Path) -> str | None:
         if "is not a sheet" in str(e):      # binary: readable, and not a sheet
             return str(e)
         raise
-    sheet = load_sheet(path, text)
+    sheet = load_sheet(path, text, keep_document=True)
     document = sheet.document
     if isinstance(document, CommentedMap) and document and any(k in TOP_LEVEL_KEYS for k in document):
         return None

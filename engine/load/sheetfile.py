@@ -70,7 +70,7 @@ class SheetFile:
     samples: SamplesSpec | None = None
     tables: dict[str, TableSpec] = field(default_factory=dict)   # name -> CSV or Parquet file (columns: array cells)
     fit: dict[str, FitBlock] = field(default_factory=dict)        # fits of cells to a table's rows
-    document: Any = None
+    document: Any = None            # the YAML document, when load_sheet is asked to keep it
     text: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
