@@ -73,16 +73,23 @@ def show_checked(cell: CheckedCell | None, digits: int, value: Value, unit: str 
         text = "[" + ", ".join(i.text for i in items) + "]" + (f" {unit}" if unit else "")
         return Shown([i.value for i in items], unit, text)
     if type(value) is float:   # the common case: show_scalar's number and the unit after it, in one step
-        if unit is None:
-            unit = _display_unit(cell, abs(value))
-        number = convert(value, unit) if unit else value
-        text = format_number(number, digits)
-        return Shown(number, unit, f"{text} {unit}" if unit else text)
+        return Shown(*shown_float(cell, digits, value, unit))
     if unit is None and isinstance(value, float):
         unit = _display_unit(cell, abs(value))
     shown = show_scalar(value, typ, unit, digits)
     text = shown.text + (f" {unit}" if unit and isinstance(shown.value, float) else "")
     return Shown(shown.value, shown.unit, text)
+
+
+def shown_float(cell: CheckedCell | None, digits: int, value: float, unit: str | None = None
+                ) -> tuple[float, str | None, str]:
+    """`show_checked` of a plain float of a typed cell, as the number, unit and text of its `Shown`
+    (run's text table takes the text alone: no `Shown` made for each of its lines)."""
+    if unit is None:
+        unit = _display_unit(cell, abs(value))
+    number = convert(value, unit) if unit else value
+    text = format_number(number, digits)
+    return number, unit, f"{text} {unit}" if unit else text
 
 
 def show_scalar(value: float | bool | ErrorValue, typ: Type, unit: str | None, digits: int) -> Shown:

@@ -14,7 +14,7 @@ from supersheet.engine.base.project import shown_path
 from supersheet.engine.compile.errorcodes import NUM
 from supersheet.engine.compile.evaluate import Scenario, error_code
 from supersheet.engine.load.model import CONDITIONS, Cell
-from supersheet.engine.present.present import DEFAULT_DIGITS, Shown, show, show_checked
+from supersheet.engine.present.present import DEFAULT_DIGITS, Shown, show, show_checked, shown_float
 from supersheet.engine.workbook import Workbook
 from supersheet.engine.present.present import digits_of, display_unit
 from supersheet.units import convert, format_number
@@ -279,7 +279,13 @@ def _plain_rows(workbook: Workbook, scenario: Scenario) -> list[Row]:
         key, kind = cell.key, cell.kind
         written = cell if same else model_cells.get(key)
         digits = (written.spec.digits if written is not None else None) or DEFAULT_DIGITS
-        shown = show_checked(checked_cells.get(key), digits, values.get(key))
+        checked_cell, value = checked_cells.get(key), values.get(key)
+        if type(value) is float and checked_cell is not None and checked_cell.type is not None:
+            shown_value: object = value   # a number: neither true nor a list (show_checked's own case)
+            display = shown_float(checked_cell, digits, value)[2]
+        else:
+            shown = show_checked(checked_cell, digits, value)
+            shown_value, display = shown.value, shown.text
         if kind == "input":
             mark, tail = "  ", ""
         else:
@@ -287,10 +293,9 @@ def _plain_rows(workbook: Workbook, scenario: Scenario) -> list[Row]:
             if kind == "formula":
                 mark, tail = "  ", "= " + formula if formula else ""
             else:   # a condition: holds only when it is true (an error value or no value does not)
-                mark, tail = ("✓ " if shown.value is True else "✗ ") if kind in CONDITIONS else "  ", formula
+                mark, tail = ("✓ " if shown_value is True else "✗ ") if kind in CONDITIONS else "  ", formula
         group = key.rsplit(".", 1)[0] if "." in key else _SECTIONS.get(kind, "cells")
-        rows.append((group, mark, key, shown.text, tail,
-                     type(shown.value) is list and len(shown.text) > _WIDE_ARRAY))
+        rows.append((group, mark, key, display, tail, type(shown_value) is list and len(display) > _WIDE_ARRAY))
     return rows
 
 
