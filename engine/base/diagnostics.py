@@ -179,7 +179,8 @@ def _shown(text: str, col: int) -> tuple[str, int, Callable[[int], int]]:
         text = text[shift:shift + SHOWN_LINE]
     if text.isprintable():
         return text, shift, lambda i: i
-    shown, starts = [], []
+    shown: list[str] = []
+    starts: list[int] = []
     for c in text:
         starts.append(len(shown))
         if c == "\t":
