@@ -49,18 +49,19 @@ class Positions:
     def line(self, number: int) -> str:
         return self.lines[number] if number < len(self.lines) else ""
 
-    def text_origin(self, container: Any, key: Any, text: str, where: dict | None = None) -> Origin:
-        """Where `text` (the value's string) starts in the file."""
+    def text_origin(self, container: Any, key: Any, text: str, where: dict | None = None, shift: int = 0) -> Origin:
+        """Where `text` (the value's string) starts in the file, or `shift` characters into it
+        (a formula's body, after its `=`: one Origin a cell, not one and then a moved copy)."""
         line, col = self.value_pos(container, key, where)
         raw = self.line(line)
         if raw.startswith(text, col):
-            return Origin(self.file, line + 1, col + 1)
+            return Origin(self.file, line + 1, col + 1 + shift)
         if col < len(raw) and raw[col] in "'\"" and raw.startswith(text, col + 1):
-            return Origin(self.file, line + 1, col + 2)
+            return Origin(self.file, line + 1, col + 2 + shift)
         found = raw.find(text, col)
         if found >= 0:
-            return Origin(self.file, line + 1, found + 1)
-        return Origin(self.file, line + 1, col + 1, exact=False)
+            return Origin(self.file, line + 1, found + 1 + shift)
+        return Origin(self.file, line + 1, col + 1 + shift, exact=False)
 
     def written(self, container: Any, key: Any) -> tuple[str, Span]:
         """The scalar at container[key] exactly as written, and its span (trailing zeros

@@ -212,9 +212,8 @@ class SheetReader(Positions):
             if text is None:
                 self.error("E-SHEET", f"{what} {name!r} must be a condition (a formula)", span)
                 continue
-            origin = self.text_origin(conditions, name, text)
             body, offset = formula_body(text)
-            origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
+            origin = self.text_origin(conditions, name, text, shift=offset)
             formula = self.parse(body, origin)
             target[str(name)] = CellSpec(str(name), kind, text, formula, origin, span)
         if kind == "check":
@@ -243,13 +242,13 @@ class SheetReader(Positions):
             self.error("E-SHEET", f"cell {name!r} must be a value or a formula", span,
                        "write `name: 80 GB` or `name: = a * b`")
             return None
-        origin = self.text_origin(container, key, text, where)
         written = isinstance(value, str) and is_formula(text)   # `= …` (a `formula:` key's may leave the = out)
         if formula_key or written:
             body, offset = formula_body(text)
-            origin = Origin(origin.file, origin.line, origin.col + offset, origin.exact)
+            origin = self.text_origin(container, key, text, where, offset)   # where the body starts
             raw = text if written or is_formula(text) else "= " + text
             return CellSpec(name, "formula", raw, self.parse(body, origin), origin, span)
+        origin = self.text_origin(container, key, text, where)
         formula = self.parse(text, origin)
         if formula is not None and not is_literal(formula):
             self.error("E-SHEET", f"input {name!r} must be a number or quantity", origin.span(0, len(text)),
