@@ -139,8 +139,11 @@ class _Loader:
         if resolved in chain:
             return None
         sheet = self.file(path)
-        merged = Merged(sheet, sheet.title, sheet.doc, dict(sheet.use), dict(sheet.cells), dict(sheet.checks),
-                        dict(sheet.assume), dict(sheet.sweeps), dict(sheet.solve), dict(sheet.choose),
+        # the file's own spec tables, not copies: no one writes into one (an edit makes a `Patched`
+        # view of each, Model.with_text), and a copy of a large sheet's cells was one more table of
+        # its size for every collection of the cycle collector to walk (issue 30)
+        merged = Merged(sheet, sheet.title, sheet.doc, dict(sheet.use), sheet.cells, sheet.checks,
+                        sheet.assume, dict(sheet.sweeps), dict(sheet.solve), dict(sheet.choose),
                         dict(sheet.expect), sheet.samples)
         merged.use_files = {alias: sheet for alias in sheet.use}
         merged.tables, merged.fit = dict(sheet.tables), dict(sheet.fit)
