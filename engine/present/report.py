@@ -13,6 +13,7 @@ from typing import Any
 from supersheet.engine.base.project import shown_path
 from supersheet.engine.compile.errorcodes import NUM
 from supersheet.engine.compile.evaluate import Scenario, error_code
+from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.load.model import CONDITIONS, Cell
 from supersheet.engine.present.present import DEFAULT_DIGITS, Shown, show, show_checked, shown_float
 from supersheet.engine.workbook import Workbook
@@ -137,8 +138,7 @@ def formula_text(cell: Cell) -> str:
     text = spec.text.strip()
     if cell.kind in CONDITIONS:
         return text
-    # formula_body(text)[0].rstrip() of the stripped text (is_formula of a stripped str: its first character)
-    return text[1:].strip() if text.startswith("=") else text
+    return text[1:].strip() if is_formula(text) else text   # formula_body(text)[0].rstrip() of the stripped text
 
 
 def _json_value(shown: Shown) -> Any:
