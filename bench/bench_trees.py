@@ -32,7 +32,7 @@ from paired import CHILD_ENV, child, interleave, load_average, table  # noqa: E4
 FOLDERS = ("engine", "cli", "editor", "units", "tui", "sheets")   # pyproject.toml's package-dir
 WORK = ("import sys\nsys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f)]\n"
         "from supersheet.engine.workbook import open_workbook\nfrom supersheet.engine.base.limits import set_limits\n"
-        "set_limits(max_file_size=10**8, max_cells=10**6)\n"
+        "set_limits(max_file_size=10**8, max_cells=10**6, max_yaml_nodes=10**7)\n"
         "w = open_workbook(sys.argv[1])\nassert w.ok, w.diagnostics[:1]\nw.evaluate()\n")
 # the program `supersheet run SHEET` with the load limits raised (bench_scaling.py's --run), stdout discarded
 RUN = ("import os, sys\nsys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f)]\n"
