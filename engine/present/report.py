@@ -269,7 +269,7 @@ def _record_row(record: dict[str, Any]) -> Row:
 def _plain_rows(workbook: Workbook, scenario: Scenario) -> list[Row]:
     """The text table's lines of a scenario with no samples and no `--set`: `_record_row` of each
     cell's record, without building the record (`run` of a 20,000-cell sheet: a dict, its JSON
-    value and error code a cell were a third of rendering; tests/engine/test_run_text_rows.py
+    value and error code a cell were ~15 % of rendering; tests/engine/test_run_text_rows.py
     compares both ways on every sheet of the library)."""
     checked, values = workbook.checked, scenario.values
     checked_cells, model_cells = checked.cells, checked.model.cells
