@@ -13,8 +13,9 @@ constructor, so the same YAML 1.2 scalars.
 
 Only plain documents take this path. Whatever could differ goes to the
 round-trip loader, which also words every error: no libyaml; explicit tags
-('!'), merge keys ('<<'), directives ('%') and anchors ('&': only the bounded
-loader counts what aliases expand to, yamlguard.py); nesting deeper than the
+('!'), merge keys ('<<'), directives ('%'), anchors ('&': only the bounded
+loader counts what aliases expand to, yamlguard.py) and tabs (libyaml takes a
+tab the round-trip loader refuses: `a:\tb`); nesting deeper than the
 loader's limit; and any exception at all.
 
 The node and cell limits are checked here as in the bounded loader, before any
@@ -90,8 +91,11 @@ def _composer(parser: Any) -> Any:
     return Composer
 
 
-# an explicit tag ('!' not in '!='), a merge key, a directive line, an anchor
-_UNLIKE = re.compile(r"!(?!=)|<<|^%|&", re.MULTILINE)
+# an explicit tag ('!' not in '!='), a merge key, a directive line, an anchor; a tab anywhere:
+# libyaml takes one in a plain scalar or after a key's colon (`a:\tb`, `= a +\tb`), which the
+# round-trip loader refuses (E-YAML), so a sheet checked or not by what the process had read
+# before it (`check` of the file alone: E-YAML; after a sheet with `use:`: read by libyaml)
+_UNLIKE = re.compile(r"!(?!=)|<<|^%|&|\t", re.MULTILINE)
 _TAG = re.compile(r"!(?!=)")
 
 
@@ -99,7 +103,8 @@ def _unlike(text: str) -> bool:
     """Whether `_UNLIKE` is found in `text`. Its alternatives have no first character in
     common, so the regex tries each at every character (~10 ms CPU on the 1 MB of a 20,000-cell
     sheet); each alone is a substring found at C speed, and a tag's regex starts with its '!'."""
-    return ("&" in text or "<<" in text or text.startswith("%") or "\n%" in text   # ^ of MULTILINE: after \n only
+    return ("&" in text or "<<" in text or "\t" in text
+            or text.startswith("%") or "\n%" in text   # ^ of MULTILINE: after \n only
             or ("!" in text and _TAG.search(text) is not None))
 # a top-level `use:` or `extends:`: the sheet's imports will be read next
 _NAMES_SHEETS = re.compile(r"^(?:use|extends)[ \t]*:", re.MULTILINE)

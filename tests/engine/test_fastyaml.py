@@ -111,6 +111,8 @@ def test_every_sheet_in_the_repository_reads_the_same():
     "x: &a {b: 1}\ny: *a\n",                        # aliases: only the bounded loader counts their expansion
     "a: 1\na: 2\n",                                 # duplicate keys: the round-trip loader words it
     "cells:\n\ta: 1\n",                             # invalid YAML
+    "cells:\n  a:\t1\n",                            # a tab libyaml takes and the round-trip loader refuses
+    "cells:\n  c: = a +\tb\n",                      # the same, inside a plain scalar
     "",
 ])
 def test_declines_what_the_round_trip_loader_must_read(text):
@@ -166,3 +168,32 @@ def test_a_small_sheet_that_names_others_is_read_by_libyaml_at_once(head, import
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == [1, imported]
+
+
+def test_a_tab_is_read_the_same_whatever_the_process_read_before(tmp_path):
+    """libyaml takes a tab after a key's colon or inside a plain scalar, which the round-trip
+    loader refuses: a sheet with one was E-YAML when read first (`supersheet check tab.yaml`)
+    and checked, or reported E-UNIT, once a sheet with `use:` had brought libyaml in
+    (`supersheet check decode.yaml tab.yaml`). Either way it is now the round-trip loader's E-YAML."""
+    import json
+    import subprocess
+    import sys
+    tabbed = "title: tabs\ncells:\n  a: 3 GB\n  b: 2 s\n  c: = a +\tb\n"
+    for name in ("first.yaml", "again.yaml"):   # two files: no cache of the first read answers the second
+        (tmp_path / name).write_text(tabbed, encoding="utf-8")
+    (tmp_path / "base.yaml").write_text("title: base\ncells:\n  x: 1 GB\n", encoding="utf-8")
+    (tmp_path / "user.yaml").write_text("title: user\nuse:\n  b: base.yaml\ncells:\n  y: = b.x\n",
+                                        encoding="utf-8")
+    probe = ("import json, sys\n"
+             "from supersheet.engine.load.sheet import load_sheet\n"
+             "def said(name):\n"
+             f"    sheet = load_sheet({str(tmp_path)!r} + '/' + name)\n"
+             "    return [[d.code, d.span.line, d.span.col] for d in sheet.diagnostics]\n"
+             "first = said('first.yaml')\n"
+             "assert not said('user.yaml') and 'yaml' in sys.modules   # libyaml is in now\n"
+             "print(json.dumps([first, said('again.yaml')]))\n")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    first, again = json.loads(result.stdout)
+    assert first == again
+    assert [code for code, *_ in first] == ["E-YAML"]
