@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -313,8 +315,14 @@ def path_uri(path: Path) -> str:
 
 
 def serve(version: str) -> int:
-    """Serve on stdin/stdout until the client says exit."""
+    """Serve on stdin/stdout until the client says exit.
+
+    pygls answers the exit notification by closing the stream it writes to: given
+    `sys.stdout.buffer`, the command's own stdout was closed under it, and its final flush
+    failed, so every editor session ended in "internal error: ValueError: I/O operation on
+    closed file" and exit code 70. It writes to a duplicate of stdout's descriptor instead."""
     logging.basicConfig(level=logging.WARNING)
-    build(version).start_io()
+    with os.fdopen(os.dup(sys.stdout.fileno()), "wb") as out:
+        build(version).start_io(stdout=out)
     return 0
 

@@ -259,3 +259,25 @@ def test_definition_into_the_bundled_library_by_name(project: Path) -> None:
     line = target.read_text().splitlines()[definition.range.start.line]
     assert line.strip().startswith("hbm_bandwidth:")
     assert "supersheet:hardware/h100-sxm.yaml" in hover.contents.value       # named, not by its install path
+
+
+def test_shutdown_and_exit_end_the_process_with_code_0(project: Path) -> None:
+    """An editor ends a session with `shutdown` then `exit`. pygls answers `exit` by closing the
+    stream it writes to, which was the command's own stdout: its last flush failed and every
+    session ended in `supersheet: internal error: ValueError: I/O operation on closed file`, exit
+    70. Raw JSON-RPC over the process's pipes, as an editor speaks it; its code and stderr read."""
+    import json
+
+    def frame(message: dict) -> bytes:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+    session = b"".join(frame(m) for m in (
+        {"id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": project.as_uri()}},
+        {"method": "initialized", "params": {}},
+        {"id": 2, "method": "shutdown"},
+        {"method": "exit"}))
+    done = subprocess.run([sys.executable, "-m", "supersheet.cli.main", "lsp"], input=session, cwd=project,
+                          capture_output=True, timeout=4 * WAIT)
+    assert done.stdout.count(b"Content-Length:") == 2   # initialize and shutdown were answered
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"internal error" not in done.stderr, done.stderr.decode()
