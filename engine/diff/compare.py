@@ -181,14 +181,15 @@ def diff_against_revision(revision: str, paths: list[str], cwd: Path) -> list[Sh
 
 
 def diff_variant(variant: str) -> list[SheetDiff]:
-    sheet = load_sheet(variant)
+    path = _library_file(variant, Path.cwd())   # a library name (`supersheet:supernodes/…-32k.yaml`) as its file
+    sheet = load_sheet(path)
     if sheet.extends is None or sheet.extends.target is None:
         raise ValueError(f"{variant} does not extend a base sheet")
-    base = _located(root_for(Path(variant)), sheet.extends.target, Path(variant).parent)
+    base = _located(root_for(Path(path)), sheet.extends.target, Path(path).parent)
     if base is None:
         raise ValueError(f"{variant} extends {sheet.extends.target}, which names no library")
-    base_wb, variant_wb = open_workbook(base), open_workbook(variant)
-    return [diff_workbooks(variant, base_wb, variant_wb, f"base {os.path.normpath(base)}", "variant")]
+    base_wb, variant_wb = open_workbook(base), open_workbook(path)
+    return [diff_workbooks(variant, base_wb, variant_wb, f"base {shown_path(os.path.normpath(base))}", "variant")]
 
 
 def _library_file(spec: str, cwd: Path) -> str:

@@ -51,6 +51,23 @@ def test_variant_diff_content(capsys, in_root) -> None:
     assert sizes == sorted(sizes, reverse=True)
 
 
+def test_a_library_variant_by_its_name_against_its_base(capsys, in_root, tmp_path, monkeypatch) -> None:
+    """`diff --base supersheet:PATH` from a folder of one's own: the library name was loaded as a
+    path of the current folder, found no sheet, and the command said the variant 'does not extend
+    a base sheet' (exit 2). The same diff as the checkout's path gives, its base named by library name."""
+    _, by_path = run(capsys, "diff", "--base", VARIANT, "--format", "json")
+    monkeypatch.chdir(tmp_path)
+    code, out = run(capsys, "diff", "--base", "supersheet:supernodes/6.1.2-running-example-32k.yaml",
+                    "--format", "json")
+    assert code == 1
+    (sheet,), (expected,) = json.loads(out)["sheets"], json.loads(by_path)["sheets"]
+    assert sheet["old_label"] == "base supersheet:supernodes/6.1.2-running-example.yaml"
+    assert sheet["name"] == "supersheet:supernodes/6.1.2-running-example-32k.yaml"
+    for part in ("inputs", "results", "formulas", "checks"):
+        assert sheet[part] == expected[part], part
+    assert len(sheet["results"]) > 10
+
+
 def test_identical_sheets_exit_zero(capsys, in_root) -> None:
     sheet = "sheets/supernodes/6.1.2-running-example.yaml"
     code, out = run(capsys, "diff", sheet, sheet)
