@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from supersheet.engine.base.project import in_installed_library, shown_path
 from supersheet.engine.base.sheetroot import UnreadableSheet, read_sheet_bytes
 from supersheet.engine.base.targets import carry_over
 
@@ -83,8 +84,11 @@ def read_regular(path: Path) -> tuple[bytes, os.stat_result]:
 
 def refuse_unsafe(path: Path) -> None:
     """A read-only file is not overwritten (the rename would do it, even for
-    root); a file with several hard links is not replaced (the rename would
-    leave the other names on the old content)."""
+    root); nor a file of the library installed with the package (every project
+    reads it; the editor opens the running example there, and a project whose
+    virtual environment is inside it counts the library as its own files); a file
+    with several hard links is not replaced (the rename would leave the other
+    names on the old content)."""
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -94,6 +98,9 @@ def refuse_unsafe(path: Path) -> None:
                           "(a save would replace it)")
     if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
         raise SaveRefused(f"{path} is read-only: not saved (make it writable, e.g. chmod u+w, then save again)")
+    if in_installed_library(path):
+        raise SaveRefused(f"{shown_path(path)} is a file of the library bundled with supersheet, installed with it "
+                          "and read by every project: not saved (copy it into your project to change it)")
     if st.st_nlink > 1:
         raise SaveRefused(f"{path} has {st.st_nlink} hard links: saving replaces the file, which would leave the "
                           "other links on the old content; not saved (copy the sheet to edit it, or remove the "

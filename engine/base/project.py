@@ -121,6 +121,20 @@ def bundled_library() -> Path:
         return _bundled
 
 
+def in_installed_library(path: str | Path) -> bool:
+    """Whether `path` is a file of the bundled library as installed with the package (a wheel's
+    files in site-packages, read by every project of this Python), not of a checkout's `sheets/`
+    (which its developers edit). Its project root may still be a user's: a virtual environment
+    inside a project with a supersheet.toml puts the library under that project's root."""
+    import site   # deferred: site's user folder, only asked to refuse a save
+    import sysconfig   # deferred: sysconfig (~1 ms), only asked to refuse a save
+    library = bundled_library()
+    installed = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), site.getusersitepackages()}
+    if not any(library.is_relative_to(os.path.realpath(folder)) for folder in installed if folder):
+        return False
+    return Path(os.path.realpath(path)).is_relative_to(library)
+
+
 LIBRARY_PACKAGE = "supersheet.sheets"
 
 

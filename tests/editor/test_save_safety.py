@@ -60,6 +60,38 @@ def test_a_hard_linked_file_is_refused_and_the_link_kept(sheet: Path, tmp_path: 
     assert other.read_text(encoding="utf-8") == SHEET
 
 
+@pytest.mark.parametrize("installed", [True, False])
+def test_a_file_of_the_installed_library_is_refused(tmp_path: Path, monkeypatch, installed: bool) -> None:
+    """`supersheet edit` with no sheet opens the running example in the bundled library, which a
+    wheel installs in site-packages: Ctrl+S rewrote it there, for every project of that Python
+    (`edit supersheet:…` is refused for that reason), and so did an edit of an imported library
+    cell when the virtual environment sits inside the project (its supersheet.toml makes the
+    library 'the project's own file'). A checkout's library (not installed) is saved as before."""
+    import site
+    import sysconfig
+    from supersheet.engine.base import project
+    site_packages = tmp_path / ".venv" / "lib" / "site-packages"
+    library = site_packages / "supersheet" / "sheets"
+    (library / "supernodes").mkdir(parents=True)
+    (tmp_path / "supersheet.toml").write_text("")       # a project with its virtual environment inside it
+    example = library / "supernodes" / "example.yaml"
+    example.write_text(SHEET, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    monkeypatch.setattr(project, "_bundled", library)
+    monkeypatch.setattr(sysconfig, "get_path", lambda name, *args, **kwargs: str(site_packages if installed
+                                                                                 else elsewhere))
+    monkeypatch.setattr(site, "getusersitepackages", lambda: str(elsewhere))
+    document = Document(example)
+    document.apply("a", "5 GB")
+    if installed:
+        with pytest.raises(SaveRefused, match="bundled with supersheet"):
+            document.save()
+        assert example.read_text(encoding="utf-8") == SHEET
+    else:
+        document.save()
+        assert "a: 5 GB" in example.read_text(encoding="utf-8")
+
+
 def test_a_deleted_file_is_reported_as_deleted_and_recreated_with_its_mode(sheet: Path) -> None:
     sheet.chmod(0o640)
     document = Document(sheet)
