@@ -76,7 +76,7 @@ def _composer(parser: Any) -> Any:
     YAML 1.1's rules in Python as libyaml composes it (two calls per node, and a regex per
     scalar: ~40 % of composing a 20,000-cell sheet); the tags are never read here, since
     every scalar is resolved again by ruamel's YAML 1.2 rules (`_Converter`), and explicit
-    tags never take this path (`_UNLIKE`)."""
+    tags never take this path (`_unlike`)."""
 
     class Composer(parser):
         def descend_resolver(self, parent: Any, index: Any) -> None:
@@ -91,21 +91,23 @@ def _composer(parser: Any) -> Any:
     return Composer
 
 
-# an explicit tag ('!' not in '!='), a merge key, a directive line, an anchor; a tab anywhere:
-# libyaml takes one in a plain scalar or after a key's colon (`a:\tb`, `= a +\tb`), which the
-# round-trip loader refuses (E-YAML), so a sheet checked or not by what the process had read
-# before it (`check` of the file alone: E-YAML; after a sheet with `use:`: read by libyaml)
-_UNLIKE = re.compile(r"!(?!=)|<<|^%|&|\t", re.MULTILINE)
-_TAG = re.compile(r"!(?!=)")
+_TAG = re.compile(r"!(?!=)")   # an explicit tag: '!' not in '!='
 
 
 def _unlike(text: str) -> bool:
-    """Whether `_UNLIKE` is found in `text`. Its alternatives have no first character in
-    common, so the regex tries each at every character (~10 ms CPU on the 1 MB of a 20,000-cell
-    sheet); each alone is a substring found at C speed, and a tag's regex starts with its '!'."""
+    """Whether `text` holds what only the round-trip loader reads right: an explicit tag, a
+    merge key, a directive line, an anchor, or a tab anywhere (libyaml takes a tab in a plain
+    scalar or after a key's colon, which the round-trip loader refuses with E-YAML: read here,
+    the same file was refused or checked by what the process had read before it). Each is
+    looked for as a substring, at C speed (a tag by its own regex, from its '!'): one regex of
+    these alternatives, which share no first character, is tried at every character (~10 ms
+    CPU on the 1 MB of a 20,000-cell sheet). tests/engine/test_fastyaml.py keeps that regex
+    as the oracle this answers as."""
     return ("&" in text or "<<" in text or "\t" in text
-            or text.startswith("%") or "\n%" in text   # ^ of MULTILINE: after \n only
+            or text.startswith("%") or "\n%" in text   # a directive starts a line
             or ("!" in text and _TAG.search(text) is not None))
+
+
 # a top-level `use:` or `extends:`: the sheet's imports will be read next
 _NAMES_SHEETS = re.compile(r"^(?:use|extends)[ \t]*:", re.MULTILINE)
 

@@ -4,6 +4,8 @@ declines, and the round-trip loader reads the text."""
 from __future__ import annotations
 
 
+import re
+
 import pytest
 from hypothesis import given, strategies as st
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -119,11 +121,16 @@ def test_declines_what_the_round_trip_loader_must_read(text):
     assert fastyaml.load_fast(text, yaml_loader()) is None
 
 
+# what sends a sheet to the round-trip loader, as one regex: an explicit tag ('!' not in '!='),
+# a merge key, a directive line, an anchor, a tab
+UNLIKE = re.compile(r"!(?!=)|<<|^%|&|\t", re.MULTILINE)
+
+
 @given(st.text(alphabet="!=<%&\n\r \ta", max_size=12))
 def test_what_declines_is_found_as_the_regex_finds_it(text):
-    """`_unlike` (substrings, for speed on a large sheet) says what `_UNLIKE` says, on every
+    """`_unlike` (substrings, for speed on a large sheet) says what the regex says, on every
     arrangement of the characters its alternatives are made of."""
-    assert fastyaml._unlike(text) == (fastyaml._UNLIKE.search(text) is not None)
+    assert fastyaml._unlike(text) == (UNLIKE.search(text) is not None)
 
 
 def test_small_sheets_are_read_without_importing_pyyaml_until_they_add_up(tmp_path):
