@@ -15,13 +15,9 @@ from supersheet.engine.compile.errorcodes import NUM
 from supersheet.engine.compile.evaluate import Scenario, error_code
 from supersheet.engine.base.vocabulary import is_formula
 from supersheet.engine.load.model import CONDITIONS, Cell
-from supersheet.engine.present.present import DEFAULT_DIGITS, Shown, show, show_checked, shown_float
-from supersheet.engine.workbook import Workbook
-from supersheet.engine.present.present import digits_of, display_unit
+from supersheet.engine.present.present import DEFAULT_DIGITS, Shown, digits_of, display_unit, show, show_checked, shown_float
+from supersheet.engine.workbook import Workbook, parse_assignment
 from supersheet.units import convert, format_number
-from supersheet.engine.workbook import parse_assignment
-from supersheet.engine.present.present import digits_of
-from supersheet.units import format_number
 
 RUN_SCHEMA = "supersheet-run/1"   # the JSON schema of `run --format json` (supersheet/schemas/)
 
