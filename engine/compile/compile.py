@@ -198,7 +198,7 @@ class Compiler(CallCompiler):
 
     def divide(self, left: Val, right: Val, safe: bool) -> Val:
         if safe and left.constant is None and isinstance(right.constant, float) and \
-                not _exact_reciprocal(right.constant):
+                not exact_reciprocal(right.constant):
             # Polars divides a column by a scalar as a product with its reciprocal,
             # up to 1 ulp off: 49 / 49 may be 0.9999999999999999, and floor() then
             # gives 0. Dividing by a column of the constant is exact IEEE division.
@@ -312,7 +312,7 @@ def divisor_column(value: float) -> str:
     return f"#divisor {value!r}"
 
 
-def _exact_reciprocal(value: float) -> bool:
+def exact_reciprocal(value: float) -> bool:
     """1/value is exact for powers of two: multiplying by it is exact division."""
     return math.frexp(value)[0] == 0.5
 

@@ -53,6 +53,17 @@ class Program:
         from supersheet.engine.compile.compile import Compiler   # deferred: polars
         return Compiler(checked or self.checked, self.sources, divisors=self.divisors)
 
+    def divisor(self, value: float) -> str | None:
+        """The frame column holding `value` for an exact division by it (a display unit's
+        factor: sweep_columns.py), registered as the formulas' constant divisors are; None
+        where the product with its reciprocal is exact (a power of two, 1 among them)."""
+        from supersheet.engine.compile.compile import divisor_column, exact_reciprocal   # deferred: polars
+        if exact_reciprocal(value):
+            return None
+        column = divisor_column(value)
+        self.divisors[column] = value
+        return column
+
     def frame(self, columns: dict[str, Any], rows: int, tiles: list[int] | None = None) -> pl.LazyFrame:
         """The input frame: `columns` (axes, samples) plus the constant-divisor columns,
         cut as `columns` are where they are tiles of these lengths (scenarios/tiling.py)."""

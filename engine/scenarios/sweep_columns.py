@@ -38,6 +38,7 @@ class Column:
     replaces: str | None = None    # an axis over a formula cell: the formula its values override
     of: tuple[str, ...] = ()       # an error column's cell's value columns (a sampled sweep counts their nulls)
     shown: np.ndarray | None = None   # an axis's values in the display unit, one per value (`shown_axis`)
+    divisor: str | None = None     # the frame column holding `factor` (Program.divisor): None where 1/factor is exact
 
     def display(self, convert: bool = True) -> pl.Expr:
         import polars as pl   # deferred: polars
@@ -48,7 +49,10 @@ class Column:
         expr = self.value if self.value is not None else pl.col(self.source)
         if convert and not self.is_error and self.factor != 1.0:
             # in_unit costs ~20 ns a value (bench/bench_display_exact.py): only where the user typed the value
-            expr = in_unit(expr, self.factor) if self.typed else expr / self.factor
+            # divided by a column of the factor: Polars multiplies a column of more than a few rows by
+            # a literal divisor's reciprocal (1 ulp off, and a row's value would depend on the sweep's length)
+            expr = in_unit(expr, self.factor) if self.typed else \
+                expr / (pl.col(self.divisor) if self.divisor is not None else self.factor)
         return expr.alias(self.header)
 
 
@@ -89,7 +93,8 @@ def with_statistics(workbook: Workbook, columns: list[Column]) -> list[Column]:
             continue
         for statistic in STATISTICS:
             label = name if statistic == "mean" else f"{name} {statistic}"
-            out.append(Column(header(label, unit), column.source, column.factor, value=column.value, statistic=statistic))
+            out.append(Column(header(label, unit), column.source, column.factor, value=column.value, statistic=statistic,
+                              divisor=column.divisor))
     return out
 
 
@@ -154,8 +159,10 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
         names = source.columns if isinstance(source.columns, list) else [source.columns]
         for i, (column, value) in enumerate(zip(names, source.exprs())):
             label = key if not isinstance(source.columns, list) else f"{key}[{i}]"
-            columns.append(Column(header(label, unit), column, unit_factor(unit), value=value,
-                                  typed=workbook.model.cells[key].kind == "input"))
+            typed = workbook.model.cells[key].kind == "input"
+            factor = unit_factor(unit)
+            columns.append(Column(header(label, unit), column, factor, value=value, typed=typed,
+                                  divisor=None if typed else program.divisor(factor)))
         if source.error_column:
             columns.append(Column(error_header(key), source.error_column, 1.0, is_error=True, of=tuple(names)))
     return columns
