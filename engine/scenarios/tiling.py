@@ -30,8 +30,6 @@ from supersheet.engine.compile.evaluate import morsel_rows
 if TYPE_CHECKING:
     import polars as pl
 
-SHORTEST = 4   # rows of a piece, unless the chunk itself is shorter
-
 
 @dataclass(frozen=True)
 class Tiling:
@@ -44,15 +42,11 @@ class Tiling:
         return cls(shape, tile_length(shape, morsel_rows()))
 
     def pieces(self, start: int, stop: int) -> list[tuple[int, int]]:
-        """Rows [start, stop) cut at the multiples of the tile length: (first row, rows) each.
-        A piece at either end shorter than SHORTEST rows joins its neighbour: Polars' in-memory
-        engine divides a piece of a row or two by a number exactly, a longer one by its
-        reciprocal (up to 1 ulp apart)."""
+        """Rows [start, stop) cut at the multiples of the tile length: (first row, rows) each,
+        a piece of a row or two at either end included. (Polars picks its kernel by the frame's
+        length, not a piece's: a piece of one row in a longer column is computed as its
+        neighbours are; the sweep's divisions are exact anyway: test_tiling.py, chunks of 1-3 rows.)"""
         cuts = [start, *range((start // self.length + 1) * self.length, stop, self.length), stop]
-        if len(cuts) > 2 and cuts[1] - cuts[0] < SHORTEST:
-            del cuts[1]
-        if len(cuts) > 2 and cuts[-1] - cuts[-2] < SHORTEST:
-            del cuts[-2]
         return [(a, b - a) for a, b in zip(cuts, cuts[1:])]
 
     def lengths(self, start: int, stop: int) -> list[int]:

@@ -20,7 +20,7 @@ import supersheet.engine.scenarios.sweep as sweep_module
 import supersheet.engine.scenarios.tiling as tiling_module
 from supersheet.engine.scenarios.axes import cli_axis
 from supersheet.engine.scenarios.sweep import Grid, SweepSpec, iterate_chunks, plans_for
-from supersheet.engine.scenarios.tiling import SHORTEST, Tiling, tile_length
+from supersheet.engine.scenarios.tiling import Tiling, tile_length
 from supersheet.engine.workbook import open_workbook
 
 
@@ -59,12 +59,14 @@ def test_tiles_of_one_key_hold_the_same_values():
     assert compared > 5_000 and shared > 400, (compared, shared)
 
 
-def test_short_pieces_join_their_neighbours():
+def test_pieces_are_cut_at_the_multiples_of_the_tile_length():
+    """Short pieces at either end stay pieces: the tiled sweeps below, in tiles of 12 rows and
+    chunks of 1, 2, 3 and 7 rows, are bit for bit the sweeps of whole columns."""
     tiling = Tiling((1000,), 10)
-    assert tiling.pieces(8, 40) == [(8, 12), (20, 10), (30, 10)]   # 2 rows at the start: joined
-    assert tiling.pieces(0, 33) == [(0, 10), (10, 10), (20, 13)]   # 3 at the end: joined
-    assert tiling.pieces(5, 7) == [(5, 2)]                         # a chunk as short stays one piece
-    assert all(rows >= SHORTEST for _, rows in tiling.pieces(1, 999))
+    assert tiling.pieces(8, 40) == [(8, 2), (10, 10), (20, 10), (30, 10)]
+    assert tiling.pieces(0, 33) == [(0, 10), (10, 10), (20, 10), (30, 3)]
+    assert tiling.pieces(5, 7) == [(5, 2)]
+    assert tiling.pieces(9, 11) == [(9, 1), (10, 1)]
 
 
 def test_tile_length_lets_the_grid_repeat():
