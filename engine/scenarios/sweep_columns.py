@@ -39,6 +39,7 @@ class Column:
     of: tuple[str, ...] = ()       # an error column's cell's value columns (a sampled sweep counts their nulls)
     shown: np.ndarray | None = None   # an axis's values in the display unit, one per value (`shown_axis`)
     divisor: str | None = None     # the frame column holding `factor` (Program.divisor): None where 1/factor is exact
+    constant: float | None = None  # the value, where a cell's is the same in every row: converted once, in Python
 
     def display(self, convert: bool = True) -> pl.Expr:
         import polars as pl   # deferred: polars
@@ -48,11 +49,13 @@ class Column:
             return pl.col(shown_column(self.source)).alias(self.header)
         expr = self.value if self.value is not None else pl.col(self.source)
         if convert and not self.is_error and self.factor != 1.0:
-            # in_unit costs ~20 ns a value (bench/bench_display_exact.py): only where the user typed the value
-            # divided by a column of the factor: Polars multiplies a column of more than a few rows by
-            # a literal divisor's reciprocal (1 ulp off, and a row's value would depend on the sweep's length)
-            expr = in_unit(expr, self.factor) if self.typed else \
-                expr / (pl.col(self.divisor) if self.divisor is not None else self.factor)
+            if self.typed:   # in_unit costs ~20 ns a value (bench/bench_display_exact.py): only where the user typed it
+                expr = in_unit(expr, self.factor)
+            elif self.constant is not None:   # one value: divided in Python, not 10^6 times in the frame
+                expr = pl.lit(self.constant / self.factor)
+            else:   # by a column of the factor: Polars multiplies a column of more than a few rows by a literal
+                # divisor's reciprocal (1 ulp off, and a row's value would depend on the sweep's length)
+                expr = expr / (pl.col(self.divisor) if self.divisor is not None else self.factor)
         return expr.alias(self.header)
 
 
@@ -157,12 +160,14 @@ def output_columns(workbook: Workbook, program: Program, grid: Grid, show: list[
             continue
         unit = units[key]
         names = source.columns if isinstance(source.columns, list) else [source.columns]
-        for i, (column, value) in enumerate(zip(names, source.exprs())):
+        constants = source.constant if isinstance(source.constant, list) else [source.constant] * len(names)
+        for i, (column, value, constant) in enumerate(zip(names, source.exprs(), constants)):
             label = key if not isinstance(source.columns, list) else f"{key}[{i}]"
             typed = workbook.model.cells[key].kind == "input"
             factor = unit_factor(unit)
-            columns.append(Column(header(label, unit), column, factor, value=value, typed=typed,
-                                  divisor=None if typed else program.divisor(factor)))
+            constant = constant if isinstance(constant, float) and not typed else None
+            columns.append(Column(header(label, unit), column, factor, value=value, typed=typed, constant=constant,
+                                  divisor=None if typed or constant is not None else program.divisor(factor)))
         if source.error_column:
             columns.append(Column(error_header(key), source.error_column, 1.0, is_error=True, of=tuple(names)))
     return columns

@@ -40,6 +40,27 @@ def test_a_row_is_the_same_whatever_the_sweep_length_and_is_runs_value():
     assert compared == 30
 
 
+def test_every_converted_value_of_a_row_is_runs_quotient():
+    """Every cell of the row attn_tp = 4 (those that vary with the axes and those that do not:
+    a constant is converted once, in Python) is the scenario's value divided by the column's
+    factor, the quotient `run` computes, in a sweep of one row and of fifteen."""
+    workbook = open_workbook(Q3)
+    variant, fixed = apply_assignments(workbook, ["attn_tp=4", "context=4096token"])
+    values = variant.evaluate(fixed).values
+    compared = constants = 0
+    for tps in ("4", "4,1,2,8,16,32,64,3,5,6,7,9,10,11,12"):
+        grid = Grid([cli_axis(workbook, v) for v in ["context=4096token", f"attn_tp={tps}"]])
+        plan = plans_for(workbook, grid, None, None, None)[0]
+        row = swept(workbook, ["context=4096token", f"attn_tp={tps}"], 1000).filter(pl.col("attn_tp") == 4.0)
+        for column in plan.columns:
+            if column.is_error or column.typed or column.factor == 1.0 or not isinstance(values.get(column.source), float):
+                continue
+            assert row[column.header].item() == values[column.source] / column.factor, (tps, column.header)
+            compared += 1
+            constants += column.constant is not None
+    assert compared >= 10 and constants >= 2, (compared, constants)
+
+
 def test_every_row_is_the_same_in_chunks_of_any_size(tmp_path):
     """The written sheet (errors, #NUM, a constant divisor, GiB beside GB) and the library's
     smaller two-axis sweeps, in chunks of one row up: bit for bit the rows of one chunk."""
